@@ -1,0 +1,367 @@
+//! The wire journal: an append-only JSONL file, one event per line, each line written with a single
+//! `write` call so that a crash loses at most the line being written.
+//!
+//! Every frame in both directions goes here *before* anything interprets it, including frames that
+//! do not parse. Frames above [`INLINE_LIMIT`] bytes are kept as length + sha256 + their first KiB.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// Version of the line format. Bump on any incompatible change.
+pub const FORMAT_VERSION: u32 = 1;
+/// Raw text up to this many bytes is stored verbatim; longer text is summarised.
+pub const INLINE_LIMIT: usize = 256 * 1024;
+/// How much of a summarised frame is kept.
+pub const HEAD_BYTES: usize = 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("cannot open journal {path}: {source}")]
+    Open { path: String, source: std::io::Error },
+    #[error("cannot write journal: {0}")]
+    Write(#[from] std::io::Error),
+    #[error("journal line {line} is not a valid event: {message}")]
+    BadLine { line: usize, message: String },
+    #[error("journal line {line} has format_version {found}, this build reads {FORMAT_VERSION}")]
+    Version { line: usize, found: u32 },
+}
+
+/// Which way a frame travelled, or `Note` for something the server itself observed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    #[serde(rename = "c2s")]
+    ClientToServer,
+    #[serde(rename = "s2c")]
+    ServerToClient,
+    Note,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKind {
+    Stdio,
+    Http,
+}
+
+/// What an event is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// A JSON-RPC message (request, notification, response or error).
+    Frame,
+    /// Bytes that are not JSON at all.
+    Unparsable,
+    /// Valid JSON that is not a JSON-RPC message (a batch, a bare string, a bad envelope).
+    NotJsonRpc,
+    /// A line longer than the transport serves; only length, digest and head are kept.
+    Oversize,
+    /// Bytes left without a terminating newline when the client went away.
+    Partial,
+    /// A blank line.
+    Blank,
+    /// An HTTP request line with the headers that matter.
+    HttpRequest,
+    /// An HTTP response status and the headers that matter.
+    HttpResponse,
+    /// A request the HTTP layer refused (foreign Origin or Host).
+    Refused,
+    /// Something the server noted: session start, era, end of input, a withheld frame.
+    Note,
+}
+
+/// One journal line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub format_version: u32,
+    pub seq: u64,
+    /// Microseconds since the journal was opened (monotonic clock).
+    pub t_us: u64,
+    pub session: String,
+    pub transport: TransportKind,
+    pub dir: Direction,
+    pub kind: EventKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
+    #[serde(default)]
+    pub raw_len: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<Value>,
+}
+
+/// What a caller hands the journal; sequence number and timestamp are assigned on write.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub session: String,
+    pub transport: TransportKind,
+    pub dir: Direction,
+    pub kind: EventKind,
+    pub raw: Option<RawText>,
+    pub method: Option<String>,
+    pub id: Option<Value>,
+    pub detail: Option<Value>,
+}
+
+/// Raw bytes of a frame, kept verbatim or summarised depending on size.
+#[derive(Debug, Clone)]
+pub struct RawText {
+    pub len: usize,
+    pub text: Option<String>,
+    pub sha256: Option<String>,
+    pub head: Option<String>,
+}
+
+impl RawText {
+    /// Keeps `bytes` verbatim when small enough, otherwise length + digest + head.
+    pub fn from_bytes(bytes: &[u8]) -> Self {
+        if bytes.len() <= INLINE_LIMIT {
+            RawText { len: bytes.len(), text: Some(String::from_utf8_lossy(bytes).into_owned()), sha256: None, head: None }
+        } else {
+            Self::summary(bytes.len(), &sha256_hex(bytes), &bytes[..HEAD_BYTES.min(bytes.len())])
+        }
+    }
+
+    /// A summary for a frame whose bytes were not all kept.
+    pub fn summary(len: usize, sha256: &str, head: &[u8]) -> Self {
+        RawText {
+            len,
+            text: None,
+            sha256: Some(sha256.to_string()),
+            head: Some(String::from_utf8_lossy(&head[..HEAD_BYTES.min(head.len())]).into_owned()),
+        }
+    }
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Entry {
+    pub fn new(session: &str, transport: TransportKind, dir: Direction, kind: EventKind) -> Self {
+        Entry { session: session.to_string(), transport, dir, kind, raw: None, method: None, id: None, detail: None }
+    }
+
+    /// A frame with its raw bytes; method and id are filled in when the bytes are a JSON object.
+    pub fn frame(session: &str, transport: TransportKind, dir: Direction, kind: EventKind, bytes: &[u8], parsed: Option<&Value>) -> Self {
+        let mut entry = Entry::new(session, transport, dir, kind);
+        entry.raw = Some(RawText::from_bytes(bytes));
+        if let Some(Value::Object(map)) = parsed {
+            entry.method = map.get("method").and_then(Value::as_str).map(str::to_string);
+            entry.id = map.get("id").cloned();
+        }
+        entry
+    }
+
+    pub fn note(session: &str, transport: TransportKind, detail: Value) -> Self {
+        let mut entry = Entry::new(session, transport, Direction::Note, EventKind::Note);
+        entry.detail = Some(detail);
+        entry
+    }
+
+    pub fn with_detail(mut self, detail: Value) -> Self {
+        self.detail = Some(detail);
+        self
+    }
+}
+
+struct Inner {
+    sink: Box<dyn Write + Send>,
+    seq: u64,
+    buf: Vec<u8>,
+}
+
+/// A shared handle to one journal file. Cloning is cheap; all clones write to the same file.
+#[derive(Clone)]
+pub struct Journal {
+    inner: Arc<Mutex<Inner>>,
+    start: Instant,
+}
+
+impl std::fmt::Debug for Journal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Journal")
+    }
+}
+
+impl Journal {
+    /// Creates (truncating) the journal at `path`.
+    pub fn create(path: &Path) -> Result<Self, JournalError> {
+        let file = File::create(path).map_err(|source| JournalError::Open { path: path.display().to_string(), source })?;
+        Ok(Self::from_writer(Box::new(file)))
+    }
+
+    /// A journal over any writer; each event is written with one `write_all` and flushed.
+    pub fn from_writer(sink: Box<dyn Write + Send>) -> Self {
+        Journal { inner: Arc::new(Mutex::new(Inner { sink, seq: 0, buf: Vec::with_capacity(512) })), start: Instant::now() }
+    }
+
+    /// Appends one event. Errors are returned, never swallowed; callers on hot paths log them.
+    pub fn record(&self, entry: Entry) -> Result<u64, JournalError> {
+        let mut inner = self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        inner.seq += 1;
+        let seq = inner.seq;
+        let (raw, raw_len, sha256, head) = match entry.raw {
+            Some(r) => (r.text, r.len, r.sha256, r.head),
+            None => (None, 0, None, None),
+        };
+        let event = Event {
+            format_version: FORMAT_VERSION,
+            seq,
+            t_us: self.start.elapsed().as_micros() as u64,
+            session: entry.session,
+            transport: entry.transport,
+            dir: entry.dir,
+            kind: entry.kind,
+            raw,
+            raw_len,
+            sha256,
+            head,
+            method: entry.method,
+            id: entry.id,
+            detail: entry.detail,
+        };
+        let Inner { sink, buf, .. } = &mut *inner;
+        buf.clear();
+        serde_json::to_writer(&mut *buf, &event).map_err(std::io::Error::from)?;
+        buf.push(b'\n');
+        sink.write_all(buf)?;
+        sink.flush()?;
+        Ok(seq)
+    }
+
+    /// Records and reports a failure to stderr instead of returning it (for transport hot paths).
+    pub fn log(&self, entry: Entry) {
+        if let Err(err) = self.record(entry) {
+            eprintln!("mcp-client-probe: journal write failed: {err}");
+        }
+    }
+
+    /// Microseconds since the journal was opened, on the same clock as events.
+    pub fn now_us(&self) -> u64 {
+        self.start.elapsed().as_micros() as u64
+    }
+}
+
+/// What was read back from a journal file.
+#[derive(Debug, Clone, Default)]
+pub struct JournalRead {
+    pub events: Vec<Event>,
+    /// The last line had no newline and did not parse: the writer died mid-line.
+    pub truncated_tail: bool,
+}
+
+/// Parses journal text. A truncated last line is tolerated and reported; any other bad line is an error.
+pub fn parse_journal(text: &str) -> Result<JournalRead, JournalError> {
+    let mut read = JournalRead::default();
+    let ends_with_newline = text.ends_with('\n');
+    let lines: Vec<&str> = text.split('\n').collect();
+    let count = lines.len();
+    for (index, line) in lines.into_iter().enumerate() {
+        if line.is_empty() {
+            continue;
+        }
+        let is_last = index + 1 == count;
+        match serde_json::from_str::<Event>(line) {
+            Ok(event) if event.format_version != FORMAT_VERSION => {
+                return Err(JournalError::Version { line: index + 1, found: event.format_version })
+            }
+            Ok(event) => read.events.push(event),
+            Err(_) if is_last && !ends_with_newline => read.truncated_tail = true,
+            Err(err) => return Err(JournalError::BadLine { line: index + 1, message: err.to_string() }),
+        }
+    }
+    Ok(read)
+}
+
+/// Reads a journal file; see [`parse_journal`].
+pub fn read_journal(path: &Path) -> Result<JournalRead, JournalError> {
+    let text = std::fs::read(path).map_err(|source| JournalError::Open { path: path.display().to_string(), source })?;
+    parse_journal(&String::from_utf8_lossy(&text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn sample(journal: &Journal, raw: &[u8]) {
+        let value: Option<Value> = serde_json::from_slice(raw).ok();
+        journal
+            .record(Entry::frame("s", TransportKind::Stdio, Direction::ClientToServer, EventKind::Frame, raw, value.as_ref()))
+            .unwrap();
+    }
+
+    #[test]
+    fn events_round_trip_with_method_and_id() {
+        let buf = Shared::default();
+        let journal = Journal::from_writer(Box::new(buf.clone()));
+        sample(&journal, br#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#);
+        sample(&journal, b"not json");
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let read = parse_journal(&text).unwrap();
+        assert_eq!(read.events.len(), 2);
+        assert_eq!(read.events[0].method.as_deref(), Some("tools/list"));
+        assert_eq!(read.events[0].id, Some(Value::from(7)));
+        assert_eq!(read.events[1].raw.as_deref(), Some("not json"));
+        assert_eq!(read.events[1].seq, 2);
+        assert!(!read.truncated_tail);
+    }
+
+    #[test]
+    fn a_truncated_last_line_is_tolerated_but_a_bad_middle_line_is_not() {
+        let buf = Shared::default();
+        let journal = Journal::from_writer(Box::new(buf.clone()));
+        sample(&journal, br#"{"jsonrpc":"2.0","method":"x"}"#);
+        let mut text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        text.push_str("{\"format_version\":1,\"seq\":2,\"t_");
+        let read = parse_journal(&text).unwrap();
+        assert_eq!(read.events.len(), 1);
+        assert!(read.truncated_tail);
+
+        let broken = format!("garbage\n{text}");
+        assert!(matches!(parse_journal(&broken), Err(JournalError::BadLine { line: 1, .. })));
+    }
+
+    #[test]
+    fn large_frames_are_summarised_with_digest_and_head() {
+        let big = vec![b'a'; INLINE_LIMIT + 10];
+        let raw = RawText::from_bytes(&big);
+        assert_eq!(raw.len, INLINE_LIMIT + 10);
+        assert!(raw.text.is_none());
+        assert_eq!(raw.head.as_ref().unwrap().len(), HEAD_BYTES);
+        assert_eq!(raw.sha256.as_deref(), Some(sha256_hex(&big).as_str()));
+    }
+
+    #[test]
+    fn a_foreign_format_version_is_refused() {
+        let line = r#"{"format_version":99,"seq":1,"t_us":0,"session":"s","transport":"stdio","dir":"note","kind":"note"}"#;
+        assert!(matches!(parse_journal(&format!("{line}\n")), Err(JournalError::Version { found: 99, .. })));
+    }
+}

@@ -1,0 +1,23 @@
+//! The instrumented MCP probe server: probes, wire journal, transports, both protocol eras.
+//!
+//! * [`surface`] — what the server advertises and serves, shared by server, probes and clients.
+//! * [`server`] — the rmcp handler that serves the surface in both eras.
+//! * [`transport`] — the stdio and Streamable HTTP taps that journal every frame.
+//! * [`journal`] — the JSONL wire journal and its reader.
+//! * [`observe`] — journal events turned into observations judges can query.
+//! * [`probe`], [`registry`], [`probes`] — the probe model, the ordered registry, one file per family.
+
+pub mod era;
+pub mod journal;
+pub mod observe;
+pub mod probe;
+pub mod probes;
+pub mod registry;
+pub mod server;
+pub mod surface;
+pub mod transport;
+
+pub use era::{Era, EraPolicy};
+pub use journal::{Journal, JournalError};
+pub use probe::{Area, Outcome, Probe, Verdict};
+pub use server::{ProbeServer, ServeOptions};

@@ -1,0 +1,239 @@
+//! Journal events turned into something judges can ask questions of: parsed frames in order,
+//! the lifecycle the client chose, what it declared, and the exchanges in which the server asked
+//! the client for input (a JSON-RPC request in the legacy era, an MRTR round in the modern era).
+
+use serde_json::Value;
+
+use crate::era::Era;
+use crate::journal::{Direction, Event, EventKind, JournalRead};
+use crate::surface;
+
+/// One parsed JSON-RPC frame.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub seq: u64,
+    pub t_us: u64,
+    pub dir: Direction,
+    pub msg: Value,
+}
+
+impl Frame {
+    pub fn method(&self) -> Option<&str> {
+        self.msg.get("method").and_then(Value::as_str)
+    }
+    pub fn id(&self) -> Option<&Value> {
+        self.msg.get("id")
+    }
+    pub fn params(&self) -> &Value {
+        self.msg.get("params").unwrap_or(&Value::Null)
+    }
+    pub fn result(&self) -> Option<&Value> {
+        self.msg.get("result")
+    }
+    pub fn error(&self) -> Option<&Value> {
+        self.msg.get("error")
+    }
+    pub fn is_request(&self) -> bool {
+        self.method().is_some() && self.id().is_some()
+    }
+    pub fn is_notification(&self) -> bool {
+        self.method().is_some() && self.id().is_none()
+    }
+    pub fn is_answer(&self) -> bool {
+        self.method().is_none() && (self.result().is_some() || self.error().is_some())
+    }
+    /// `params._meta[key]` of a request.
+    pub fn meta(&self, key: &str) -> Option<&Value> {
+        self.params().get("_meta").and_then(|m| m.get(key))
+    }
+}
+
+/// How the client started its session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lifecycle {
+    pub era: Era,
+    pub requested_version: Option<String>,
+    pub negotiated_version: Option<String>,
+    pub client_info: Option<Value>,
+    pub capabilities: Option<Value>,
+    /// The frame that opened the session (initialize, or the first request with `_meta`).
+    pub opener: u64,
+}
+
+/// An answer the client gave to a server's request for input.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    Result(Value),
+    Error(Value),
+}
+
+/// One time the server asked the client for input on behalf of a tool.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    pub era: Era,
+    /// The s2c frame that asked: a request (legacy) or an `input_required` result (modern).
+    pub asked: u64,
+    pub answer: Option<Answer>,
+    /// The c2s frame that carried the answer.
+    pub answered: Option<u64>,
+    pub latency_us: Option<u64>,
+    /// Modern era only: the retry's `requestState` and the one the server handed out.
+    pub request_state: Option<(Option<String>, Option<String>)>,
+    /// Modern era only: the retry reused the original request's id.
+    pub retry_reused_id: bool,
+}
+
+pub const MODERN_META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const MODERN_META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const MODERN_META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+
+/// Everything a judge may look at for one run.
+#[derive(Debug, Clone, Default)]
+pub struct Observations {
+    pub events: Vec<Event>,
+    pub frames: Vec<Frame>,
+    pub truncated: bool,
+}
+
+impl Observations {
+    pub fn from_read(read: JournalRead) -> Self {
+        let frames = read
+            .events
+            .iter()
+            .filter(|e| e.kind == EventKind::Frame && e.dir != Direction::Note)
+            .filter_map(|e| {
+                let msg: Value = serde_json::from_str(e.raw.as_deref()?).ok()?;
+                Some(Frame { seq: e.seq, t_us: e.t_us, dir: e.dir, msg })
+            })
+            .collect();
+        Observations { events: read.events, frames, truncated: read.truncated_tail }
+    }
+
+    pub fn from_text(text: &str) -> Result<Self, crate::journal::JournalError> {
+        crate::journal::parse_journal(text).map(Self::from_read)
+    }
+
+    pub fn client_requests<'a>(&'a self, method: &'a str) -> impl Iterator<Item = &'a Frame> + 'a {
+        self.frames.iter().filter(move |f| f.dir == Direction::ClientToServer && f.is_request() && f.method() == Some(method))
+    }
+
+    pub fn client_notifications<'a>(&'a self, method: &'a str) -> impl Iterator<Item = &'a Frame> + 'a {
+        self.frames.iter().filter(move |f| f.dir == Direction::ClientToServer && f.is_notification() && f.method() == Some(method))
+    }
+
+    pub fn server_requests<'a>(&'a self, method: &'a str) -> impl Iterator<Item = &'a Frame> + 'a {
+        self.frames.iter().filter(move |f| f.dir == Direction::ServerToClient && f.is_request() && f.method() == Some(method))
+    }
+
+    pub fn server_notifications<'a>(&'a self, method: &'a str) -> impl Iterator<Item = &'a Frame> + 'a {
+        self.frames.iter().filter(move |f| f.dir == Direction::ServerToClient && f.is_notification() && f.method() == Some(method))
+    }
+
+    /// Every `tools/call` the client made for `tool`.
+    pub fn tool_calls<'a>(&'a self, tool: &'a str) -> impl Iterator<Item = &'a Frame> + 'a {
+        self.client_requests("tools/call").filter(move |f| f.params().get("name").and_then(Value::as_str) == Some(tool))
+    }
+
+    /// The answer to `request`, travelling the other way with the same id.
+    pub fn answer_to(&self, request: &Frame) -> Option<&Frame> {
+        let id = request.id()?;
+        self.frames.iter().find(|f| f.seq > request.seq && f.dir != request.dir && f.is_answer() && f.id() == Some(id))
+    }
+
+    /// How the client opened its session, if it did.
+    pub fn lifecycle(&self) -> Option<Lifecycle> {
+        if let Some(init) = self.client_requests("initialize").next() {
+            let answer = self.answer_to(init);
+            return Some(Lifecycle {
+                era: Era::Legacy,
+                requested_version: init.params().get("protocolVersion").and_then(Value::as_str).map(str::to_string),
+                negotiated_version: answer.and_then(|a| a.result()).and_then(|r| r.get("protocolVersion")).and_then(Value::as_str).map(str::to_string),
+                client_info: init.params().get("clientInfo").cloned(),
+                capabilities: init.params().get("capabilities").cloned(),
+                opener: init.seq,
+            });
+        }
+        let first = self.frames.iter().find(|f| f.dir == Direction::ClientToServer && f.is_request() && f.meta(MODERN_META_VERSION).is_some())?;
+        let version = first.meta(MODERN_META_VERSION).and_then(Value::as_str).map(str::to_string);
+        Some(Lifecycle {
+            era: version.as_deref().map_or(Era::Modern, Era::of_version),
+            requested_version: version.clone(),
+            negotiated_version: version,
+            client_info: first.meta(MODERN_META_CLIENT_INFO).cloned(),
+            capabilities: first.meta(MODERN_META_CAPABILITIES).cloned(),
+            opener: first.seq,
+        })
+    }
+
+    pub fn era(&self) -> Option<Era> {
+        self.lifecycle().map(|l| l.era)
+    }
+
+    /// Whether the client declared the capability at `path` (e.g. `["elicitation", "url"]`).
+    /// In the modern era the capabilities of the request that reached the feature are preferred.
+    pub fn declares(&self, path: &[&str]) -> bool {
+        let Some(caps) = self.lifecycle().and_then(|l| l.capabilities) else { return false };
+        let mut node = &caps;
+        for key in path {
+            match node.get(key) {
+                Some(next) => node = next,
+                None => return false,
+            }
+        }
+        !node.is_null()
+    }
+
+    /// The exchange in which the server asked for input on behalf of `tool` with `method`.
+    pub fn exchange(&self, tool: &str, method: &str) -> Option<Exchange> {
+        let call = self.tool_calls(tool).next()?;
+        match self.era()? {
+            Era::Legacy => self.legacy_exchange(call, method),
+            Era::Modern => self.modern_exchange(call, tool),
+        }
+    }
+
+    fn legacy_exchange(&self, call: &Frame, method: &str) -> Option<Exchange> {
+        let end = self.answer_to(call).map_or(u64::MAX, |a| a.seq);
+        let asked = self.server_requests(method).find(|f| f.seq > call.seq && f.seq < end)?;
+        let answer = self.answer_to(asked);
+        Some(Exchange {
+            era: Era::Legacy,
+            asked: asked.seq,
+            answer: answer.map(|a| match a.result() {
+                Some(r) => Answer::Result(r.clone()),
+                None => Answer::Error(a.error().cloned().unwrap_or_default()),
+            }),
+            answered: answer.map(|a| a.seq),
+            latency_us: answer.map(|a| a.t_us.saturating_sub(asked.t_us)),
+            request_state: None,
+            retry_reused_id: false,
+        })
+    }
+
+    fn modern_exchange(&self, call: &Frame, tool: &str) -> Option<Exchange> {
+        let key = surface::input_key_for(tool);
+        let result = self.answer_to(call)?;
+        let asked = result.result().filter(|r| r.get("resultType").and_then(Value::as_str) == Some("input_required"))?;
+        let issued_state = asked.get("requestState").and_then(Value::as_str).map(str::to_string);
+        let retry = self.tool_calls(tool).find(|f| f.seq > result.seq && f.params().get("inputResponses").is_some());
+        Some(Exchange {
+            era: Era::Modern,
+            asked: result.seq,
+            answer: retry.and_then(|r| r.params().get("inputResponses")?.get(&key).cloned()).map(Answer::Result),
+            answered: retry.map(|r| r.seq),
+            latency_us: retry.map(|r| r.t_us.saturating_sub(result.t_us)),
+            request_state: retry.map(|r| (r.params().get("requestState").and_then(Value::as_str).map(str::to_string), issued_state)),
+            retry_reused_id: retry.is_some_and(|r| r.id() == call.id()),
+        })
+    }
+
+    /// Requests of `method` the client sent after journal sequence `after`.
+    pub fn client_requests_after<'a>(&'a self, method: &'a str, after: u64) -> impl Iterator<Item = &'a Frame> + 'a {
+        self.client_requests(method).filter(move |f| f.seq > after)
+    }
+
+    /// Journal notes of one `event` name written by the server.
+    pub fn notes<'a>(&'a self, event: &'a str) -> impl Iterator<Item = &'a Event> + 'a {
+        self.events.iter().filter(move |e| e.kind == EventKind::Note && e.detail.as_ref().and_then(|d| d.get("event")).and_then(Value::as_str) == Some(event))
+    }
+}

@@ -1,0 +1,157 @@
+//! The probe model: a [`Probe`] says what it looks at and judges a run from its journal; a
+//! [`Verdict`] is what it found, with what the client declared beside it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::era::Era;
+use crate::observe::Observations;
+
+/// The matrix section a probe belongs to, in matrix order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Area {
+    Connection,
+    Tools,
+    Resources,
+    Prompts,
+    Elicitation,
+    Sampling,
+    Roots,
+    Utilities,
+}
+
+impl Area {
+    pub fn title(self) -> &'static str {
+        match self {
+            Area::Connection => "Connection and lifecycle",
+            Area::Tools => "Tools",
+            Area::Resources => "Resources",
+            Area::Prompts => "Prompts",
+            Area::Elicitation => "Elicitation",
+            Area::Sampling => "Sampling",
+            Area::Roots => "Roots",
+            Area::Utilities => "Progress, logging and ping",
+        }
+    }
+}
+
+/// What a probe found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// The feature works as the specification describes.
+    Yes,
+    /// Some of the feature works.
+    Partial,
+    /// The feature was exercised and does not work, or was not used.
+    No,
+    /// Declared in the client's capabilities but never honoured.
+    DeclaredOnly,
+    /// Answered at once with no person or model involved.
+    AutoAnswered,
+    /// Used without declaring it, or did what the specification forbids.
+    Violation,
+    /// The run never got to the point where the probe could see anything.
+    NotReached,
+    /// The evidence does not decide.
+    Inconclusive,
+    /// The probe does not exist in the era the client chose.
+    NotApplicable,
+}
+
+impl Outcome {
+    pub fn label(self) -> &'static str {
+        match self {
+            Outcome::Yes => "yes",
+            Outcome::Partial => "partial",
+            Outcome::No => "no",
+            Outcome::DeclaredOnly => "declared-only",
+            Outcome::AutoAnswered => "auto-answered",
+            Outcome::Violation => "violation",
+            Outcome::NotReached => "not-reached",
+            Outcome::Inconclusive => "inconclusive",
+            Outcome::NotApplicable => "n/a",
+        }
+    }
+}
+
+/// What the client declared for the feature a probe looks at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Declaration {
+    Declared,
+    NotDeclared,
+    /// The feature has no client capability.
+    NoCapability,
+}
+
+impl Declaration {
+    pub fn from_bool(declared: bool) -> Self {
+        if declared {
+            Declaration::Declared
+        } else {
+            Declaration::NotDeclared
+        }
+    }
+
+    pub fn label(&self) -> &'static str {
+        match self {
+            Declaration::Declared => "declared",
+            Declaration::NotDeclared => "not declared",
+            Declaration::NoCapability => "-",
+        }
+    }
+}
+
+/// One probe's judgement of one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub probe: String,
+    pub outcome: Outcome,
+    pub declared: Declaration,
+    /// One line in plain words.
+    pub detail: String,
+    /// Journal sequence numbers of the frames that support the verdict.
+    pub evidence: Vec<u64>,
+}
+
+impl Verdict {
+    pub fn new(outcome: Outcome, detail: impl Into<String>) -> Self {
+        Verdict { probe: String::new(), outcome, declared: Declaration::NoCapability, detail: detail.into(), evidence: Vec::new() }
+    }
+
+    pub fn declared(mut self, declared: Declaration) -> Self {
+        self.declared = declared;
+        self
+    }
+
+    pub fn evidence(mut self, seqs: impl IntoIterator<Item = u64>) -> Self {
+        self.evidence.extend(seqs);
+        self.evidence.sort_unstable();
+        self.evidence.dedup();
+        self
+    }
+}
+
+/// One feature under test. Implementations live in [`crate::probes`], one file per family, and
+/// are listed in [`crate::registry`]. `judge` is a pure function of the observations: it never
+/// looks at the client's name or version.
+pub trait Probe: Send + Sync {
+    /// Stable identifier, `area.feature`.
+    fn id(&self) -> &'static str;
+    fn area(&self) -> Area;
+    fn title(&self) -> &'static str;
+    /// The protocol revisions that define the feature.
+    fn revisions(&self) -> &'static [&'static str];
+    /// The eras in which the probe applies.
+    fn eras(&self) -> &'static [Era] {
+        &Era::ALL
+    }
+    /// What the server advertises and serves for this probe, in plain words.
+    fn serves(&self) -> &'static str;
+    /// Whether the probe can be judged from the wire alone (false: needs a model transcript).
+    fn wire_judged(&self) -> bool {
+        true
+    }
+    fn judge(&self, observations: &Observations) -> Verdict;
+}

@@ -1,0 +1,138 @@
+//! Connection and lifecycle probes.
+
+use serde_json::Value;
+
+use super::{probe, BOTH, LEGACY, MODERN};
+use crate::observe::{Observations, MODERN_META_CAPABILITIES, MODERN_META_CLIENT_INFO, MODERN_META_VERSION};
+use crate::probe::{Outcome, Verdict};
+use crate::surface;
+
+probe! {
+    /// Evidence: a `notifications/initialized` from the client after the `initialize` answer and
+    /// before its next request. Sent late is partial; never sent is no.
+    Initialized {
+        id: "connection.initialized", area: Connection, title: "notifications/initialized sent",
+        revisions: ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"], eras: LEGACY,
+        serves: "answers initialize", judge: judge_initialized,
+    }
+}
+
+fn judge_initialized(o: &Observations) -> Verdict {
+    let Some(init) = o.client_requests("initialize").next() else { return Verdict::new(Outcome::NotReached, "no initialize") };
+    let Some(answer) = o.answer_to(init) else { return Verdict::new(Outcome::NotReached, "initialize never answered") };
+    let Some(sent) = o.client_notifications("notifications/initialized").find(|f| f.seq > answer.seq) else {
+        return Verdict::new(Outcome::No, "never sent notifications/initialized").evidence([init.seq, answer.seq]);
+    };
+    let early = o.frames.iter().find(|f| f.seq > answer.seq && f.seq < sent.seq && f.dir == crate::journal::Direction::ClientToServer && f.is_request());
+    match early {
+        Some(req) => Verdict::new(Outcome::Partial, format!("sent, but after a {} request", req.method().unwrap_or("?"))).evidence([sent.seq, req.seq]),
+        None => Verdict::new(Outcome::Yes, "sent right after the initialize answer").evidence([answer.seq, sent.seq]),
+    }
+}
+
+probe! {
+    /// Evidence: the client names itself: `clientInfo` with a non-empty `name` and `version`, in
+    /// `initialize` (legacy) or in the opening request's `_meta` (modern).
+    ClientInfo {
+        id: "connection.client_info", area: Connection, title: "clientInfo with name and version",
+        revisions: ["2024-11-05", "2026-07-28"], eras: BOTH,
+        serves: "records clientInfo", judge: judge_client_info,
+    }
+}
+
+fn judge_client_info(o: &Observations) -> Verdict {
+    let Some(life) = o.lifecycle() else { return Verdict::new(Outcome::NotReached, "the client never opened a session") };
+    let info = life.client_info.unwrap_or(Value::Null);
+    let field = |k: &str| info.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+    match (field("name"), field("version")) {
+        (Some(name), Some(version)) => Verdict::new(Outcome::Yes, format!("{name} {version}")).evidence([life.opener]),
+        (Some(_), None) | (None, Some(_)) => Verdict::new(Outcome::Partial, "clientInfo lacks a name or version").evidence([life.opener]),
+        (None, None) => Verdict::new(Outcome::No, "no usable clientInfo").evidence([life.opener]),
+    }
+}
+
+probe! {
+    /// Evidence: when the server answers `initialize` with an older version than requested, the
+    /// client goes on (sends `notifications/initialized` and further requests) in that version:
+    /// no 2026-07-28 method such as `server/discover` afterwards, and over HTTP every later
+    /// `MCP-Protocol-Version` header equals the negotiated version.
+    VersionDowngrade {
+        id: "connection.version_downgrade", area: Connection, title: "accepts an older version counter-offer",
+        revisions: ["2024-11-05"], eras: LEGACY,
+        serves: "answers initialize with the newest legacy version it serves (or --protocol-version)", judge: judge_downgrade,
+    }
+}
+
+fn judge_downgrade(o: &Observations) -> Verdict {
+    let Some(life) = o.lifecycle() else { return Verdict::new(Outcome::NotReached, "no initialize") };
+    let (Some(requested), Some(negotiated)) = (life.requested_version.clone(), life.negotiated_version.clone()) else {
+        return Verdict::new(Outcome::NotReached, "initialize never answered").evidence([life.opener]);
+    };
+    if requested <= negotiated {
+        return Verdict::new(Outcome::NotReached, format!("no counter-offer: asked for {requested}, got it")).evidence([life.opener]);
+    }
+    let later: Vec<_> = o.frames.iter().filter(|f| f.seq > life.opener && f.dir == crate::journal::Direction::ClientToServer && f.is_request()).collect();
+    if later.is_empty() {
+        return Verdict::new(Outcome::No, format!("stopped after being offered {negotiated} instead of {requested}")).evidence([life.opener]);
+    }
+    if let Some(modern) = later.iter().find(|f| f.method() == Some("server/discover") || f.meta(MODERN_META_VERSION).is_some()) {
+        return Verdict::new(Outcome::No, format!("offered {negotiated}, still spoke {requested} ({})", modern.method().unwrap_or("?"))).evidence([life.opener, modern.seq]);
+    }
+    let wrong_header = o.events.iter().filter(|e| e.kind == crate::journal::EventKind::HttpRequest && e.seq > life.opener).find(|e| {
+        let h = e.detail.as_ref().and_then(|d| d.pointer("/headers/mcp-protocol-version")).and_then(Value::as_str);
+        h.is_some_and(|h| h != negotiated)
+    });
+    if let Some(event) = wrong_header {
+        return Verdict::new(Outcome::No, format!("offered {negotiated}, HTTP header still says otherwise")).evidence([life.opener, event.seq]);
+    }
+    Verdict::new(Outcome::Yes, format!("asked for {requested}, continued in {negotiated}")).evidence([life.opener, later[0].seq])
+}
+
+probe! {
+    /// Evidence: in the 2026-07-28 era every client request carries `_meta` with
+    /// `protocolVersion` and `clientCapabilities` (required) and `clientInfo` (should).
+    /// Required keys missing anywhere is no; only `clientInfo` missing somewhere is partial.
+    RequestMeta {
+        id: "connection.request_meta", area: Connection, title: "per-request _meta on every request",
+        revisions: ["2026-07-28"], eras: MODERN,
+        serves: "serves every request statelessly from its _meta", judge: judge_request_meta,
+    }
+}
+
+fn judge_request_meta(o: &Observations) -> Verdict {
+    let requests: Vec<_> = o.frames.iter().filter(|f| f.dir == crate::journal::Direction::ClientToServer && f.is_request()).collect();
+    if requests.is_empty() {
+        return Verdict::new(Outcome::NotReached, "no requests");
+    }
+    let missing = |key: &str| requests.iter().filter(|f| f.meta(key).is_none()).map(|f| f.seq).collect::<Vec<_>>();
+    let (no_version, no_caps, no_info) = (missing(MODERN_META_VERSION), missing(MODERN_META_CAPABILITIES), missing(MODERN_META_CLIENT_INFO));
+    if !no_version.is_empty() || !no_caps.is_empty() {
+        let n = no_version.len().max(no_caps.len());
+        return Verdict::new(Outcome::No, format!("{n} of {} requests lack required _meta keys", requests.len())).evidence(no_version.into_iter().chain(no_caps));
+    }
+    if !no_info.is_empty() {
+        return Verdict::new(Outcome::Partial, format!("{} of {} requests lack clientInfo", no_info.len(), requests.len())).evidence(no_info);
+    }
+    Verdict::new(Outcome::Yes, format!("all {} requests carry version, capabilities and clientInfo", requests.len())).evidence([requests[0].seq])
+}
+
+probe! {
+    /// Evidence: the canary in the server's `instructions` appears in what the host offered its
+    /// model. Needs a model transcript; from the wire alone it is only recorded.
+    Instructions {
+        id: "connection.instructions", area: Connection, title: "server instructions reach the model",
+        revisions: ["2025-03-26", "2026-07-28"], eras: BOTH,
+        serves: "instructions carrying a canary string", judge: judge_instructions, wire_judged: false,
+    }
+}
+
+fn judge_instructions(o: &Observations) -> Verdict {
+    let delivered = o.frames.iter().find(|f| {
+        f.dir == crate::journal::Direction::ServerToClient
+            && f.result().and_then(|r| r.get("instructions")).and_then(Value::as_str).is_some_and(|i| i.contains(surface::INSTRUCTIONS_CANARY))
+    });
+    match delivered {
+        Some(f) => Verdict::new(Outcome::NotReached, "instructions canary delivered; whether it reaches the model needs a model transcript").evidence([f.seq]),
+        None => Verdict::new(Outcome::NotReached, "instructions were never delivered"),
+    }
+}

@@ -1,0 +1,248 @@
+//! Elicitation probes: a form of primitives, each enum shape of 2025-11-25, URL mode, and the
+//! modern era's retried call. Legacy sessions are asked with `elicitation/create` requests;
+//! modern sessions through `InputRequiredResult` and the client's retry.
+
+use serde_json::Value;
+
+use super::{accepted_content, latency_bucket, probe, AUTO_ANSWER_US, BOTH, MODERN};
+use crate::observe::{Answer, Observations};
+use crate::probe::{Declaration, Outcome, Verdict};
+use crate::surface::{self, enum_fields};
+
+const ELICIT: &str = "elicitation/create";
+
+fn form_declared(o: &Observations) -> Declaration {
+    Declaration::from_bool(o.declares(&["elicitation"]))
+}
+
+probe! {
+    /// Evidence: the form elicitation (string with format, integer and number with bounds,
+    /// boolean, all with defaults) answered `accept` with content of the right types within the
+    /// bounds, no sooner than a person could (an answer under 50 ms is auto-answered).
+    Form {
+        id: "elicitation.form", area: Elicitation, title: "form elicitation answered with typed values",
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, serves: "probe_elicit_form asks for a form of primitives with defaults",
+        judge: judge_form,
+    }
+}
+
+fn type_errors(content: &Value) -> Vec<String> {
+    let mut errors = Vec::new();
+    let get = |k: &str| content.get(k);
+    if !get("email").and_then(Value::as_str).is_some_and(|s| s.contains('@')) {
+        errors.push("email is not an e-mail string".to_string());
+    }
+    if !get("count").and_then(Value::as_i64).is_some_and(|n| (1..=10).contains(&n)) || get("count").is_some_and(|v| v.is_f64()) {
+        errors.push("count is not an integer in 1..10".to_string());
+    }
+    if get("ratio").is_some_and(|v| !v.as_f64().is_some_and(|r| (0.0..=1.0).contains(&r))) {
+        errors.push("ratio is not a number in 0..1".to_string());
+    }
+    if !get("agree").is_some_and(Value::is_boolean) {
+        errors.push("agree is not a boolean".to_string());
+    }
+    if get("note").is_some_and(|v| !v.as_str().is_some_and(|s| s.chars().count() <= 40)) {
+        errors.push("note is not a string of at most 40 characters".to_string());
+    }
+    errors
+}
+
+fn judge_form(o: &Observations) -> Verdict {
+    let declared = form_declared(o);
+    let exchange = o.exchange(surface::TOOL_ELICIT_FORM, ELICIT);
+    let fast = exchange.as_ref().and_then(|e| e.latency_us).is_some_and(|us| us < AUTO_ANSWER_US);
+    let (content, exchange) = match accepted_content(exchange, declared.clone()) {
+        Ok(ok) => ok,
+        Err(verdict) if fast && verdict.outcome == Outcome::No && !verdict.detail.contains("error") => {
+            return Verdict { outcome: Outcome::AutoAnswered, detail: format!("{} in < 50 ms, nobody asked", verdict.detail), ..verdict }
+        }
+        Err(verdict) => return verdict,
+    };
+    let evidence = [Some(exchange.asked), exchange.answered].into_iter().flatten().collect::<Vec<_>>();
+    let latency = exchange.latency_us.map(latency_bucket).unwrap_or("?");
+    let errors = type_errors(&content);
+    if !errors.is_empty() {
+        return Verdict::new(Outcome::No, format!("accepted with wrong content: {}", errors.join("; "))).declared(declared).evidence(evidence);
+    }
+    if fast {
+        return Verdict::new(Outcome::AutoAnswered, format!("accepted in {latency} with nobody asked")).declared(declared).evidence(evidence);
+    }
+    Verdict::new(Outcome::Yes, format!("accepted with typed values; answered in {latency}")).declared(declared).evidence(evidence)
+}
+
+/// The values a field's schema allows, and its display titles (which must never come back).
+fn allowed_and_titles(field: &str) -> (Vec<String>, Vec<String>) {
+    let schema = surface::elicit_enum_schema();
+    let prop = &schema["properties"][field];
+    let strings = |v: &Value| v.as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>()).unwrap_or_default();
+    let from_options = |v: &Value| {
+        let opts = v.as_array().cloned().unwrap_or_default();
+        let consts = opts.iter().filter_map(|o| o.get("const")?.as_str().map(str::to_string)).collect();
+        let titles = opts.iter().filter_map(|o| o.get("title")?.as_str().map(str::to_string)).collect();
+        (consts, titles)
+    };
+    if prop.get("enumNames").is_some() {
+        (strings(&prop["enum"]), strings(&prop["enumNames"]))
+    } else if prop.get("oneOf").is_some() {
+        from_options(&prop["oneOf"])
+    } else if prop["items"].get("anyOf").is_some() {
+        from_options(&prop["items"]["anyOf"])
+    } else if prop["items"].get("enum").is_some() {
+        (strings(&prop["items"]["enum"]), Vec::new())
+    } else {
+        (strings(&prop["enum"]), Vec::new())
+    }
+}
+
+fn judge_enum(o: &Observations, field: &str, multi: bool) -> Verdict {
+    let declared = form_declared(o);
+    let (content, exchange) = match accepted_content(o.exchange(surface::TOOL_ELICIT_ENUMS, ELICIT), declared.clone()) {
+        Ok(ok) => ok,
+        Err(verdict) => return verdict,
+    };
+    let evidence = [Some(exchange.asked), exchange.answered].into_iter().flatten().collect::<Vec<_>>();
+    let no = |detail: String| Verdict::new(Outcome::No, detail).declared(declared.clone()).evidence(evidence.clone());
+    let (allowed, titles) = allowed_and_titles(field);
+    let value = content.get(field).cloned().unwrap_or(Value::Null);
+    let picked: Vec<String> = match (&value, multi) {
+        (Value::String(s), false) => vec![s.clone()],
+        (Value::Array(items), true) => match items.iter().map(|i| i.as_str().map(str::to_string)).collect::<Option<Vec<_>>>() {
+            Some(v) => v,
+            None => return no("multi-select answered with non-strings".into()),
+        },
+        (Value::Null, _) => return no("field missing from the answer".into()),
+        (other, true) => return no(format!("multi-select answered with {} instead of an array", kind(other))),
+        (other, false) => return no(format!("single-select answered with {} instead of a string", kind(other))),
+    };
+    if let Some(title) = picked.iter().find(|p| titles.contains(p) && !allowed.contains(p)) {
+        return no(format!("returned the display title {title:?} instead of its value"));
+    }
+    if let Some(bad) = picked.iter().find(|p| !allowed.contains(p)) {
+        return no(format!("returned {bad:?}, not one of the allowed values"));
+    }
+    if multi {
+        let schema = surface::elicit_enum_schema();
+        let prop = &schema["properties"][field];
+        let min = prop.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let max = prop.get("maxItems").and_then(Value::as_u64).map_or(usize::MAX, |m| m as usize);
+        if picked.len() < min || picked.len() > max {
+            return no(format!("picked {} items outside the bounds", picked.len()));
+        }
+    }
+    Verdict::new(Outcome::Yes, format!("answered {}", serde_json::to_string(&value).unwrap_or_default())).declared(declared).evidence(evidence)
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+probe! {
+    /// Evidence: the untitled single-select field (`{type: string, enum}`) answered with one of its values.
+    EnumUntitledSingle {
+        id: "elicitation.enum_untitled_single", area: Elicitation, title: "enum: untitled single-select",
+        revisions: ["2025-11-25"], eras: BOTH, serves: "probe_elicit_enums, field untitled_single",
+        judge: |o| judge_enum(o, enum_fields::UNTITLED_SINGLE, false),
+    }
+}
+
+probe! {
+    /// Evidence: the titled single-select field (`oneOf` of `const`/`title`) answered with a
+    /// `const`, never a title.
+    EnumTitledSingle {
+        id: "elicitation.enum_titled_single", area: Elicitation, title: "enum: titled single-select",
+        revisions: ["2025-11-25"], eras: BOTH, serves: "probe_elicit_enums, field titled_single",
+        judge: |o| judge_enum(o, enum_fields::TITLED_SINGLE, false),
+    }
+}
+
+probe! {
+    /// Evidence: the untitled multi-select field (array of `enum` items, 1–2 items) answered with
+    /// an array of allowed values within the bounds.
+    EnumUntitledMulti {
+        id: "elicitation.enum_untitled_multi", area: Elicitation, title: "enum: untitled multi-select",
+        revisions: ["2025-11-25"], eras: BOTH, serves: "probe_elicit_enums, field untitled_multi",
+        judge: |o| judge_enum(o, enum_fields::UNTITLED_MULTI, true),
+    }
+}
+
+probe! {
+    /// Evidence: the titled multi-select field (`items.anyOf` of `const`/`title`) answered with an
+    /// array of `const` values, never titles.
+    EnumTitledMulti {
+        id: "elicitation.enum_titled_multi", area: Elicitation, title: "enum: titled multi-select",
+        revisions: ["2025-11-25"], eras: BOTH, serves: "probe_elicit_enums, field titled_multi",
+        judge: |o| judge_enum(o, enum_fields::TITLED_MULTI, true),
+    }
+}
+
+probe! {
+    /// Evidence: the legacy field (`enum` with `enumNames`) answered with an `enum` value, never
+    /// its display name.
+    EnumLegacyNames {
+        id: "elicitation.enum_legacy_names", area: Elicitation, title: "enum: legacy enumNames",
+        revisions: ["2025-06-18", "2025-11-25"], eras: BOTH, serves: "probe_elicit_enums, field legacy_enum_names",
+        judge: |o| judge_enum(o, enum_fields::LEGACY_NAMES, false),
+    }
+}
+
+probe! {
+    /// Evidence: the URL-mode elicitation answered with an action (accept, decline or cancel)
+    /// and no content. An error answer is no; content on a URL answer is a violation.
+    Url {
+        id: "elicitation.url", area: Elicitation, title: "URL-mode elicitation",
+        revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, serves: "probe_elicit_url asks the user to open a URL",
+        judge: judge_url,
+    }
+}
+
+fn judge_url(o: &Observations) -> Verdict {
+    let declared = Declaration::from_bool(o.declares(&["elicitation", "url"]));
+    let Some(exchange) = o.exchange(surface::TOOL_ELICIT_URL, ELICIT) else {
+        return Verdict::new(Outcome::NotReached, "the server never got to ask").declared(declared);
+    };
+    let evidence = [Some(exchange.asked), exchange.answered].into_iter().flatten().collect::<Vec<_>>();
+    let verdict = |outcome, detail: String| Verdict::new(outcome, detail).declared(declared.clone()).evidence(evidence.clone());
+    match &exchange.answer {
+        None => verdict(Outcome::No, "asked, never answered".into()),
+        Some(Answer::Error(e)) => verdict(Outcome::No, format!("answered with error {}", e.get("code").unwrap_or(&Value::Null))),
+        Some(Answer::Result(r)) => match (r.get("action").and_then(Value::as_str), r.get("content")) {
+            (Some(_), Some(c)) if !c.is_null() => verdict(Outcome::Violation, "URL answer carries form content".into()),
+            (Some(action), _) => verdict(Outcome::Yes, format!("answered {action}")),
+            (None, _) => verdict(Outcome::No, "answer has no action".into()),
+        },
+    }
+}
+
+probe! {
+    /// Evidence (2026-07-28): every retried call after an `InputRequiredResult` uses a new id and
+    /// echoes `requestState` byte for byte.
+    MrtrRetry {
+        id: "elicitation.mrtr_retry", area: Elicitation, title: "MRTR retry: new id, requestState echoed",
+        revisions: ["2026-07-28"], eras: MODERN, serves: "InputRequiredResult with a requestState of awkward bytes",
+        judge: judge_mrtr,
+    }
+}
+
+fn judge_mrtr(o: &Observations) -> Verdict {
+    let tools = [surface::TOOL_ELICIT_FORM, surface::TOOL_ELICIT_ENUMS, surface::TOOL_ELICIT_URL, surface::TOOL_SAMPLING, surface::TOOL_ROOTS];
+    let exchanges: Vec<_> = tools.iter().filter_map(|t| o.exchange(t, ELICIT)).filter(|e| e.answered.is_some()).collect();
+    if exchanges.is_empty() {
+        return Verdict::new(Outcome::NotReached, "no retried call");
+    }
+    let evidence: Vec<u64> = exchanges.iter().flat_map(|e| [Some(e.asked), e.answered]).flatten().collect();
+    if let Some(bad) = exchanges.iter().find(|e| e.retry_reused_id) {
+        return Verdict::new(Outcome::No, "a retry reused the original request id").evidence([bad.asked]);
+    }
+    let altered = exchanges.iter().filter(|e| e.request_state.as_ref().is_some_and(|(sent, issued)| sent != issued)).count();
+    if altered > 0 {
+        return Verdict::new(Outcome::No, format!("requestState altered or dropped on {altered} of {} retries", exchanges.len())).evidence(evidence);
+    }
+    Verdict::new(Outcome::Yes, format!("{} retries, each with a new id and the exact requestState", exchanges.len())).evidence(evidence)
+}

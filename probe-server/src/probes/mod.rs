@@ -1,0 +1,98 @@
+//! The probes, one file per small family. Each probe's doc comment says what evidence it looks
+//! for. Shared judging helpers live here.
+
+pub mod connection;
+pub mod elicitation;
+pub mod prompts;
+pub mod resources;
+pub mod sampling_roots;
+pub mod tools;
+pub mod utilities;
+
+use serde_json::Value;
+
+use crate::observe::{Answer, Exchange, Frame, Observations};
+use crate::probe::{Declaration, Outcome, Verdict};
+
+/// Declares a unit-struct probe with its metadata and judge function.
+macro_rules! probe {
+    ($(#[$doc:meta])* $ty:ident {
+        id: $id:literal, area: $area:ident, title: $title:literal, revisions: [$($rev:literal),*],
+        eras: $eras:expr, serves: $serves:literal, judge: $judge:expr $(, wire_judged: $wire:literal)? $(,)?
+    }) => {
+        $(#[$doc])*
+        pub struct $ty;
+        impl $crate::probe::Probe for $ty {
+            fn id(&self) -> &'static str { $id }
+            fn area(&self) -> $crate::probe::Area { $crate::probe::Area::$area }
+            fn title(&self) -> &'static str { $title }
+            fn revisions(&self) -> &'static [&'static str] { &[$($rev),*] }
+            fn eras(&self) -> &'static [$crate::era::Era] { $eras }
+            fn serves(&self) -> &'static str { $serves }
+            $(fn wire_judged(&self) -> bool { $wire })?
+            fn judge(&self, observations: &$crate::observe::Observations) -> $crate::probe::Verdict {
+                let judge: fn(&$crate::observe::Observations) -> $crate::probe::Verdict = $judge;
+                judge(observations)
+            }
+        }
+    };
+}
+pub(crate) use probe;
+
+pub(crate) const BOTH: &[crate::era::Era] = &crate::era::Era::ALL;
+pub(crate) const LEGACY: &[crate::era::Era] = &[crate::era::Era::Legacy];
+pub(crate) const MODERN: &[crate::era::Era] = &[crate::era::Era::Modern];
+
+/// An answer faster than this, with nobody asked, counts as automatic.
+pub const AUTO_ANSWER_US: u64 = 50_000;
+
+/// Yes when the client sent `method` and got a result; no when it never sent it.
+pub(crate) fn requested(observations: &Observations, method: &str, what: &str) -> Verdict {
+    let frames: Vec<&Frame> = observations.client_requests(method).collect();
+    match frames.first() {
+        None => Verdict::new(Outcome::No, format!("never {what}")),
+        Some(first) => {
+            let answered = observations.answer_to(first);
+            Verdict::new(Outcome::Yes, format!("{what} ({} request{})", frames.len(), if frames.len() == 1 { "" } else { "s" }))
+                .evidence(frames.iter().map(|f| f.seq).chain(answered.map(|a| a.seq)))
+        }
+    }
+}
+
+/// Yes when the client re-requested `method` after the server's `notification` arrived.
+pub(crate) fn refetched(observations: &Observations, notification: &str, method: &str) -> Verdict {
+    let Some(sent) = observations.server_notifications(notification).next() else {
+        return Verdict::new(Outcome::NotReached, format!("{notification} was never sent: the trigger tool was not called"));
+    };
+    match observations.client_requests_after(method, sent.seq).next() {
+        Some(again) => Verdict::new(Outcome::Yes, format!("{method} fetched again after {notification}")).evidence([sent.seq, again.seq]),
+        None => Verdict::new(Outcome::No, format!("no {method} after {notification}")).evidence([sent.seq]),
+    }
+}
+
+/// The content of an accepted elicitation, or a verdict saying why there is none.
+pub(crate) fn accepted_content(exchange: Option<Exchange>, declared: Declaration) -> Result<(Value, Exchange), Verdict> {
+    let Some(exchange) = exchange else {
+        return Err(Verdict::new(Outcome::NotReached, "the server never got to ask: the tool was not called").declared(declared));
+    };
+    let evidence: Vec<u64> = [Some(exchange.asked), exchange.answered].into_iter().flatten().collect();
+    match &exchange.answer {
+        None => Err(Verdict::new(Outcome::No, "asked, never answered").declared(declared).evidence(evidence)),
+        Some(Answer::Error(e)) => Err(Verdict::new(Outcome::No, format!("answered with error {}", e.get("code").unwrap_or(&Value::Null))).declared(declared).evidence(evidence)),
+        Some(Answer::Result(r)) => match r.get("action").and_then(Value::as_str) {
+            Some("accept") => Ok((r.get("content").cloned().unwrap_or(Value::Null), exchange)),
+            Some(action) => Err(Verdict::new(Outcome::No, format!("answered {action}")).declared(declared).evidence(evidence)),
+            None => Err(Verdict::new(Outcome::No, "answer has no action").declared(declared).evidence(evidence)),
+        },
+    }
+}
+
+/// "answered in < 50 ms" style buckets, stable across machines.
+pub fn latency_bucket(us: u64) -> &'static str {
+    match us {
+        0..=49_999 => "< 50 ms",
+        50_000..=999_999 => "50 ms – 1 s",
+        1_000_000..=9_999_999 => "1 – 10 s",
+        _ => "≥ 10 s",
+    }
+}

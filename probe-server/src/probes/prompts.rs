@@ -1,0 +1,46 @@
+//! Prompt probes.
+
+use serde_json::Value;
+
+use super::{probe, refetched, requested, BOTH, LEGACY};
+use crate::observe::Observations;
+use crate::probe::{Outcome, Verdict};
+use crate::surface;
+
+probe! {
+    /// Evidence: a `prompts/list` request answered with a result.
+    PromptsList {
+        id: "prompts.list", area: Prompts, title: "prompts listed",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "prompts capability with one prompt",
+        judge: |o| requested(o, "prompts/list", "listed prompts"),
+    }
+}
+
+probe! {
+    /// Evidence: `prompts/get` for the served prompt with its required argument filled in.
+    /// Fetched without the argument is partial.
+    PromptsGet {
+        id: "prompts.get", area: Prompts, title: "prompt fetched with arguments",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "probe_prompt with a required argument `topic`",
+        judge: judge_get,
+    }
+}
+
+fn judge_get(o: &Observations) -> Verdict {
+    let gets: Vec<_> = o.client_requests("prompts/get").filter(|f| f.params().get("name").and_then(Value::as_str) == Some(surface::PROMPT)).collect();
+    let Some(first) = gets.first() else { return Verdict::new(Outcome::No, "never fetched the prompt") };
+    let with_arg = gets.iter().find(|f| f.params().pointer(&format!("/arguments/{}", surface::PROMPT_ARGUMENT)).and_then(Value::as_str).is_some());
+    match with_arg {
+        Some(f) => Verdict::new(Outcome::Yes, "fetched with its argument").evidence([f.seq]),
+        None => Verdict::new(Outcome::Partial, "fetched without its required argument").evidence([first.seq]),
+    }
+}
+
+probe! {
+    /// Evidence: after the server sends `notifications/prompts/list_changed`, a new `prompts/list`.
+    PromptsListChanged {
+        id: "prompts.list_changed", area: Prompts, title: "prompts refetched on list_changed",
+        revisions: ["2024-11-05"], eras: LEGACY, serves: "prompts.listChanged; probe_list_changed adds a prompt and notifies",
+        judge: |o| refetched(o, "notifications/prompts/list_changed", "prompts/list"),
+    }
+}

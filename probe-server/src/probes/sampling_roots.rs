@@ -1,0 +1,113 @@
+//! Sampling and roots: the server asks the client (a request in the legacy era, an MRTR input
+//! in the modern era) and judges the answer's shape.
+
+use serde_json::Value;
+
+use super::{probe, BOTH};
+use crate::observe::{Answer, Exchange, Observations};
+use crate::probe::{Declaration, Outcome, Verdict};
+use crate::surface;
+
+fn asked(o: &Observations, tool: &str, method: &str, declared: Declaration) -> Result<(Value, Vec<u64>), Verdict> {
+    let Some(Exchange { asked, answer, answered, .. }) = o.exchange(tool, method) else {
+        return Err(Verdict::new(Outcome::NotReached, "the server never got to ask").declared(declared));
+    };
+    let evidence: Vec<u64> = [Some(asked), answered].into_iter().flatten().collect();
+    match answer {
+        None => Err(Verdict::new(Outcome::No, "asked, never answered").declared(declared).evidence(evidence)),
+        Some(Answer::Error(e)) => Err(Verdict::new(Outcome::No, format!("answered with error {}", e.get("code").unwrap_or(&Value::Null))).declared(declared).evidence(evidence)),
+        Some(Answer::Result(r)) => Ok((r, evidence)),
+    }
+}
+
+fn blocks(content: &Value) -> Vec<&Value> {
+    match content {
+        Value::Array(items) => items.iter().collect(),
+        Value::Null => Vec::new(),
+        single => vec![single],
+    }
+}
+
+probe! {
+    /// Evidence: `sampling/createMessage` answered with `role: assistant`, content and a model name.
+    CreateMessage {
+        id: "sampling.create_message", area: Sampling, title: "sampling/createMessage answered",
+        revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, serves: "probe_sampling asks for a completion",
+        judge: judge_create_message,
+    }
+}
+
+fn judge_create_message(o: &Observations) -> Verdict {
+    let declared = Declaration::from_bool(o.declares(&["sampling"]));
+    let (result, evidence) = match asked(o, surface::TOOL_SAMPLING, "sampling/createMessage", declared.clone()) {
+        Ok(ok) => ok,
+        Err(v) => return v,
+    };
+    let role_ok = result.get("role").and_then(Value::as_str) == Some("assistant");
+    let has_content = !blocks(result.get("content").unwrap_or(&Value::Null)).is_empty();
+    let model = result.get("model").and_then(Value::as_str).unwrap_or("");
+    let verdict = if role_ok && has_content && !model.is_empty() {
+        Verdict::new(Outcome::Yes, format!("answered by model {model:?}"))
+    } else {
+        Verdict::new(Outcome::No, "answer lacks role assistant, content or model")
+    };
+    verdict.declared(declared).evidence(evidence)
+}
+
+probe! {
+    /// Evidence: with `sampling.tools` declared, a request offering a tool with
+    /// `toolChoice: required` is answered with a `tool_use` block and `stopReason: toolUse`.
+    SamplingTools {
+        id: "sampling.tools", area: Sampling, title: "sampling with tools",
+        revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, serves: "probe_sampling_tools offers one tool, toolChoice required",
+        judge: judge_sampling_tools,
+    }
+}
+
+fn judge_sampling_tools(o: &Observations) -> Verdict {
+    let declared = Declaration::from_bool(o.declares(&["sampling", "tools"]));
+    if declared == Declaration::NotDeclared {
+        return Verdict::new(Outcome::No, "sampling.tools not declared, so never asked").declared(declared);
+    }
+    let (result, evidence) = match asked(o, surface::TOOL_SAMPLING_TOOLS, "sampling/createMessage", declared.clone()) {
+        Ok(ok) => ok,
+        Err(v) => return v,
+    };
+    let uses = blocks(result.get("content").unwrap_or(&Value::Null))
+        .into_iter()
+        .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_use") && b.get("name").and_then(Value::as_str) == Some(surface::SAMPLING_TOOL_NAME));
+    let stop = result.get("stopReason").and_then(Value::as_str) == Some("toolUse");
+    let verdict = match (uses, stop) {
+        (true, true) => Verdict::new(Outcome::Yes, "answered with tool_use and stopReason toolUse"),
+        (true, false) => Verdict::new(Outcome::Partial, "tool_use without stopReason toolUse"),
+        _ => Verdict::new(Outcome::No, "the offered tool was ignored"),
+    };
+    verdict.declared(declared).evidence(evidence)
+}
+
+probe! {
+    /// Evidence: `roots/list` answered with a `roots` array whose URIs are all `file://`.
+    RootsList {
+        id: "roots.list", area: Roots, title: "roots/list answered",
+        revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, serves: "probe_roots asks for the client's roots",
+        judge: judge_roots,
+    }
+}
+
+fn judge_roots(o: &Observations) -> Verdict {
+    let declared = Declaration::from_bool(o.declares(&["roots"]));
+    let (result, evidence) = match asked(o, surface::TOOL_ROOTS, "roots/list", declared.clone()) {
+        Ok(ok) => ok,
+        Err(v) => return v,
+    };
+    let Some(roots) = result.get("roots").and_then(Value::as_array) else {
+        return Verdict::new(Outcome::No, "answer has no roots array").declared(declared).evidence(evidence);
+    };
+    let bad: Vec<&str> = roots.iter().filter_map(|r| r.get("uri").and_then(Value::as_str)).filter(|u| !u.starts_with("file://")).collect();
+    let verdict = if !bad.is_empty() {
+        Verdict::new(Outcome::No, format!("{} root URI(s) are not file:// URIs", bad.len()))
+    } else {
+        Verdict::new(Outcome::Yes, format!("{} file:// root(s)", roots.len()))
+    };
+    verdict.declared(declared).evidence(evidence)
+}

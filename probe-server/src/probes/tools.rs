@@ -1,0 +1,50 @@
+//! Tool-list probes.
+
+use serde_json::Value;
+
+use super::{probe, refetched, requested, BOTH, LEGACY};
+use crate::observe::Observations;
+use crate::probe::{Outcome, Verdict};
+use crate::surface;
+
+probe! {
+    /// Evidence: a `tools/list` request answered with a result.
+    ToolsList {
+        id: "tools.list", area: Tools, title: "tools listed",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "tools capability, tools in two pages",
+        judge: |o| requested(o, "tools/list", "listed tools"),
+    }
+}
+
+probe! {
+    /// Evidence: a `tools/list` whose `cursor` is exactly the `nextCursor` of the first page.
+    ToolsPagination {
+        id: "tools.pagination", area: Tools, title: "tools/list nextCursor followed",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "a first tools page with nextCursor",
+        judge: |o| cursor_followed(o, "tools/list", surface::TOOLS_CURSOR),
+    }
+}
+
+/// Yes when a list request carried the cursor the server handed out.
+pub(crate) fn cursor_followed(o: &Observations, method: &str, cursor: &str) -> Verdict {
+    let lists: Vec<_> = o.client_requests(method).collect();
+    if lists.is_empty() {
+        return Verdict::new(Outcome::NotReached, format!("never sent {method}"));
+    }
+    match lists.iter().find(|f| f.params().get("cursor").and_then(Value::as_str) == Some(cursor)) {
+        Some(f) => Verdict::new(Outcome::Yes, "second page fetched with the server's cursor").evidence([lists[0].seq, f.seq]),
+        None => match lists.iter().find(|f| f.params().get("cursor").is_some()) {
+            Some(f) => Verdict::new(Outcome::No, "sent a cursor the server never issued").evidence([f.seq]),
+            None => Verdict::new(Outcome::No, "stopped at the first page").evidence([lists[0].seq]),
+        },
+    }
+}
+
+probe! {
+    /// Evidence: after the server sends `notifications/tools/list_changed`, a new `tools/list`.
+    ToolsListChanged {
+        id: "tools.list_changed", area: Tools, title: "tools refetched on list_changed",
+        revisions: ["2024-11-05"], eras: LEGACY, serves: "tools.listChanged; probe_list_changed adds a tool and notifies",
+        judge: |o| refetched(o, "notifications/tools/list_changed", "tools/list"),
+    }
+}

@@ -1,0 +1,315 @@
+//! The probe server's MCP behaviour: one rmcp `ServerHandler` that serves every probe's surface
+//! (see [`crate::surface`]) in both eras. It judges nothing; it serves and notes, and the journal
+//! written by the transports holds the evidence.
+#![allow(deprecated)]
+
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine;
+use rmcp::model::*;
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData as McpError, ServerHandler};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+use crate::era::{Era, EraPolicy, LEGACY_VERSIONS, MODERN_VERSION};
+use crate::journal::{Entry, Journal, TransportKind};
+use crate::surface as s;
+
+/// How the server presents itself for one run.
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
+    pub era: EraPolicy,
+    /// Serve exactly this protocol version (a counter-offer for legacy clients).
+    pub protocol_version: Option<String>,
+}
+
+/// How long the server waits for a client's answer to a server→client request.
+pub const CLIENT_ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+
+struct Shared {
+    journal: Journal,
+    session: String,
+    transport: TransportKind,
+    options: ServeOptions,
+    lists_changed: AtomicBool,
+    serial: AtomicU64,
+}
+
+/// The MCP handler. Cheap to clone; clones share state (HTTP creates one per session).
+#[derive(Clone)]
+pub struct ProbeServer {
+    shared: Arc<Shared>,
+}
+
+fn typed<T: DeserializeOwned>(value: Value) -> Result<T, McpError> {
+    serde_json::from_value(value).map_err(|e| McpError::internal_error(format!("probe surface does not fit the SDK type: {e}"), None))
+}
+
+fn text_result(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(text.into())])
+}
+
+fn page<T: Clone>(items: &[T], first_page: usize, cursor: Option<&str>, next: &str) -> Result<(Vec<T>, Option<String>), McpError> {
+    match cursor {
+        None => Ok((items[..first_page.min(items.len())].to_vec(), Some(next.to_string()))),
+        Some(c) if c == next => Ok((items[first_page.min(items.len())..].to_vec(), None)),
+        Some(other) => Err(McpError::invalid_params(format!("unknown cursor {other:?}"), None)),
+    }
+}
+
+fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
+    ctx.protocol_version().is_some_and(|v| Era::of_version(v.as_str()) == Era::Modern)
+}
+
+impl ProbeServer {
+    pub fn new(journal: Journal, session: impl Into<String>, transport: TransportKind, options: ServeOptions) -> Self {
+        ProbeServer {
+            shared: Arc::new(Shared {
+                journal,
+                session: session.into(),
+                transport,
+                options,
+                lists_changed: AtomicBool::new(false),
+                serial: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    fn note(&self, detail: Value) {
+        self.shared.journal.log(Entry::note(&self.shared.session, self.shared.transport, detail));
+    }
+
+    fn changed(&self) -> bool {
+        self.shared.lists_changed.load(Ordering::SeqCst)
+    }
+
+    fn next_serial(&self) -> u64 {
+        self.shared.serial.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// One server→client input, asked the way the request's era allows: a JSON-RPC request in the
+    /// legacy era, an `InputRequiredResult` in the modern era.
+    async fn ask(&self, tool: &str, method: &str, params: Value, request: &CallToolRequestParams, ctx: &RequestContext<RoleServer>) -> Result<CallToolResponse, McpError> {
+        if is_modern(ctx) {
+            let key = s::input_key_for(tool);
+            if let Some(answer) = request.input_responses.as_ref().and_then(|r| r.get(&key)) {
+                self.note(json!({"event": "input_response", "tool": tool, "request_state": request.request_state}));
+                return Ok(text_result(format!("{tool}: answered: {answer}")).into());
+            }
+            let input: InputRequest = typed(json!({"method": method, "params": params}))?;
+            let mut requests = InputRequests::new();
+            requests.insert(key, input);
+            let state = s::request_state_for(tool, self.next_serial());
+            return Ok(InputRequiredResult::new(Some(requests), Some(state)).into());
+        }
+        let peer = ctx.peer.clone();
+        let outcome = match method {
+            "elicitation/create" => peer
+                .create_elicitation_with_timeout(typed(params)?, Some(CLIENT_ANSWER_TIMEOUT))
+                .await
+                .map(|r| serde_json::to_value(r).unwrap_or_default()),
+            "sampling/createMessage" => peer.create_message(typed(params)?).await.map(|r| serde_json::to_value(r).unwrap_or_default()),
+            "roots/list" => peer.list_roots().await.map(|r| serde_json::to_value(r).unwrap_or_default()),
+            other => return Err(McpError::internal_error(format!("no such input method {other}"), None)),
+        };
+        Ok(match outcome {
+            Ok(answer) => text_result(format!("{tool}: answered: {answer}")),
+            Err(err) => CallToolResult::error(vec![ContentBlock::text(format!("{tool}: the client's answer failed: {err}"))]),
+        }
+        .into())
+    }
+
+    async fn progress(&self, ctx: &RequestContext<RoleServer>) -> CallToolResult {
+        let token = ctx.meta.get_progress_token();
+        if let Some(token) = token.clone() {
+            for step in 1..=3u32 {
+                let param = ProgressNotificationParam::new(token.clone(), step as f64).with_total(3.0).with_message(format!("step {step} of 3"));
+                let _ = ctx.peer.notify_progress(param).await;
+            }
+        }
+        if !is_modern(ctx) {
+            let _ = ctx
+                .peer
+                .notify_logging_message(LoggingMessageNotificationParam::new(LoggingLevel::Info, json!("mcp-client-probe log canary")).with_logger("probe"))
+                .await;
+        }
+        text_result(match token {
+            Some(t) => format!("sent 3 progress notifications for token {}", serde_json::to_string(&t.0).unwrap_or_default()),
+            None => "no progressToken on this call".to_string(),
+        })
+    }
+
+    async fn ping_client(&self, ctx: &RequestContext<RoleServer>) -> CallToolResult {
+        if is_modern(ctx) {
+            return CallToolResult::error(vec![ContentBlock::text("ping does not exist in the 2026-07-28 era")]);
+        }
+        let ping = ServerRequest::PingRequest(PingRequest { method: Default::default(), extensions: Default::default() });
+        match ctx.peer.send_request(ping).await {
+            Ok(_) => text_result("the client answered ping"),
+            Err(err) => CallToolResult::error(vec![ContentBlock::text(format!("ping failed: {err}"))]),
+        }
+    }
+
+    async fn change_lists(&self, ctx: &RequestContext<RoleServer>) -> CallToolResult {
+        self.shared.lists_changed.store(true, Ordering::SeqCst);
+        if is_modern(ctx) {
+            return text_result("lists changed; modern clients learn of it through subscriptions/listen");
+        }
+        let _ = ctx.peer.notify_tool_list_changed().await;
+        let _ = ctx.peer.notify_resource_list_changed().await;
+        let _ = ctx.peer.notify_prompt_list_changed().await;
+        text_result("tools, resources and prompts changed; notifications sent")
+    }
+
+    fn read(&self, uri: &str, modern: bool) -> Result<ReadResourceResult, McpError> {
+        let contents = if uri == s::TEXT_URI {
+            json!({"uri": uri, "mimeType": "text/plain", "text": format!("canary: {}", s::TEXT_CANARY)})
+        } else if uri == s::BLOB_URI {
+            json!({"uri": uri, "mimeType": "application/octet-stream",
+                   "blob": base64::engine::general_purpose::STANDARD.encode(s::blob_bytes())})
+        } else if uri == s::SECOND_PAGE_URI || (uri == s::ADDED_RESOURCE_URI && self.changed()) {
+            json!({"uri": uri, "mimeType": "text/plain", "text": format!("resource {uri}")})
+        } else if let Some(id) = uri.strip_prefix(s::TEMPLATE_PREFIX).filter(|id| !id.is_empty() && !id.contains('{')) {
+            json!({"uri": uri, "mimeType": "text/plain", "text": format!("item {id}")})
+        } else if uri.starts_with(s::LINK_PREFIX) {
+            json!({"uri": uri, "mimeType": "text/plain", "text": format!("linked: {}", s::LINK_CANARY)})
+        } else {
+            let message = format!("no resource {uri}");
+            return Err(if modern { McpError::invalid_params(message, Some(json!({"uri": uri}))) } else { McpError::resource_not_found(message, Some(json!({"uri": uri}))) });
+        };
+        typed(json!({"contents": [contents]}))
+    }
+
+    fn supported(&self) -> Vec<ProtocolVersion> {
+        let versions: Vec<String> = match (&self.shared.options.protocol_version, self.shared.options.era) {
+            (Some(v), _) => vec![v.clone()],
+            (None, EraPolicy::Legacy) => LEGACY_VERSIONS.iter().map(|v| v.to_string()).collect(),
+            (None, EraPolicy::Modern) => vec![MODERN_VERSION.to_string()],
+            (None, EraPolicy::Dual) => LEGACY_VERSIONS.iter().chain([MODERN_VERSION].iter()).map(|v| v.to_string()).collect(),
+        };
+        versions.into_iter().filter_map(|v| serde_json::from_value(json!(v)).ok()).collect()
+    }
+}
+
+impl ServerHandler for ProbeServer {
+    fn get_info(&self) -> ServerInfo {
+        let capabilities: ServerCapabilities = serde_json::from_value(s::server_capabilities()).unwrap_or_default();
+        ServerInfo::new(capabilities)
+            .with_server_info(Implementation::new(s::SERVER_NAME, env!("CARGO_PKG_VERSION")))
+            .with_instructions(s::instructions())
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Owned(self.supported())
+    }
+
+    async fn initialize(&self, request: InitializeRequestParams, context: RequestContext<RoleServer>) -> Result<InitializeResult, McpError> {
+        if !self.shared.options.era.allows(Era::Legacy) {
+            self.note(json!({"event": "refused_initialize", "requested": request.protocol_version.as_str()}));
+            let supported: Vec<String> = self.supported().iter().map(|v| v.as_str().to_string()).collect();
+            return Err(McpError::new(
+                ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+                "this server speaks only the 2026-07-28 era: use server/discover and per-request _meta",
+                Some(json!({"supported": supported, "requested": request.protocol_version.as_str()})),
+            ));
+        }
+        context.peer.set_peer_info(request.clone());
+        let result = self.negotiate_initialize(&request)?;
+        self.note(json!({"event": "session_started", "era": "legacy", "requested": request.protocol_version.as_str(),
+                         "negotiated": result.protocol_version.as_str()}));
+        Ok(result)
+    }
+
+    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, McpError> {
+        if !self.shared.options.era.allows(Era::Modern) {
+            self.note(json!({"event": "refused_discover"}));
+            return Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, "server/discover", None));
+        }
+        self.note(json!({"event": "discover"}));
+        Ok(DiscoverResult::from_server_info(self.supported(), self.get_info()))
+    }
+
+    async fn set_level(&self, request: SetLevelRequestParams, _context: RequestContext<RoleServer>) -> Result<(), McpError> {
+        self.note(json!({"event": "log_level", "level": request.level}));
+        Ok(())
+    }
+
+    async fn list_tools(&self, request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, McpError> {
+        let all = s::tools(self.changed());
+        let (tools, next) = page(&all, s::TOOLS_PAGE_ONE, request.as_ref().and_then(|r| r.cursor.as_deref()), s::TOOLS_CURSOR)?;
+        typed(json!({"tools": tools, "nextCursor": next}))
+    }
+
+    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, McpError> {
+        let name = request.name.to_string();
+        let modern = is_modern(&context);
+        let tool_url_id = format!("elicit-{}", self.next_serial());
+        match name.as_str() {
+            s::TOOL_PROGRESS => Ok(self.progress(&context).await.into()),
+            s::TOOL_RESOURCE_LINK => {
+                let uri = format!("{}{}", s::LINK_PREFIX, self.next_serial());
+                let link: Resource = typed(json!({"uri": uri, "name": "linked-note", "mimeType": "text/plain"}))?;
+                Ok(CallToolResult::success(vec![ContentBlock::text("see the linked resource"), ContentBlock::resource_link(link)]).into())
+            }
+            s::TOOL_ELICIT_FORM => self.ask(&name, "elicitation/create", s::elicit_form_params(), &request, &context).await,
+            s::TOOL_ELICIT_ENUMS => self.ask(&name, "elicitation/create", s::elicit_enum_params(), &request, &context).await,
+            s::TOOL_ELICIT_URL => {
+                let id = (!modern).then_some(tool_url_id.as_str());
+                let response = self.ask(&name, "elicitation/create", s::elicit_url_params(id), &request, &context).await;
+                if !modern {
+                    let note = CustomNotification::new("notifications/elicitation/complete", Some(json!({"elicitationId": tool_url_id})));
+                    let _ = context.peer.send_notification(ServerNotification::CustomNotification(note)).await;
+                }
+                response
+            }
+            s::TOOL_SAMPLING => self.ask(&name, "sampling/createMessage", s::sampling_params(), &request, &context).await,
+            s::TOOL_SAMPLING_TOOLS => {
+                let declared = context.client_capabilities().and_then(|c| c.sampling).and_then(|s| s.tools).is_some();
+                if !declared {
+                    return Ok(CallToolResult::error(vec![ContentBlock::text("the client did not declare sampling.tools")]).into());
+                }
+                self.ask(&name, "sampling/createMessage", s::sampling_tools_params(), &request, &context).await
+            }
+            s::TOOL_ROOTS => self.ask(&name, "roots/list", json!({}), &request, &context).await,
+            s::TOOL_PING => Ok(self.ping_client(&context).await.into()),
+            s::TOOL_LIST_CHANGED => Ok(self.change_lists(&context).await.into()),
+            s::TOOL_ADDED if self.changed() => Ok(text_result("the added tool ran").into()),
+            _ => Ok(CallToolResult::error(vec![ContentBlock::text(format!("unknown tool {name}"))]).into()),
+        }
+    }
+
+    async fn list_resources(&self, request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourcesResult, McpError> {
+        let all = s::resources(self.changed());
+        let (resources, next) = page(&all, s::RESOURCES_PAGE_ONE, request.as_ref().and_then(|r| r.cursor.as_deref()), s::RESOURCES_CURSOR)?;
+        typed(json!({"resources": resources, "nextCursor": next}))
+    }
+
+    async fn list_resource_templates(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourceTemplatesResult, McpError> {
+        typed(json!({"resourceTemplates": s::resource_templates()}))
+    }
+
+    async fn read_resource(&self, request: ReadResourceRequestParams, context: RequestContext<RoleServer>) -> Result<ReadResourceResponse, McpError> {
+        Ok(self.read(&request.uri, is_modern(&context))?.into())
+    }
+
+    async fn list_prompts(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListPromptsResult, McpError> {
+        typed(json!({"prompts": s::prompts(self.changed())}))
+    }
+
+    async fn get_prompt(&self, request: GetPromptRequestParams, _context: RequestContext<RoleServer>) -> Result<GetPromptResponse, McpError> {
+        let known = request.name == s::PROMPT || (request.name == s::PROMPT_ADDED && self.changed());
+        if !known {
+            return Err(McpError::invalid_params(format!("no prompt {}", request.name), None));
+        }
+        let topic = request.arguments.as_ref().and_then(|a| a.get(s::PROMPT_ARGUMENT)).and_then(Value::as_str).unwrap_or("(none)");
+        let result: GetPromptResult = typed(json!({
+            "description": "probe prompt",
+            "messages": [{"role": "user", "content": {"type": "text", "text": format!("Talk about {topic}.")}}]
+        }))?;
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,234 @@
+//! What the probe server advertises and serves: names, URIs, canaries and wire shapes.
+//!
+//! Probes judge against these constants, the server serves them, and the reference client uses
+//! them: one definition feeds all three. Shapes are written as JSON so that they read like the
+//! specification and go on the wire exactly as written.
+
+use serde_json::{json, Value};
+
+pub const SERVER_NAME: &str = "mcp-client-probe";
+pub const INSTRUCTIONS_CANARY: &str = "MCP-PROBE-INSTRUCTIONS-CANARY-4F1C";
+
+// Tools. The first page of `tools/list` ends after `TOOLS_PAGE_ONE`.
+pub const TOOL_PROGRESS: &str = "probe_progress";
+pub const TOOL_RESOURCE_LINK: &str = "probe_resource_link";
+pub const TOOL_ELICIT_FORM: &str = "probe_elicit_form";
+pub const TOOL_ELICIT_ENUMS: &str = "probe_elicit_enums";
+pub const TOOL_ELICIT_URL: &str = "probe_elicit_url";
+pub const TOOL_SAMPLING: &str = "probe_sampling";
+pub const TOOL_SAMPLING_TOOLS: &str = "probe_sampling_tools";
+pub const TOOL_ROOTS: &str = "probe_roots";
+pub const TOOL_PING: &str = "probe_ping";
+pub const TOOL_LIST_CHANGED: &str = "probe_list_changed";
+/// Appears in `tools/list` only after `probe_list_changed` ran.
+pub const TOOL_ADDED: &str = "probe_added";
+pub const TOOLS_PAGE_ONE: usize = 5;
+pub const TOOLS_CURSOR: &str = "tools-page-2";
+
+// Resources.
+pub const TEXT_URI: &str = "probe://text/canary";
+pub const TEXT_CANARY: &str = "MCP-PROBE-TEXT-CANARY-93B2";
+pub const BLOB_URI: &str = "probe://blob/bytes";
+pub const SECOND_PAGE_URI: &str = "probe://text/second-page";
+pub const ADDED_RESOURCE_URI: &str = "probe://text/added";
+pub const RESOURCES_CURSOR: &str = "resources-page-2";
+pub const TEMPLATE: &str = "probe://items/{id}";
+pub const TEMPLATE_PREFIX: &str = "probe://items/";
+pub const LINK_PREFIX: &str = "probe://linked/";
+pub const LINK_CANARY: &str = "MCP-PROBE-LINK-CANARY-51D0";
+
+// Prompts.
+pub const PROMPT: &str = "probe_prompt";
+pub const PROMPT_ADDED: &str = "probe_prompt_added";
+pub const PROMPT_ARGUMENT: &str = "topic";
+
+// Elicitation. The URL the URL-mode elicitation points at (never served: it only has to be shown).
+pub const ELICIT_URL: &str = "http://127.0.0.1:9/mcp-client-probe/elicit";
+
+/// The bytes of the binary resource: every byte value once, so any text re-encoding shows.
+pub fn blob_bytes() -> Vec<u8> {
+    (0u8..=255).collect()
+}
+
+/// `requestState` handed out by MRTR results; bytes chosen so that any re-encoding is visible.
+pub fn request_state_for(tool: &str, serial: u64) -> String {
+    format!("rs:{tool}:{serial}:é☃+/= \u{2028}end")
+}
+
+/// Key used in `inputRequests` for a tool's single input request.
+pub fn input_key_for(tool: &str) -> String {
+    format!("in_{tool}")
+}
+
+/// The form elicitation: primitive fields, each with a default.
+pub fn elicit_form_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "email": {"type": "string", "format": "email", "title": "E-mail", "default": "probe@example.org"},
+            "count": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
+            "ratio": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.5},
+            "agree": {"type": "boolean", "default": true},
+            "note": {"type": "string", "maxLength": 40, "default": "hello"}
+        },
+        "required": ["email", "count", "agree"]
+    })
+}
+
+/// Field names of the enum elicitation, one per enum shape of 2025-11-25.
+pub mod enum_fields {
+    pub const UNTITLED_SINGLE: &str = "untitled_single";
+    pub const TITLED_SINGLE: &str = "titled_single";
+    pub const UNTITLED_MULTI: &str = "untitled_multi";
+    pub const TITLED_MULTI: &str = "titled_multi";
+    pub const LEGACY_NAMES: &str = "legacy_enum_names";
+}
+
+/// The enum elicitation: one field per enum shape.
+pub fn elicit_enum_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            enum_fields::UNTITLED_SINGLE: {"type": "string", "enum": ["red", "green", "blue"], "default": "green"},
+            enum_fields::TITLED_SINGLE: {"type": "string", "oneOf": [
+                {"const": "s", "title": "Small"}, {"const": "m", "title": "Medium"}, {"const": "l", "title": "Large"}
+            ]},
+            enum_fields::UNTITLED_MULTI: {"type": "array", "minItems": 1, "maxItems": 2,
+                "items": {"type": "string", "enum": ["tea", "coffee", "water"]}},
+            enum_fields::TITLED_MULTI: {"type": "array", "minItems": 1,
+                "items": {"anyOf": [{"const": "x1", "title": "Option one"}, {"const": "x2", "title": "Option two"}]}},
+            enum_fields::LEGACY_NAMES: {"type": "string", "enum": ["lo", "hi"], "enumNames": ["Low", "High"]}
+        },
+        "required": [enum_fields::UNTITLED_SINGLE, enum_fields::TITLED_SINGLE, enum_fields::UNTITLED_MULTI,
+                     enum_fields::TITLED_MULTI, enum_fields::LEGACY_NAMES]
+    })
+}
+
+pub fn elicit_form_params() -> Value {
+    json!({"mode": "form", "message": "mcp-client-probe: please confirm these details", "requestedSchema": elicit_form_schema()})
+}
+
+pub fn elicit_enum_params() -> Value {
+    json!({"mode": "form", "message": "mcp-client-probe: pick one of each", "requestedSchema": elicit_enum_schema()})
+}
+
+/// URL-mode elicitation. `elicitation_id` is `None` in the 2026-07-28 era, which dropped it.
+pub fn elicit_url_params(elicitation_id: Option<&str>) -> Value {
+    let mut params = json!({"mode": "url", "message": "mcp-client-probe: open this page to continue", "url": ELICIT_URL});
+    if let Some(id) = elicitation_id {
+        params["elicitationId"] = json!(id);
+    }
+    params
+}
+
+pub fn sampling_params() -> Value {
+    json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": "mcp-client-probe: reply with one word"}}],
+        "systemPrompt": "You are answering a capability probe.",
+        "modelPreferences": {"hints": [{"name": "probe-model"}]},
+        "maxTokens": 32
+    })
+}
+
+pub const SAMPLING_TOOL_NAME: &str = "probe_weather";
+
+pub fn sampling_tools_params() -> Value {
+    json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": "mcp-client-probe: call the tool"}}],
+        "maxTokens": 64,
+        "tools": [{"name": SAMPLING_TOOL_NAME, "description": "Reports the weather for a city",
+                   "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}],
+        "toolChoice": {"mode": "required"}
+    })
+}
+
+/// Every tool the server lists, in list order. `with_added` adds the tool that appears after
+/// `tools/list_changed`.
+pub fn tools(with_added: bool) -> Vec<Value> {
+    let empty = json!({"type": "object", "properties": {}});
+    let mut list = vec![
+        json!({"name": TOOL_PROGRESS, "description": "Sends progress notifications for the call's progressToken and a log message", "inputSchema": empty}),
+        json!({"name": TOOL_RESOURCE_LINK, "description": "Returns a resource_link the client may follow", "inputSchema": empty}),
+        json!({"name": TOOL_ELICIT_FORM, "description": "Asks the user for a form with primitive fields", "inputSchema": empty}),
+        json!({"name": TOOL_ELICIT_ENUMS, "description": "Asks the user to pick from every enum shape", "inputSchema": empty}),
+        json!({"name": TOOL_ELICIT_URL, "description": "Asks the user to visit a URL", "inputSchema": empty}),
+        json!({"name": TOOL_SAMPLING, "description": "Asks the client's model for a completion", "inputSchema": empty}),
+        json!({"name": TOOL_SAMPLING_TOOLS, "description": "Asks the client's model for a completion that uses a tool", "inputSchema": empty}),
+        json!({"name": TOOL_ROOTS, "description": "Asks the client for its roots", "inputSchema": empty}),
+        json!({"name": TOOL_PING, "description": "Pings the client", "inputSchema": empty}),
+        json!({"name": TOOL_LIST_CHANGED, "description": "Changes the tool, resource and prompt lists and says so", "inputSchema": empty}),
+    ];
+    if with_added {
+        list.push(json!({"name": TOOL_ADDED, "description": "Exists only after the lists changed", "inputSchema": empty}));
+    }
+    list
+}
+
+pub fn resources(with_added: bool) -> Vec<Value> {
+    let mut list = vec![
+        json!({"uri": TEXT_URI, "name": "canary-text", "mimeType": "text/plain", "description": "A text resource with a canary"}),
+        json!({"uri": BLOB_URI, "name": "all-bytes", "mimeType": "application/octet-stream", "description": "256 bytes, one of each value"}),
+        json!({"uri": SECOND_PAGE_URI, "name": "second-page", "mimeType": "text/plain", "description": "Listed on the second page only"}),
+    ];
+    if with_added {
+        list.push(json!({"uri": ADDED_RESOURCE_URI, "name": "added", "mimeType": "text/plain"}));
+    }
+    list
+}
+
+/// How many resources the first page of `resources/list` holds.
+pub const RESOURCES_PAGE_ONE: usize = 2;
+
+pub fn resource_templates() -> Vec<Value> {
+    vec![json!({"uriTemplate": TEMPLATE, "name": "item", "mimeType": "text/plain", "description": "One item by id"})]
+}
+
+pub fn prompts(with_added: bool) -> Vec<Value> {
+    let mut list = vec![json!({"name": PROMPT, "description": "A prompt with one argument",
+        "arguments": [{"name": PROMPT_ARGUMENT, "description": "What to talk about", "required": true}]})];
+    if with_added {
+        list.push(json!({"name": PROMPT_ADDED, "description": "Exists only after the lists changed"}));
+    }
+    list
+}
+
+/// Server capabilities advertised in both eras.
+pub fn server_capabilities() -> Value {
+    json!({
+        "tools": {"listChanged": true},
+        "resources": {"listChanged": true},
+        "prompts": {"listChanged": true},
+        "logging": {},
+        "completions": {}
+    })
+}
+
+pub fn instructions() -> String {
+    format!("This server probes MCP client behaviour. Canary: {INSTRUCTIONS_CANARY}.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::{CreateMessageRequestParams, ElicitRequestParams, ServerCapabilities, Tool};
+
+    #[test]
+    fn every_wire_shape_is_accepted_by_the_sdk_types() {
+        for params in [elicit_form_params(), elicit_enum_params(), elicit_url_params(Some("e1"))] {
+            serde_json::from_value::<ElicitRequestParams>(params.clone()).unwrap_or_else(|e| panic!("{e}: {params}"));
+        }
+        serde_json::from_value::<CreateMessageRequestParams>(sampling_params()).unwrap();
+        serde_json::from_value::<CreateMessageRequestParams>(sampling_tools_params()).unwrap();
+        serde_json::from_value::<ServerCapabilities>(server_capabilities()).unwrap();
+        for tool in tools(true) {
+            serde_json::from_value::<Tool>(tool).unwrap();
+        }
+    }
+
+    #[test]
+    fn the_enum_schema_survives_the_sdk_round_trip() {
+        let typed: ElicitRequestParams = serde_json::from_value(elicit_enum_params()).unwrap();
+        let back = serde_json::to_value(typed).unwrap();
+        assert_eq!(back["requestedSchema"]["properties"], elicit_enum_schema()["properties"]);
+    }
+}

@@ -1,0 +1,295 @@
+//! The stdio tap: newline-delimited JSON-RPC over any reader/writer pair, journalled raw.
+//!
+//! Unlike rmcp's stdio helper it drops nothing silently: every inbound line is journalled before
+//! it is parsed; unparsable JSON is answered with -32700, JSON that is not a JSON-RPC message with
+//! -32600; a line over [`MAX_LINE`] is journalled as length + sha256 + head and answered with an
+//! error; bytes left without a newline at end of input are journalled as a partial frame.
+//! Notifications and responses that arrive before the first request are journalled and withheld
+//! from rmcp (whose lifecycle would otherwise end the session). If rmcp ends a session (for
+//! example after refusing `initialize`), a new one is served on the same input.
+
+use std::sync::Arc;
+
+use rmcp::service::{RoleServer, RxJsonRpcMessage, ServiceExt, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, Mutex};
+
+use crate::journal::{Direction, Entry, EventKind, Journal, RawText, TransportKind, HEAD_BYTES};
+use crate::server::{ProbeServer, ServeOptions};
+
+/// The longest line served. Longer lines are summarised and answered with an error.
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+
+const SESSION: &str = "stdio";
+
+/// One unit read from the input.
+#[derive(Debug, PartialEq)]
+pub enum ReadFrame {
+    Line(Vec<u8>),
+    Oversize { len: usize, sha256: String, head: Vec<u8> },
+    /// Bytes without a terminating newline at end of input.
+    Partial(Vec<u8>),
+    Eof,
+}
+
+/// Reads the next newline-terminated frame, never holding more than [`MAX_LINE`] bytes of it.
+pub async fn next_frame<R: AsyncBufRead + Unpin>(reader: &mut R, max_line: usize) -> std::io::Result<ReadFrame> {
+    let mut line = Vec::new();
+    let mut oversize: Option<(Sha256, usize, Vec<u8>)> = None;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(match oversize {
+                Some((hasher, len, head)) => ReadFrame::Oversize { len, sha256: hex(hasher), head },
+                None if line.is_empty() => ReadFrame::Eof,
+                None => ReadFrame::Partial(line),
+            });
+        }
+        let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
+            Some(i) => (&available[..i], Some(i + 1)),
+            None => (available, None),
+        };
+        match &mut oversize {
+            Some((hasher, len, head)) => {
+                hasher.update(chunk);
+                *len += chunk.len();
+                let room = HEAD_BYTES.saturating_sub(head.len());
+                head.extend_from_slice(&chunk[..room.min(chunk.len())]);
+            }
+            None if line.len() + chunk.len() > max_line => {
+                let mut hasher = Sha256::new();
+                hasher.update(&line);
+                hasher.update(chunk);
+                let mut head = line.clone();
+                head.extend_from_slice(&chunk[..chunk.len().min(HEAD_BYTES)]);
+                head.truncate(HEAD_BYTES);
+                oversize = Some((hasher, line.len() + chunk.len(), head));
+                line = Vec::new();
+            }
+            None => line.extend_from_slice(chunk),
+        }
+        let consumed = done.unwrap_or(chunk.len());
+        reader.consume(consumed);
+        if done.is_some() {
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            return Ok(match oversize {
+                Some((hasher, len, head)) => ReadFrame::Oversize { len, sha256: hex(hasher), head },
+                None => ReadFrame::Line(line),
+            });
+        }
+    }
+}
+
+fn hex(hasher: Sha256) -> String {
+    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn error_frame(id: Value, code: i64, message: &str) -> Vec<u8> {
+    serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})).unwrap_or_default()
+}
+
+/// Writes one outbound frame to the journal and queues it for the client.
+#[derive(Clone)]
+struct Outbound {
+    journal: Journal,
+    tx: mpsc::UnboundedSender<Vec<u8>>,
+}
+
+impl Outbound {
+    fn send(&self, bytes: Vec<u8>) {
+        let parsed: Option<Value> = serde_json::from_slice(&bytes).ok();
+        self.journal.log(Entry::frame(SESSION, TransportKind::Stdio, Direction::ServerToClient, EventKind::Frame, &bytes, parsed.as_ref()));
+        let _ = self.tx.send(bytes);
+    }
+}
+
+/// The rmcp transport handed to one rmcp session; several may be created over one input.
+struct StdioTap {
+    inbound: Arc<Mutex<mpsc::Receiver<RxJsonRpcMessage<RoleServer>>>>,
+    outbound: Outbound,
+}
+
+impl Transport<RoleServer> for StdioTap {
+    type Error = std::io::Error;
+
+    fn send(&mut self, item: TxJsonRpcMessage<RoleServer>) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let result = serde_json::to_vec(&item).map(|bytes| self.outbound.send(bytes)).map_err(std::io::Error::from);
+        std::future::ready(result)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        self.inbound.lock().await.recv().await
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// Reads frames, journals them, answers what rmcp would not, and forwards the rest.
+async fn pump_input<R: AsyncRead + Unpin>(reader: R, journal: Journal, outbound: Outbound, forward: mpsc::Sender<RxJsonRpcMessage<RoleServer>>) {
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    let mut seen_request = false;
+    let journal_frame = |kind: EventKind, bytes: &[u8], parsed: Option<&Value>| {
+        journal.log(Entry::frame(SESSION, TransportKind::Stdio, Direction::ClientToServer, kind, bytes, parsed));
+    };
+    loop {
+        let frame = match next_frame(&mut reader, MAX_LINE).await {
+            Ok(frame) => frame,
+            Err(err) => {
+                journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "input_error", "error": err.to_string()})));
+                break;
+            }
+        };
+        let line = match frame {
+            ReadFrame::Eof => {
+                journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "input_closed", "clean": true})));
+                break;
+            }
+            ReadFrame::Partial(bytes) => {
+                journal_frame(EventKind::Partial, &bytes, None);
+                journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "input_closed", "clean": false, "partial_bytes": bytes.len()})));
+                break;
+            }
+            ReadFrame::Oversize { len, sha256, head } => {
+                let mut entry = Entry::new(SESSION, TransportKind::Stdio, Direction::ClientToServer, EventKind::Oversize);
+                entry.raw = Some(RawText::summary(len, &sha256, &head));
+                journal.log(entry);
+                outbound.send(error_frame(Value::Null, -32600, &format!("line of {len} bytes exceeds the {MAX_LINE}-byte limit")));
+                continue;
+            }
+            ReadFrame::Line(line) => line,
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            journal_frame(EventKind::Blank, &line, None);
+            continue;
+        }
+        let value: Value = match serde_json::from_slice(&line) {
+            Ok(value) => value,
+            Err(err) => {
+                journal_frame(EventKind::Unparsable, &line, None);
+                outbound.send(error_frame(Value::Null, -32700, &format!("parse error: {err}")));
+                continue;
+            }
+        };
+        if !value.is_object() || value.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            journal_frame(EventKind::NotJsonRpc, &line, Some(&value));
+            let id = value.get("id").cloned().unwrap_or(Value::Null);
+            outbound.send(error_frame(id, -32600, "invalid request: not a JSON-RPC 2.0 message (batches are not served)"));
+            continue;
+        }
+        journal_frame(EventKind::Frame, &line, Some(&value));
+        let is_request = value.get("method").is_some() && value.get("id").is_some();
+        let message = match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) {
+            Ok(message) => message,
+            Err(err) => {
+                journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "sdk_rejected_frame", "error": err.to_string()})));
+                if value.get("method").is_some() || value.get("id").is_some() {
+                    let id = value.get("id").cloned().unwrap_or(Value::Null);
+                    outbound.send(error_frame(id, -32600, &format!("invalid request: {err}")));
+                }
+                continue;
+            }
+        };
+        if !is_request && !seen_request {
+            journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "withheld_before_first_request", "method": value.get("method")})));
+            continue;
+        }
+        seen_request |= is_request;
+        if forward.send(message).await.is_err() && is_request {
+            let id = value.get("id").cloned().unwrap_or(Value::Null);
+            outbound.send(error_frame(id, -32603, "the probe server's session has ended"));
+        }
+    }
+}
+
+/// Serves the probe server over one reader/writer pair until the input ends.
+pub async fn serve_stdio<R, W>(reader: R, mut writer: W, journal: Journal, options: ServeOptions) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let writer_task = tokio::spawn(async move {
+        while let Some(mut bytes) = out_rx.recv().await {
+            bytes.push(b'\n');
+            if writer.write_all(&bytes).await.is_err() || writer.flush().await.is_err() {
+                return false;
+            }
+        }
+        true
+    });
+    let outbound = Outbound { journal: journal.clone(), tx: out_tx };
+    let (in_tx, in_rx) = mpsc::channel(64);
+    let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx));
+    let inbound = Arc::new(Mutex::new(in_rx));
+    let handler = ProbeServer::new(journal.clone(), SESSION, TransportKind::Stdio, options);
+    loop {
+        let tap = StdioTap { inbound: inbound.clone(), outbound: outbound.clone() };
+        match handler.clone().serve(tap).await {
+            Ok(running) => {
+                let reason = running.waiting().await;
+                journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "session_ended", "reason": format!("{reason:?}")})));
+            }
+            Err(err) => journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "session_failed", "error": err.to_string()}))),
+        }
+        if pump.is_finished() {
+            break;
+        }
+    }
+    let _ = pump.await;
+    drop(outbound);
+    let _ = writer_task.await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn frames(input: &[u8], max: usize) -> Vec<ReadFrame> {
+        let mut reader = BufReader::with_capacity(8, input);
+        let mut out = Vec::new();
+        loop {
+            let frame = next_frame(&mut reader, max).await.unwrap();
+            let end = frame == ReadFrame::Eof || matches!(frame, ReadFrame::Partial(_));
+            out.push(frame);
+            if end {
+                return out;
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn lines_are_split_and_crlf_trimmed() {
+        let got = frames(b"{\"a\":1}\r\n\nxyz\n", 1024).await;
+        assert_eq!(got, vec![ReadFrame::Line(b"{\"a\":1}".to_vec()), ReadFrame::Line(vec![]), ReadFrame::Line(b"xyz".to_vec()), ReadFrame::Eof]);
+    }
+
+    #[tokio::test]
+    async fn an_oversize_line_is_summarised_and_the_next_line_still_read() {
+        let mut input = vec![b'x'; 100];
+        input.extend_from_slice(b"\nok\n");
+        let got = frames(&input, 50).await;
+        match &got[0] {
+            ReadFrame::Oversize { len, sha256, head } => {
+                assert_eq!(*len, 100);
+                assert_eq!(sha256, &crate::journal::sha256_hex(&[b'x'; 100]));
+                assert_eq!(head.len(), 100.min(HEAD_BYTES));
+            }
+            other => panic!("expected oversize, got {other:?}"),
+        }
+        assert_eq!(got[1], ReadFrame::Line(b"ok".to_vec()));
+    }
+
+    #[tokio::test]
+    async fn bytes_without_newline_at_eof_are_a_partial_frame() {
+        let got = frames(b"{\"jsonrpc\":\"2.0\",\"me", 1024).await;
+        assert_eq!(got, vec![ReadFrame::Partial(b"{\"jsonrpc\":\"2.0\",\"me".to_vec())]);
+    }
+}
