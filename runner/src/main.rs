@@ -1,1 +1,172 @@
-fn main() {}
+//! `mcp-client-probe`: measures what MCP clients actually do.
+//!
+//! Exit codes (see [`exit`]): 0 success; 1 the self-test found a probe that does not
+//! discriminate; 2 bad input (usage, unreadable files); 3 the harness itself failed.
+
+mod cli;
+mod matrix;
+mod reference;
+mod render;
+mod run;
+mod selftest;
+mod serve;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use probe_server::{registry, Era};
+
+use cli::{Cli, Command, Format};
+use run::RunSpec;
+
+/// Documented exit codes.
+pub mod exit {
+    pub const OK: u8 = 0;
+    pub const MISMATCH: u8 = 1;
+    pub const BAD_INPUT: u8 = 2;
+    pub const HARNESS: u8 = 3;
+}
+
+/// An error that chooses its exit code.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+struct Exit {
+    code: u8,
+    message: String,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mcp-client-probe: cannot start the async runtime: {e}");
+            return ExitCode::from(exit::HARNESS);
+        }
+    };
+    match runtime.block_on(dispatch(cli.command)) {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            let code = err.downcast_ref::<Exit>().map_or(exit::HARNESS, |e| e.code);
+            eprintln!("mcp-client-probe: {err:#}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn terminal_width() -> Option<u16> {
+    if std::io::stdout().is_terminal() {
+        None
+    } else {
+        Some(160)
+    }
+}
+
+async fn dispatch(command: Command) -> Result<u8> {
+    match command {
+        Command::Serve(args) => serve::serve(args).await.map(|_| exit::OK),
+        Command::Probe(args) => probe(args).await,
+        Command::SelfTest(args) => self_test(args).await,
+        Command::Judge(args) => judge(args),
+        Command::Probes(args) if args.ablations => {
+            list_ablations(args.format.format);
+            Ok(exit::OK)
+        }
+        Command::Probes(args) => {
+            list_probes(args.format.format);
+            Ok(exit::OK)
+        }
+    }
+}
+
+fn own_exe() -> Result<std::path::PathBuf> {
+    std::env::current_exe().context("cannot find this program's own executable")
+}
+
+async fn probe(args: cli::ProbeArgs) -> Result<u8> {
+    if let Some(client) = args.client {
+        return Err(Exit { code: exit::BAD_INPUT, message: format!("probing real clients ({client}) is not available in this version; run `probe` without a client to probe the reference client") }.into());
+    }
+    let ablation = args.ablation;
+    let specs: Vec<RunSpec> = args.transport.transports().into_iter().flat_map(|transport| Era::ALL.map(|era| RunSpec { transport, era, ablation })).collect();
+    let results = selftest::execute(specs, own_exe()?, 4, args.keep_journals).await;
+    for failed in results.iter().filter_map(|r| r.harness_error.as_ref()) {
+        eprintln!("mcp-client-probe: harness error: {failed}");
+    }
+    let runs: Vec<_> = results.iter().collect();
+    let matrix = matrix::from_runs("reference", &runs);
+    match args.format.format {
+        Format::Table => println!("{}", render::terminal(&matrix, terminal_width())),
+        Format::Json => println!("{}", render::json(&matrix)),
+    }
+    Ok(if results.iter().any(|r| r.harness_error.is_some()) { exit::HARNESS } else { exit::OK })
+}
+
+async fn self_test(args: cli::SelfTestArgs) -> Result<u8> {
+    let specs = selftest::plan(&args.transport.transports());
+    let results = selftest::execute(specs, own_exe()?, args.jobs, None).await;
+    let report = selftest::evaluate(&results);
+    match args.format.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        Format::Table => {
+            println!("{}", render::terminal(&report.matrix, terminal_width()));
+            for m in &report.mismatches {
+                println!("MISMATCH {} {} [{}] {}: {}", m.transport, m.era, m.ablation, m.probe, m.problem);
+            }
+            println!("{} runs; {} probes proven; {} mismatches", report.runs, report.probes_proven, report.mismatches.len());
+        }
+    }
+    Ok(if report.passed() { exit::OK } else { exit::MISMATCH })
+}
+
+fn judge(args: cli::JudgeArgs) -> Result<u8> {
+    let (observations, verdicts) = run::judge_recorded(&args.journal).map_err(|e| Exit { code: exit::BAD_INPUT, message: e.to_string() })?;
+    match args.format.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&verdicts)?),
+        Format::Table => {
+            if let Some(life) = observations.lifecycle() {
+                println!("era {} · requested {} · negotiated {}", life.era, life.requested_version.unwrap_or_default(), life.negotiated_version.unwrap_or_default());
+            }
+            if observations.truncated {
+                println!("note: the journal's last line was cut off (the writer stopped mid-line)");
+            }
+            for v in &verdicts {
+                println!("{:<36} {:<14} {}", v.probe, v.outcome.label(), v.detail);
+            }
+        }
+    }
+    Ok(exit::OK)
+}
+
+fn list_probes(format: Format) {
+    let probes: Vec<_> = registry::probes()
+        .iter()
+        .map(|p| serde_json::json!({"id": p.id(), "area": p.area(), "title": p.title(), "revisions": p.revisions(), "eras": p.eras(), "serves": p.serves(), "wire_judged": p.wire_judged()}))
+        .collect();
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&probes).unwrap_or_default()),
+        Format::Table => {
+            for p in registry::probes() {
+                let eras: Vec<_> = p.eras().iter().map(|e| e.as_str()).collect();
+                println!("{:<36} {:<14} {}", p.id(), eras.join("+"), p.title());
+            }
+        }
+    }
+}
+
+fn list_ablations(format: Format) {
+    let all = reference::Ablation::ALL;
+    match format {
+        Format::Json => {
+            let rows: Vec<_> = all.iter().map(|a| serde_json::json!({"ablation": a.id(), "target": a.target(), "changes": a.description()})).collect();
+            println!("{}", serde_json::to_string_pretty(&rows).unwrap_or_default());
+        }
+        Format::Table => {
+            for a in all {
+                println!("{:<30} {:<36} {}", a.id(), a.target(), a.description());
+            }
+        }
+    }
+}

@@ -87,6 +87,20 @@ pub(crate) fn accepted_content(exchange: Option<Exchange>, declared: Declaration
     }
 }
 
+/// Yes when the client sent `method` before its first `use_method` (or never used it);
+/// partial when it listed only after using; no when it never listed.
+pub(crate) fn listed_before_use(observations: &Observations, method: &str, use_method: &str, what: &str) -> Verdict {
+    let Some(first) = observations.client_requests(method).next() else {
+        return Verdict::new(Outcome::No, format!("never {what}"));
+    };
+    match observations.client_requests(use_method).next() {
+        Some(used) if used.seq < first.seq => {
+            Verdict::new(Outcome::Partial, format!("{what} only after a {use_method}")).evidence([used.seq, first.seq])
+        }
+        _ => Verdict::new(Outcome::Yes, format!("{what} before use")).evidence([first.seq]),
+    }
+}
+
 /// "answered in < 50 ms" style buckets, stable across machines.
 pub fn latency_bucket(us: u64) -> &'static str {
     match us {

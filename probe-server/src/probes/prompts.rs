@@ -2,17 +2,18 @@
 
 use serde_json::Value;
 
-use super::{probe, refetched, requested, BOTH, LEGACY};
+use super::{listed_before_use, probe, refetched, BOTH, LEGACY};
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
 
 probe! {
-    /// Evidence: a `prompts/list` request answered with a result.
+    /// Evidence: a `prompts/list` before the client's first `prompts/get`. Listing only after
+    /// fetching is partial.
     PromptsList {
         id: "prompts.list", area: Prompts, title: "prompts listed",
         revisions: ["2024-11-05"], eras: BOTH, serves: "prompts capability with one prompt",
-        judge: |o| requested(o, "prompts/list", "listed prompts"),
+        judge: |o| listed_before_use(o, "prompts/list", "prompts/get", "listed prompts"),
     }
 }
 

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::tools::cursor_followed;
-use super::{probe, refetched, requested, BOTH, LEGACY};
+use super::{listed_before_use, probe, refetched, requested, BOTH, LEGACY};
 use crate::observe::{Frame, Observations};
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
@@ -23,11 +23,12 @@ fn read_answered(o: &Observations, pred: impl Fn(&str) -> bool, what: &str) -> V
 }
 
 probe! {
-    /// Evidence: a `resources/list` request answered with a result.
+    /// Evidence: a `resources/list` before the client's first `resources/read`. Listing only
+    /// after reading is partial.
     ResourcesList {
         id: "resources.list", area: Resources, title: "resources listed",
         revisions: ["2024-11-05"], eras: BOTH, serves: "resources capability, three resources in two pages",
-        judge: |o| requested(o, "resources/list", "listed resources"),
+        judge: |o| listed_before_use(o, "resources/list", "resources/read", "listed resources"),
     }
 }
 

@@ -2,17 +2,18 @@
 
 use serde_json::Value;
 
-use super::{probe, refetched, requested, BOTH, LEGACY};
+use super::{listed_before_use, probe, refetched, BOTH, LEGACY};
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
 
 probe! {
-    /// Evidence: a `tools/list` request answered with a result.
+    /// Evidence: a `tools/list` before the client's first `tools/call`. Listing only after
+    /// calling is partial.
     ToolsList {
         id: "tools.list", area: Tools, title: "tools listed",
         revisions: ["2024-11-05"], eras: BOTH, serves: "tools capability, tools in two pages",
-        judge: |o| requested(o, "tools/list", "listed tools"),
+        judge: |o| listed_before_use(o, "tools/list", "tools/call", "listed tools"),
     }
 }
 

@@ -1,0 +1,138 @@
+//! The command line. Doc comments here are the help text.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use probe_server::EraPolicy;
+
+use crate::reference::Ablation;
+use crate::run::Transport;
+
+/// Measures what MCP clients actually do, as opposed to what they declare.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-client-probe", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the instrumented probe server on its own (stdio or Streamable HTTP on loopback).
+    Serve(ServeArgs),
+    /// Probe a client and print its capability matrix. Without CLIENT, probes the built-in
+    /// reference client.
+    Probe(ProbeArgs),
+    /// Prove every probe: the full reference client must pass each, and each probe must fail
+    /// under its ablation. Exits 1 on any mismatch.
+    SelfTest(SelfTestArgs),
+    /// Judge a recorded journal and print the verdicts.
+    Judge(JudgeArgs),
+    /// List the probes: id, area, eras, what each serves.
+    Probes(ProbesArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("transport").required(true).args(["stdio", "http"]))]
+pub struct ServeArgs {
+    /// Serve newline-delimited JSON-RPC on stdin/stdout.
+    #[arg(long)]
+    pub stdio: bool,
+    /// Serve Streamable HTTP on this loopback address (port 0 picks a free port).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+    /// Where to write the wire journal (JSONL).
+    #[arg(long, value_name = "FILE")]
+    pub journal: PathBuf,
+    /// Which protocol eras to serve.
+    #[arg(long, default_value = "dual", value_parser = parse_era)]
+    pub era: EraPolicy,
+    /// Serve exactly this protocol version (a counter-offer to legacy clients).
+    #[arg(long, value_name = "V")]
+    pub protocol_version: Option<String>,
+}
+
+fn parse_era(s: &str) -> Result<EraPolicy, String> {
+    s.parse().map_err(|e: probe_server::era::UnknownEra| e.to_string())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct FormatArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TransportChoice {
+    Stdio,
+    Http,
+    Both,
+}
+
+impl TransportChoice {
+    pub fn transports(self) -> Vec<Transport> {
+        match self {
+            TransportChoice::Stdio => vec![Transport::Stdio],
+            TransportChoice::Http => vec![Transport::Http],
+            TransportChoice::Both => vec![Transport::Stdio, Transport::Http],
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// The client to probe: a profile name, name@version, or a path. Omit for the reference client.
+    pub client: Option<String>,
+    /// Which transports to probe over.
+    #[arg(long, value_enum, default_value_t = TransportChoice::Both)]
+    pub transport: TransportChoice,
+    /// Reference client only: remove or break one feature (see `probes --ablations`).
+    #[arg(long, value_name = "NAME", value_parser = parse_ablation)]
+    pub ablation: Option<Ablation>,
+    /// Keep each run's journal in this directory.
+    #[arg(long, value_name = "DIR")]
+    pub keep_journals: Option<PathBuf>,
+    #[command(flatten)]
+    pub format: FormatArgs,
+}
+
+fn parse_ablation(s: &str) -> Result<Ablation, String> {
+    s.parse()
+}
+
+#[derive(Debug, Args)]
+pub struct SelfTestArgs {
+    /// Which transports to test.
+    #[arg(long, value_enum, default_value_t = TransportChoice::Both)]
+    pub transport: TransportChoice,
+    /// How many runs at once.
+    #[arg(long, default_value_t = 12)]
+    pub jobs: usize,
+    #[command(flatten)]
+    pub format: FormatArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ProbesArgs {
+    /// List the reference client's ablations instead: name, target probe, what changes.
+    #[arg(long)]
+    pub ablations: bool,
+    #[command(flatten)]
+    pub format: FormatArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    /// A journal written by `serve` or by a run.
+    pub journal: PathBuf,
+    #[command(flatten)]
+    pub format: FormatArgs,
+}

@@ -1,0 +1,76 @@
+//! Verdicts arranged for reading: one row per probe in registry order, one column per run.
+//! Pure data; renderers turn it into text.
+
+use probe_server::probe::{Declaration, Outcome};
+use probe_server::{registry, Area, Verdict};
+use serde::Serialize;
+
+use crate::run::RunResult;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Matrix {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Row>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Column {
+    pub client: String,
+    pub transport: String,
+    pub era: String,
+    pub protocol_version: Option<String>,
+}
+
+impl Column {
+    pub fn heading(&self) -> String {
+        format!("{}\n{} · {}\n{}", self.client, self.transport, self.era, self.protocol_version.as_deref().unwrap_or("?"))
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub probe: String,
+    pub area: Area,
+    pub title: String,
+    pub cells: Vec<Cell>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Cell {
+    pub outcome: Outcome,
+    pub declared: Declaration,
+    pub detail: String,
+    pub evidence: Vec<u64>,
+    /// Self-test only: the outcome under this probe's ablation(s).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ablated: Vec<AblatedCell>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AblatedCell {
+    pub ablation: String,
+    pub outcome: Outcome,
+    pub detail: String,
+}
+
+impl Cell {
+    fn from_verdict(verdict: Option<&Verdict>) -> Cell {
+        match verdict {
+            Some(v) => Cell { outcome: v.outcome, declared: v.declared.clone(), detail: v.detail.clone(), evidence: v.evidence.clone(), ablated: Vec::new() },
+            None => Cell { outcome: Outcome::NotReached, declared: Declaration::NoCapability, detail: "the run produced no verdict".into(), evidence: Vec::new(), ablated: Vec::new() },
+        }
+    }
+}
+
+/// Builds a matrix with one column per run, named `client`.
+pub fn from_runs(client: &str, runs: &[&RunResult]) -> Matrix {
+    let columns = runs
+        .iter()
+        .map(|r| Column { client: client.to_string(), transport: r.spec.transport.as_str().into(), era: r.spec.era.to_string(), protocol_version: r.protocol_version.clone() })
+        .collect();
+    let rows = registry::probes()
+        .iter()
+        .map(|p| Row { probe: p.id().into(), area: p.area(), title: p.title().into(), cells: runs.iter().map(|r| Cell::from_verdict(r.verdict(p.id()))).collect() })
+        .collect();
+    Matrix { columns, rows }
+}

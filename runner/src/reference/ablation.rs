@@ -1,0 +1,112 @@
+//! Ablations: one switch per probe that removes or breaks the feature that probe looks at.
+//! The self-test proves every probe discriminates by running the reference client with each.
+
+use std::fmt;
+
+macro_rules! ablations {
+    ($($variant:ident => $id:literal, $target:literal, $what:literal;)*) => {
+        /// A feature of the reference client removed or broken.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Ablation { $($variant),* }
+
+        impl Ablation {
+            pub const ALL: &'static [Ablation] = &[$(Ablation::$variant),*];
+
+            /// Stable kebab-case name.
+            pub fn id(self) -> &'static str {
+                match self { $(Ablation::$variant => $id),* }
+            }
+
+            /// The probe this ablation must turn away from yes.
+            pub fn target(self) -> &'static str {
+                match self { $(Ablation::$variant => $target),* }
+            }
+
+            /// What the reference client does differently, in plain words.
+            pub fn description(self) -> &'static str {
+                match self { $(Ablation::$variant => $what),* }
+            }
+        }
+    };
+}
+
+ablations! {
+    SkipInitialized => "skip-initialized", "connection.initialized", "never sends notifications/initialized";
+    BlankClientInfo => "blank-client-info", "connection.client_info", "sends clientInfo with an empty name";
+    IgnoreDowngrade => "ignore-downgrade", "connection.version_downgrade", "calls server/discover after being offered a legacy version";
+    DropClientInfoMeta => "drop-client-info-meta", "connection.request_meta", "leaves clientInfo out of _meta after the opening request";
+    SkipToolsList => "skip-tools-list", "tools.list", "never lists tools";
+    ToolsFirstPageOnly => "tools-first-page-only", "tools.pagination", "ignores nextCursor on tools/list";
+    IgnoreToolsListChanged => "ignore-tools-list-changed", "tools.list_changed", "does not refetch tools on list_changed";
+    SkipResourcesList => "skip-resources-list", "resources.list", "never lists resources";
+    ResourcesFirstPageOnly => "resources-first-page-only", "resources.pagination", "ignores nextCursor on resources/list";
+    SkipTextRead => "skip-text-read", "resources.read_text", "never reads the text resource";
+    SkipBlobRead => "skip-blob-read", "resources.read_blob", "never reads the binary resource";
+    SkipTemplatesList => "skip-templates-list", "resources.templates_list", "never lists resource templates";
+    SkipTemplateRead => "skip-template-read", "resources.template_read", "never reads an expanded template URI";
+    SkipLinkFollow => "skip-link-follow", "resources.link_followed", "does not follow resource_link";
+    IgnoreResourcesListChanged => "ignore-resources-list-changed", "resources.list_changed", "does not refetch resources on list_changed";
+    SkipPromptsList => "skip-prompts-list", "prompts.list", "never lists prompts";
+    SkipPromptsGet => "skip-prompts-get", "prompts.get", "never fetches a prompt";
+    IgnorePromptsListChanged => "ignore-prompts-list-changed", "prompts.list_changed", "does not refetch prompts on list_changed";
+    ElicitAutoDecline => "elicit-auto-decline", "elicitation.form", "declines the form at once, nobody asked";
+    EnumUntitledSingleInvalid => "enum-untitled-single-invalid", "elicitation.enum_untitled_single", "answers a value outside the enum";
+    EnumTitledSingleTitle => "enum-titled-single-title", "elicitation.enum_titled_single", "answers the title instead of the const";
+    EnumMultiAsString => "enum-multi-as-string", "elicitation.enum_untitled_multi", "answers a multi-select with one string";
+    EnumTitledMultiTitle => "enum-titled-multi-title", "elicitation.enum_titled_multi", "answers titles instead of consts";
+    EnumLegacyName => "enum-legacy-name", "elicitation.enum_legacy_names", "answers the enumName instead of the value";
+    UrlUnsupported => "url-unsupported", "elicitation.url", "answers URL-mode elicitation with an error";
+    AlterRequestState => "alter-request-state", "elicitation.mrtr_retry", "re-encodes requestState on the retry";
+    SamplingError => "sampling-error", "sampling.create_message", "answers sampling with an error";
+    SamplingIgnoreTools => "sampling-ignore-tools", "sampling.tools", "answers with text although a tool is required";
+    RootsNonFile => "roots-non-file", "roots.list", "answers roots with https URIs";
+    StripProgressToken => "strip-progress-token", "utilities.progress_token", "sends tools/call without a progressToken";
+    SkipSetLevel => "skip-set-level", "utilities.set_level", "never sets the log level";
+    PingError => "ping-error", "utilities.ping", "answers ping with an error";
+}
+
+impl Ablation {
+    /// Probes that depend on the ablated feature and may change with it (you cannot follow a
+    /// cursor of a list you never fetch). Every other probe must keep its outcome.
+    pub fn collateral(self) -> &'static [&'static str] {
+        match self {
+            Ablation::SkipToolsList => &["tools.pagination"],
+            Ablation::SkipResourcesList => &["resources.pagination"],
+            Ablation::SamplingError => &["sampling.tools"],
+            _ => &[],
+        }
+    }
+}
+
+impl fmt::Display for Ablation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl std::str::FromStr for Ablation {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ablation::ALL.iter().copied().find(|a| a.id() == s).ok_or_else(|| format!("unknown ablation {s:?}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use probe_server::registry;
+
+    #[test]
+    fn every_ablation_targets_a_probe_and_every_wire_judged_probe_has_one() {
+        for ablation in Ablation::ALL {
+            assert!(registry::find(ablation.target()).is_some(), "{ablation} targets unknown probe {}", ablation.target());
+            assert_eq!(ablation.id().parse::<Ablation>(), Ok(*ablation));
+            for probe in ablation.collateral() {
+                assert!(registry::find(probe).is_some() && *probe != ablation.target());
+            }
+        }
+        for probe in registry::probes().iter().filter(|p| p.wire_judged()) {
+            assert!(Ablation::ALL.iter().any(|a| a.target() == probe.id()), "probe {} has no ablation: it is not proven to discriminate", probe.id());
+        }
+    }
+}

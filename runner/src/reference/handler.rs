@@ -1,0 +1,135 @@
+//! The reference client's answers to the server: elicitation, sampling, roots, ping and the
+//! list_changed notifications. Correct by default; each ablation breaks exactly one answer.
+#![allow(deprecated)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use probe_server::surface::{self, enum_fields};
+use rmcp::model::*;
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use rmcp::{ClientHandler, ErrorData as McpError};
+use serde_json::{json, Value};
+use tokio::sync::Notify;
+
+use super::ablation::Ablation;
+
+/// How long the simulated person takes to answer a form: well above the auto-answer threshold.
+pub const PERSON_DELAY: Duration = Duration::from_millis(60);
+
+/// Which list_changed notifications arrived, with a way to wait for them.
+#[derive(Default)]
+pub struct ListChanges {
+    pub tools: std::sync::atomic::AtomicBool,
+    pub resources: std::sync::atomic::AtomicBool,
+    pub prompts: std::sync::atomic::AtomicBool,
+    pub arrived: Notify,
+}
+
+#[derive(Clone)]
+pub struct ReferenceHandler {
+    ablation: Option<Ablation>,
+    pub changes: Arc<ListChanges>,
+}
+
+impl ReferenceHandler {
+    pub fn new(ablation: Option<Ablation>) -> Self {
+        ReferenceHandler { ablation, changes: Arc::default() }
+    }
+
+    fn is(&self, ablation: Ablation) -> bool {
+        self.ablation == Some(ablation)
+    }
+
+    fn mark(&self, flag: &std::sync::atomic::AtomicBool, ignored: Ablation) {
+        if !self.is(ignored) {
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            self.changes.arrived.notify_waiters();
+        }
+    }
+
+    fn form_answer(&self, schema: &Value) -> Value {
+        let props = &schema["properties"];
+        if props.get("email").is_some() {
+            return json!({"email": "person@example.org", "count": 4, "ratio": 0.25, "agree": true, "note": "from the reference client"});
+        }
+        let pick = |normal: Value, ablation: Ablation, broken: Value| if self.is(ablation) { broken } else { normal };
+        json!({
+            enum_fields::UNTITLED_SINGLE: pick(json!("blue"), Ablation::EnumUntitledSingleInvalid, json!("purple")),
+            enum_fields::TITLED_SINGLE: pick(json!("m"), Ablation::EnumTitledSingleTitle, json!("Medium")),
+            enum_fields::UNTITLED_MULTI: pick(json!(["tea", "water"]), Ablation::EnumMultiAsString, json!("tea")),
+            enum_fields::TITLED_MULTI: pick(json!(["x2"]), Ablation::EnumTitledMultiTitle, json!(["Option two"])),
+            enum_fields::LEGACY_NAMES: pick(json!("hi"), Ablation::EnumLegacyName, json!("High")),
+        })
+    }
+}
+
+fn capabilities() -> ClientCapabilities {
+    serde_json::from_value(json!({
+        "roots": {"listChanged": true},
+        "sampling": {"tools": {}},
+        "elicitation": {"form": {}, "url": {}}
+    }))
+    .unwrap_or_default()
+}
+
+impl ClientHandler for ReferenceHandler {
+    fn get_info(&self) -> ClientInfo {
+        ClientInfo::new(capabilities(), Implementation::new("mcp-client-probe-reference", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn ping(&self, _context: RequestContext<RoleClient>) -> Result<(), McpError> {
+        if self.is(Ablation::PingError) {
+            return Err(McpError::internal_error("ping refused", None));
+        }
+        Ok(())
+    }
+
+    async fn create_elicitation(&self, request: ElicitRequestParams, _context: RequestContext<RoleClient>) -> Result<ElicitResult, McpError> {
+        let wire = serde_json::to_value(&request).unwrap_or_default();
+        if wire.get("mode").and_then(Value::as_str) == Some("url") {
+            if self.is(Ablation::UrlUnsupported) {
+                return Err(McpError::invalid_params("URL-mode elicitation is not supported", None));
+            }
+            tokio::time::sleep(PERSON_DELAY).await;
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
+        let schema = wire.get("requestedSchema").cloned().unwrap_or_default();
+        if self.is(Ablation::ElicitAutoDecline) && schema["properties"].get("email").is_some() {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
+        tokio::time::sleep(PERSON_DELAY).await;
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(self.form_answer(&schema)))
+    }
+
+    async fn create_message(&self, params: CreateMessageRequestParams, _context: RequestContext<RoleClient>) -> Result<CreateMessageResult, McpError> {
+        if self.is(Ablation::SamplingError) {
+            return Err(McpError::internal_error("sampling refused", None));
+        }
+        let wants_tool = params.tools.as_ref().is_some_and(|t| !t.is_empty()) && !self.is(Ablation::SamplingIgnoreTools);
+        let result = if wants_tool {
+            json!({"role": "assistant", "model": "reference-model", "stopReason": "toolUse",
+                   "content": [{"type": "tool_use", "id": "call-1", "name": surface::SAMPLING_TOOL_NAME, "input": {"city": "Lisbon"}}]})
+        } else {
+            json!({"role": "assistant", "model": "reference-model", "stopReason": "endTurn", "content": {"type": "text", "text": "probed"}})
+        };
+        serde_json::from_value(result).map_err(|e| McpError::internal_error(e.to_string(), None))
+    }
+
+    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, McpError> {
+        let uri = if self.is(Ablation::RootsNonFile) { "https://example.org/workspace" } else { "file:///tmp/mcp-client-probe-root" };
+        serde_json::from_value(json!({"roots": [{"uri": uri, "name": "workspace"}]})).map_err(|e| McpError::internal_error(e.to_string(), None))
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.mark(&self.changes.tools, Ablation::IgnoreToolsListChanged);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.mark(&self.changes.resources, Ablation::IgnoreResourcesListChanged);
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.mark(&self.changes.prompts, Ablation::IgnorePromptsListChanged);
+    }
+}

@@ -1,0 +1,182 @@
+//! The built-in reference client: an rmcp client that exercises every probe correctly, in either
+//! lifecycle, over stdio or Streamable HTTP. With an [`Ablation`] it removes or breaks exactly one
+//! feature, which is how the self-test proves each probe can fail.
+
+pub mod ablation;
+pub mod handler;
+pub mod wire;
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use probe_server::surface as s;
+use probe_server::Era;
+use rmcp::model::*;
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+pub use ablation::Ablation;
+use handler::ReferenceHandler;
+use wire::Rewriting;
+
+/// Where the reference client finds the probe server.
+#[derive(Debug, Clone)]
+pub enum Endpoint {
+    /// Spawn this program with these arguments and speak over its stdio.
+    Stdio { program: PathBuf, args: Vec<String> },
+    /// A Streamable HTTP endpoint URL.
+    Http { url: String },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReferenceError {
+    #[error("cannot start the probe server: {0}")]
+    Spawn(#[from] std::io::Error),
+    #[error("the reference client could not connect: {0}")]
+    Connect(String),
+    #[error("the reference client's script did not finish within {0:?}")]
+    Timeout(Duration),
+}
+
+/// How long one scripted session may take before it is abandoned.
+pub const SCRIPT_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long to wait for list_changed notifications after triggering them.
+const NOTIFICATION_WAIT: Duration = Duration::from_millis(500);
+
+type Client = RunningService<RoleClient, ReferenceHandler>;
+
+fn params<T: DeserializeOwned>(value: Value) -> T {
+    serde_json::from_value(value).expect("reference client parameters fit the SDK types")
+}
+
+/// Runs the reference client's whole script against `endpoint` in `era`.
+pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>) -> Result<(), ReferenceError> {
+    let handler = ReferenceHandler::new(ablation);
+    let mode = match era {
+        Era::Legacy => ClientLifecycleMode::Initialize,
+        Era::Modern => ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+    };
+    let client = match endpoint {
+        Endpoint::Stdio { program, args } => {
+            let mut command = tokio::process::Command::new(program);
+            command.args(args);
+            let (process, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
+            handler.clone().serve_with_lifecycle(Rewriting::new(process, ablation), mode).await
+        }
+        Endpoint::Http { url } => {
+            let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+            handler.clone().serve_with_lifecycle(Rewriting::new(transport, ablation), mode).await
+        }
+    }
+    .map_err(|e| ReferenceError::Connect(e.to_string()))?;
+    let outcome = tokio::time::timeout(SCRIPT_TIMEOUT, script(&client, &handler, era, ablation)).await;
+    let _ = client.cancel().await;
+    outcome.map_err(|_| ReferenceError::Timeout(SCRIPT_TIMEOUT))
+}
+
+/// The scripted session. Errors from individual calls are not fatal: the journal records them and
+/// the probes judge them.
+async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation: Option<Ablation>) {
+    let skip = |a: Ablation| ablation == Some(a);
+    if !skip(Ablation::SkipToolsList) {
+        let _ = client.list_tools(None).await;
+        if !skip(Ablation::ToolsFirstPageOnly) {
+            let _ = client.list_tools(Some(params(json!({"cursor": s::TOOLS_CURSOR})))).await;
+        }
+    }
+    if !skip(Ablation::SkipResourcesList) {
+        let first = client.list_resources(None).await.ok();
+        let cursor = first.and_then(|p| p.next_cursor);
+        if let (Some(cursor), false) = (cursor, skip(Ablation::ResourcesFirstPageOnly)) {
+            let _ = client.list_resources(Some(params(json!({"cursor": cursor})))).await;
+        }
+    }
+    if !skip(Ablation::SkipTemplatesList) {
+        let _ = client.list_resource_templates(None).await;
+    }
+    if !skip(Ablation::SkipTextRead) {
+        let _ = client.read_resource(params(json!({"uri": s::TEXT_URI}))).await;
+    }
+    if !skip(Ablation::SkipBlobRead) {
+        let _ = client.read_resource(params(json!({"uri": s::BLOB_URI}))).await;
+    }
+    if !skip(Ablation::SkipTemplateRead) {
+        let _ = client.read_resource(params(json!({"uri": format!("{}42", s::TEMPLATE_PREFIX)}))).await;
+    }
+    if !skip(Ablation::SkipPromptsList) {
+        let _ = client.list_prompts(None).await;
+    }
+    if !skip(Ablation::SkipPromptsGet) {
+        let _ = client.get_prompt(params(json!({"name": s::PROMPT, "arguments": {s::PROMPT_ARGUMENT: "probes"}}))).await;
+    }
+    if era == Era::Legacy && !skip(Ablation::SkipSetLevel) {
+        #[allow(deprecated)]
+        let _ = client.set_level(params(json!({"level": "info"}))).await;
+    }
+    let _ = call(client, s::TOOL_PROGRESS).await;
+    let linked = call(client, s::TOOL_RESOURCE_LINK).await;
+    if let (Some(result), false) = (linked, skip(Ablation::SkipLinkFollow)) {
+        let link = result["content"].as_array().into_iter().flatten().find(|c| c["type"] == "resource_link").and_then(|c| c["uri"].as_str().map(str::to_string));
+        if let Some(uri) = link {
+            let _ = client.read_resource(params(json!({"uri": uri}))).await;
+        }
+    }
+    for tool in [s::TOOL_ELICIT_FORM, s::TOOL_ELICIT_ENUMS, s::TOOL_ELICIT_URL, s::TOOL_SAMPLING, s::TOOL_SAMPLING_TOOLS, s::TOOL_ROOTS] {
+        let _ = call(client, tool).await;
+    }
+    if era == Era::Legacy {
+        let _ = call(client, s::TOOL_PING).await;
+        let _ = call(client, s::TOOL_LIST_CHANGED).await;
+        refetch_changed_lists(client, handler, ablation).await;
+    }
+    // Last, because a discover in a legacy HTTP session switches rmcp's server to per-request
+    // metadata for the rest of that session.
+    if skip(Ablation::IgnoreDowngrade) && era == Era::Legacy {
+        let negotiated = client.peer_info().map(|i| i.protocol_version.as_str().to_string());
+        if negotiated.is_some_and(|v| v.as_str() < "2026-07-28") {
+            let meta: RequestMetaObject = params(json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "mcp-client-probe-reference", "version": env!("CARGO_PKG_VERSION")}
+            }));
+            let _ = client.discover(meta).await;
+        }
+    }
+}
+
+async fn call(client: &Client, tool: &str) -> Option<Value> {
+    let result = client.call_tool(CallToolRequestParams::new(tool.to_string())).await.ok()?;
+    serde_json::to_value(result).ok()
+}
+
+/// Waits briefly for the list_changed notifications the handler has not been told to ignore,
+/// then refetches each list whose notification arrived.
+async fn refetch_changed_lists(client: &Client, handler: &ReferenceHandler, ablation: Option<Ablation>) {
+    use std::sync::atomic::Ordering::SeqCst;
+    let changes = &handler.changes;
+    let expected = [
+        (&changes.tools, Ablation::IgnoreToolsListChanged),
+        (&changes.resources, Ablation::IgnoreResourcesListChanged),
+        (&changes.prompts, Ablation::IgnorePromptsListChanged),
+    ];
+    let all_arrived = || expected.iter().all(|(flag, ignored)| ablation == Some(*ignored) || flag.load(SeqCst));
+    let deadline = tokio::time::Instant::now() + NOTIFICATION_WAIT;
+    while !all_arrived() {
+        let notified = changes.arrived.notified();
+        if all_arrived() || tokio::time::timeout_at(deadline, notified).await.is_err() {
+            break;
+        }
+    }
+    if changes.tools.load(SeqCst) {
+        let _ = client.list_tools(None).await;
+    }
+    if changes.resources.load(SeqCst) {
+        let _ = client.list_resources(None).await;
+    }
+    if changes.prompts.load(SeqCst) {
+        let _ = client.list_prompts(None).await;
+    }
+}

@@ -1,0 +1,159 @@
+//! One run: start the probe server with a fresh journal, drive the reference client against it,
+//! read the journal back and judge it with every probe.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use probe_server::journal::{read_journal, Journal};
+use probe_server::observe::Observations;
+use probe_server::transport::http::{serve_http, MCP_PATH};
+use probe_server::{registry, Era, ServeOptions, Verdict};
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::reference::{self, Ablation, Endpoint};
+
+/// What to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct RunSpec {
+    pub transport: Transport,
+    pub era: Era,
+    #[serde(serialize_with = "ablation_name")]
+    pub ablation: Option<Ablation>,
+}
+
+fn ablation_name<S: serde::Serializer>(a: &Option<Ablation>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(a.map_or("none", Ablation::id))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    Stdio,
+    Http,
+}
+
+impl Transport {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "http",
+        }
+    }
+}
+
+/// What a run produced. A harness error is the tool's failure, never the client's.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunResult {
+    pub spec: RunSpec,
+    pub verdicts: Vec<Verdict>,
+    pub protocol_version: Option<String>,
+    pub harness_error: Option<String>,
+    pub journal_events: usize,
+}
+
+impl RunResult {
+    pub fn verdict(&self, probe: &str) -> Option<&Verdict> {
+        self.verdicts.iter().find(|v| v.probe == probe)
+    }
+}
+
+/// How long the stdio server may take to notice the client has gone and finish its journal.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Runs the reference client once. `server_exe` is this tool's own executable, started with
+/// `serve --stdio` for stdio runs.
+pub async fn run_reference(spec: RunSpec, server_exe: &Path, keep_dir: Option<&Path>) -> RunResult {
+    let dir = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => return failed(spec, format!("cannot create a temporary directory: {e}")),
+    };
+    let journal_path = dir.path().join("journal.jsonl");
+    let harness_error = match spec.transport {
+        Transport::Stdio => run_stdio(spec, server_exe, &journal_path).await,
+        Transport::Http => run_http(spec, &journal_path).await,
+    }
+    .err();
+    let mut result = judge_file(spec, &journal_path);
+    if result.harness_error.is_none() {
+        result.harness_error = harness_error;
+    }
+    if let Some(keep) = keep_dir {
+        let name = format!("{}-{}-{}.jsonl", spec.transport.as_str(), spec.era, spec.ablation.map_or("full", Ablation::id));
+        if let Err(e) = std::fs::create_dir_all(keep).and_then(|_| std::fs::copy(&journal_path, keep.join(name))) {
+            result.harness_error.get_or_insert(format!("cannot keep the journal: {e}"));
+        }
+    }
+    result
+}
+
+fn failed(spec: RunSpec, error: String) -> RunResult {
+    RunResult { spec, verdicts: Vec::new(), protocol_version: None, harness_error: Some(error), journal_events: 0 }
+}
+
+fn judge_file(spec: RunSpec, path: &Path) -> RunResult {
+    match read_journal(path) {
+        Ok(read) => {
+            let observations = Observations::from_read(read);
+            let protocol_version = observations.lifecycle().and_then(|l| l.negotiated_version);
+            RunResult {
+                spec,
+                verdicts: registry::judge_all(&observations),
+                protocol_version,
+                harness_error: None,
+                journal_events: observations.events.len(),
+            }
+        }
+        Err(e) => failed(spec, format!("cannot read the journal: {e}")),
+    }
+}
+
+async fn run_stdio(spec: RunSpec, server_exe: &Path, journal: &Path) -> Result<(), String> {
+    let args = vec!["serve".into(), "--stdio".into(), "--journal".into(), journal.display().to_string()];
+    let endpoint = Endpoint::Stdio { program: PathBuf::from(server_exe), args };
+    let outcome = reference::run(&endpoint, spec.era, spec.ablation).await.map_err(|e| e.to_string());
+    wait_for_input_closed(journal).await?;
+    outcome
+}
+
+/// The stdio server journals `input_closed` once the client is gone; its journal is complete then.
+async fn wait_for_input_closed(journal: &Path) -> Result<(), String> {
+    let deadline = tokio::time::Instant::now() + DRAIN_TIMEOUT;
+    loop {
+        let text = tokio::fs::read_to_string(journal).await.unwrap_or_default();
+        if text.contains("\"input_closed\"") {
+            // The server may still be writing its closing notes; they are not evidence.
+            return Ok(());
+        }
+        if tokio::time::Instant::now() > deadline {
+            return Err("the stdio probe server did not finish its journal in time".into());
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+async fn run_http(spec: RunSpec, journal_path: &Path) -> Result<(), String> {
+    let journal = Journal::create(journal_path).map_err(|e| e.to_string())?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| format!("cannot bind loopback: {e}"))?;
+    let url = format!("http://{}{MCP_PATH}", listener.local_addr().map_err(|e| e.to_string())?);
+    let shutdown = CancellationToken::new();
+    let server = tokio::spawn(serve_http(listener, journal, ServeOptions::default(), shutdown.clone()));
+    let outcome = reference::run(&Endpoint::Http { url }, spec.era, spec.ablation).await.map_err(|e| e.to_string());
+    // Let the client's closing DELETE reach the server before it stops.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    shutdown.cancel();
+    match tokio::time::timeout(DRAIN_TIMEOUT, server).await {
+        Ok(Ok(Ok(()))) => outcome,
+        Ok(Ok(Err(e))) => Err(format!("the HTTP probe server failed: {e}")),
+        Ok(Err(e)) => Err(format!("the HTTP probe server panicked: {e}")),
+        Err(_) => Err("the HTTP probe server did not stop in time".into()),
+    }
+}
+
+/// Judges a journal recorded earlier (by `serve` or by a run).
+pub fn judge_recorded(path: &Path) -> Result<(Observations, Vec<Verdict>), probe_server::JournalError> {
+    let observations = Observations::from_read(read_journal(path)?);
+    let verdicts = registry::judge_all(&observations);
+    Ok((observations, verdicts))
+}
+

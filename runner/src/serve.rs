@@ -1,0 +1,31 @@
+//! `serve`: the probe server on its own, for a client to be pointed at.
+
+use anyhow::{bail, Context, Result};
+use probe_server::journal::Journal;
+use probe_server::transport::{http, stdio};
+use probe_server::ServeOptions;
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::ServeArgs;
+
+pub async fn serve(args: ServeArgs) -> Result<()> {
+    let journal = Journal::create(&args.journal)?;
+    let options = ServeOptions { era: args.era, protocol_version: args.protocol_version };
+    if args.stdio {
+        // stdout carries protocol bytes only; everything else goes to stderr or the journal.
+        return stdio::serve_stdio(tokio::io::stdin(), tokio::io::stdout(), journal, options).await.context("stdio server failed");
+    }
+    let Some(addr) = args.http else { bail!("choose --stdio or --http ADDR") };
+    if !addr.ip().is_loopback() {
+        bail!("refusing to listen on {addr}: the probe server serves loopback only");
+    }
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+    eprintln!("mcp-client-probe: serving http://{}{}", listener.local_addr()?, http::MCP_PATH);
+    let shutdown = CancellationToken::new();
+    let on_signal = shutdown.clone();
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        on_signal.cancel();
+    });
+    http::serve_http(listener, journal, options, shutdown).await.context("HTTP server failed")
+}
