@@ -1,0 +1,5 @@
+//! Integration tests for the probe server. One binary; each module opens with what belongs there.
+
+mod http;
+mod judges;
+mod stdio;

@@ -1,0 +1,94 @@
+//! The stdio tap against hostile input: every frame journalled, errors where due, no panic.
+
+use std::time::Duration;
+
+use probe_server::journal::{read_journal, Direction, EventKind, Journal};
+use probe_server::transport::stdio::{serve_stdio, MAX_LINE};
+use probe_server::ServeOptions;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+async fn send<W: tokio::io::AsyncWrite + Unpin>(writer: &mut W, line: &[u8]) {
+    writer.write_all(line).await.unwrap();
+    writer.flush().await.unwrap();
+}
+
+async fn next_reply<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R) -> Value {
+    let mut line = String::new();
+    tokio::time::timeout(Duration::from_secs(10), reader.read_line(&mut line)).await.expect("a reply in time").unwrap();
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("reply is not JSON ({e}): {line}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_input_is_answered_and_every_frame_journalled() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    let journal = Journal::create(&path).unwrap();
+    let (client, server) = tokio::io::duplex(1 << 20);
+    let (server_read, server_write) = tokio::io::split(server);
+    let serving = tokio::spawn(serve_stdio(server_read, server_write, journal, ServeOptions::default()));
+    let (client_read, mut client_write) = tokio::io::split(client);
+    let mut replies = BufReader::new(client_read);
+
+    // A notification before initialize must not end the server.
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await;
+    send(&mut client_write, b"{not json\n").await;
+    assert_eq!(next_reply(&mut replies).await["error"]["code"], -32700);
+    send(&mut client_write, b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n").await;
+    assert_eq!(next_reply(&mut replies).await["error"]["code"], -32600);
+    send(&mut client_write, b"\"a bare string\"\n").await;
+    assert_eq!(next_reply(&mut replies).await["error"]["code"], -32600);
+    send(&mut client_write, br#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#).await;
+    send(&mut client_write, b"\n").await;
+    let init = next_reply(&mut replies).await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await;
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"no/such/method\"}\n").await;
+    assert_eq!(next_reply(&mut replies).await["error"]["code"], -32601);
+
+    let mut huge = vec![b'x'; 20 * 1024 * 1024];
+    huge.push(b'\n');
+    let writer = async {
+        send(&mut client_write, &huge).await;
+        send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n").await;
+        send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":5,\"meth").await;
+        client_write.shutdown().await.unwrap();
+    };
+    let reader = async {
+        let oversize = next_reply(&mut replies).await;
+        assert_eq!(oversize["error"]["code"], -32600, "{oversize}");
+        let ping = next_reply(&mut replies).await;
+        assert_eq!(ping["id"], 4);
+        assert!(ping.get("result").is_some(), "{ping}");
+    };
+    tokio::join!(writer, reader);
+    tokio::time::timeout(Duration::from_secs(10), serving).await.expect("server ends at end of input").unwrap().unwrap();
+
+    let events = read_journal(&path).unwrap().events;
+    let inbound: Vec<_> = events.iter().filter(|e| e.dir == Direction::ClientToServer).collect();
+    let kinds: Vec<EventKind> = inbound.iter().map(|e| e.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            EventKind::Frame,
+            EventKind::Unparsable,
+            EventKind::NotJsonRpc,
+            EventKind::NotJsonRpc,
+            EventKind::Frame,
+            EventKind::Frame,
+            EventKind::Frame,
+            EventKind::Oversize,
+            EventKind::Frame,
+            EventKind::Partial,
+        ],
+        "every inbound frame is journalled, in order"
+    );
+    let oversize = inbound.iter().find(|e| e.kind == EventKind::Oversize).unwrap();
+    assert_eq!(oversize.raw_len, 20 * 1024 * 1024);
+    assert!(oversize.raw_len > MAX_LINE && oversize.sha256.as_ref().is_some_and(|s| s.len() == 64));
+    assert_eq!(oversize.head.as_ref().unwrap().len(), 1024);
+    let outbound = events.iter().filter(|e| e.dir == Direction::ServerToClient && e.kind == EventKind::Frame).count();
+    assert_eq!(outbound, 7, "every reply is journalled");
+    assert!(events.iter().any(|e| e.detail.as_ref().is_some_and(|d| d["event"] == "withheld_before_first_request")));
+    assert!(events.iter().any(|e| e.detail.as_ref().is_some_and(|d| d["event"] == "input_closed" && d["clean"] == false)));
+}
