@@ -27,6 +27,8 @@ pub enum Command {
     /// Prove every probe: the full reference client must pass each, and each probe must fail
     /// under its ablation. Exits 1 on any mismatch.
     SelfTest(SelfTestArgs),
+    /// Measure journal throughput and the self-test's wall time (build with --release).
+    Bench(BenchArgs),
     /// Judge a recorded journal and print the verdicts.
     Judge(JudgeArgs),
     /// List the probes: id, area, eras, what each serves.
@@ -114,6 +116,18 @@ pub struct SelfTestArgs {
     #[arg(long, value_enum, default_value_t = TransportChoice::Both)]
     pub transport: TransportChoice,
     /// How many runs at once.
+    #[arg(long, default_value_t = 12)]
+    pub jobs: usize,
+    #[command(flatten)]
+    pub format: FormatArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// How many small frames to journal.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub frames: u64,
+    /// How many self-test runs at once.
     #[arg(long, default_value_t = 12)]
     pub jobs: usize,
     #[command(flatten)]

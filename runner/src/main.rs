@@ -3,6 +3,7 @@
 //! Exit codes (see [`exit`]): 0 success; 1 the self-test found a probe that does not
 //! discriminate; 2 bad input (usage, unreadable files); 3 the harness itself failed.
 
+mod bench;
 mod cli;
 mod matrix;
 mod reference;
@@ -49,7 +50,11 @@ fn main() -> ExitCode {
     match runtime.block_on(dispatch(cli.command)) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            let code = err.downcast_ref::<Exit>().map_or(exit::HARNESS, |e| e.code);
+            let code = match (err.downcast_ref::<Exit>(), err.downcast_ref::<serve::BadInput>()) {
+                (Some(e), _) => e.code,
+                (None, Some(_)) => exit::BAD_INPUT,
+                (None, None) => exit::HARNESS,
+            };
             eprintln!("mcp-client-probe: {err:#}");
             ExitCode::from(code)
         }
@@ -70,6 +75,17 @@ async fn dispatch(command: Command) -> Result<u8> {
         Command::Probe(args) => probe(args).await,
         Command::SelfTest(args) => self_test(args).await,
         Command::Judge(args) => judge(args),
+        Command::Bench(args) => {
+            let report = bench::run(args.frames, args.jobs, own_exe()?).await?;
+            match args.format.format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+                Format::Table => {
+                    println!("journal: {} small frames in {:.3} s = {:.0} frames/s ({} bytes)", report.journal_frames, report.journal_seconds, report.journal_frames_per_second, report.journal_bytes);
+                    println!("self-test: {} runs in {:.2} s, {} mismatches", report.self_test_runs, report.self_test_seconds, report.self_test_mismatches);
+                }
+            }
+            Ok(exit::OK)
+        }
         Command::Probes(args) if args.ablations => {
             list_ablations(args.format.format);
             Ok(exit::OK)

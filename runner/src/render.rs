@@ -42,3 +42,43 @@ pub fn terminal(matrix: &Matrix, width: Option<u16>) -> String {
 pub fn json(matrix: &Matrix) -> String {
     serde_json::to_string_pretty(matrix).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix;
+    use crate::run::{judge_recorded, RunResult, RunSpec, Transport};
+    use probe_server::Era;
+
+    fn recorded(name: &str, transport: Transport, era: Era) -> RunResult {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/journals").join(name);
+        let (observations, verdicts) = judge_recorded(&path).unwrap();
+        RunResult {
+            spec: RunSpec { transport, era, ablation: None },
+            verdicts,
+            protocol_version: observations.lifecycle().and_then(|l| l.negotiated_version),
+            harness_error: None,
+            journal_events: observations.events.len(),
+        }
+    }
+
+    fn fixture_matrix() -> Matrix {
+        let runs = [
+            recorded("reference-stdio-legacy-full.jsonl", Transport::Stdio, Era::Legacy),
+            recorded("reference-http-modern-full.jsonl", Transport::Http, Era::Modern),
+            recorded("reference-stdio-legacy-elicit-auto-decline.jsonl", Transport::Stdio, Era::Legacy),
+        ];
+        matrix::from_runs("reference", &runs.iter().collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn terminal_rendering_of_recorded_runs() {
+        insta::assert_snapshot!(terminal(&fixture_matrix(), Some(140)));
+    }
+
+    #[test]
+    fn json_rendering_of_recorded_runs() {
+        let value: serde_json::Value = serde_json::from_str(&json(&fixture_matrix())).unwrap();
+        insta::assert_json_snapshot!(value);
+    }
+}

@@ -1,6 +1,6 @@
 //! `serve`: the probe server on its own, for a client to be pointed at.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use probe_server::journal::Journal;
 use probe_server::transport::{http, stdio};
 use probe_server::ServeOptions;
@@ -8,16 +8,21 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::ServeArgs;
 
+/// Input the user can fix; maps to the bad-input exit code.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadInput(pub String);
+
 pub async fn serve(args: ServeArgs) -> Result<()> {
-    let journal = Journal::create(&args.journal)?;
+    let journal = Journal::create(&args.journal).map_err(|e| BadInput(e.to_string()))?;
     let options = ServeOptions { era: args.era, protocol_version: args.protocol_version };
     if args.stdio {
         // stdout carries protocol bytes only; everything else goes to stderr or the journal.
         return stdio::serve_stdio(tokio::io::stdin(), tokio::io::stdout(), journal, options).await.context("stdio server failed");
     }
-    let Some(addr) = args.http else { bail!("choose --stdio or --http ADDR") };
+    let Some(addr) = args.http else { return Err(BadInput("choose --stdio or --http ADDR".into()).into()) };
     if !addr.ip().is_loopback() {
-        bail!("refusing to listen on {addr}: the probe server serves loopback only");
+        return Err(BadInput(format!("refusing to listen on {addr}: the probe server serves loopback only")).into());
     }
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
     eprintln!("mcp-client-probe: serving http://{}{}", listener.local_addr()?, http::MCP_PATH);

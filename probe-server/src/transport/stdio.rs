@@ -93,17 +93,61 @@ fn error_frame(id: Value, code: i64, message: &str) -> Vec<u8> {
     serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})).unwrap_or_default()
 }
 
+/// How long, after the client closes its input, the server keeps going to answer requests it
+/// already accepted (a pending answer may itself wait on the client for this long).
+pub const DRAIN_AFTER_EOF: std::time::Duration = std::time::Duration::from_secs(12);
+
+/// Ids of client requests forwarded to rmcp and not yet answered.
+#[derive(Default)]
+struct Pending {
+    ids: std::sync::Mutex<std::collections::HashSet<String>>,
+    answered: tokio::sync::Notify,
+}
+
+impl Pending {
+    fn insert(&self, id: &Value) {
+        self.ids.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string());
+    }
+
+    fn remove(&self, id: &Value) {
+        self.ids.lock().unwrap_or_else(|p| p.into_inner()).remove(&id.to_string());
+        self.answered.notify_waiters();
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ids.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+    }
+
+    async fn drained(&self) {
+        loop {
+            let answered = self.answered.notified();
+            if self.is_empty() {
+                return;
+            }
+            answered.await;
+        }
+    }
+}
+
 /// Writes one outbound frame to the journal and queues it for the client.
 #[derive(Clone)]
 struct Outbound {
     journal: Journal,
     tx: mpsc::UnboundedSender<Vec<u8>>,
+    pending: Arc<Pending>,
 }
 
 impl Outbound {
     fn send(&self, bytes: Vec<u8>) {
         let parsed: Option<Value> = serde_json::from_slice(&bytes).ok();
         self.journal.log(Entry::frame(SESSION, TransportKind::Stdio, Direction::ServerToClient, EventKind::Frame, &bytes, parsed.as_ref()));
+        if let Some(frame) = &parsed {
+            if frame.get("method").is_none() {
+                if let Some(id) = frame.get("id") {
+                    self.pending.remove(id);
+                }
+            }
+        }
         let _ = self.tx.send(bytes);
     }
 }
@@ -123,7 +167,12 @@ impl Transport<RoleServer> for StdioTap {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        self.inbound.lock().await.recv().await
+        let next = self.inbound.lock().await.recv().await;
+        if next.is_none() {
+            // End of input: answer what was already accepted before letting rmcp stop.
+            let _ = tokio::time::timeout(DRAIN_AFTER_EOF, self.outbound.pending.drained()).await;
+        }
+        next
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
@@ -201,6 +250,9 @@ async fn pump_input<R: AsyncRead + Unpin>(reader: R, journal: Journal, outbound:
             continue;
         }
         seen_request |= is_request;
+        if is_request {
+            outbound.pending.insert(value.get("id").unwrap_or(&Value::Null));
+        }
         if forward.send(message).await.is_err() && is_request {
             let id = value.get("id").cloned().unwrap_or(Value::Null);
             outbound.send(error_frame(id, -32603, "the probe server's session has ended"));
@@ -224,7 +276,7 @@ where
         }
         true
     });
-    let outbound = Outbound { journal: journal.clone(), tx: out_tx };
+    let outbound = Outbound { journal: journal.clone(), tx: out_tx, pending: Arc::default() };
     let (in_tx, in_rx) = mpsc::channel(64);
     let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx));
     let inbound = Arc::new(Mutex::new(in_rx));

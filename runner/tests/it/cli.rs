@@ -1,0 +1,60 @@
+//! The command line's contract: listings, judging recorded journals, and bad input that gets a
+//! clear message and exit code 2, never a panic.
+
+use super::{fixture, probe_cmd};
+
+fn stdout_of(args: &[&str]) -> String {
+    let output = probe_cmd().args(args).output().unwrap();
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn the_probe_catalogue() {
+    insta::assert_snapshot!(stdout_of(&["probes"]));
+}
+
+#[test]
+fn the_ablation_catalogue() {
+    insta::assert_snapshot!(stdout_of(&["probes", "--ablations"]));
+}
+
+#[test]
+fn judging_a_recorded_journal() {
+    let path = fixture("reference-stdio-modern-alter-request-state.jsonl");
+    insta::assert_snapshot!(stdout_of(&["judge", path.to_str().unwrap()]));
+}
+
+#[test]
+fn judging_a_cut_off_journal_says_so() {
+    let path = fixture("crashed-writer.jsonl");
+    let out = stdout_of(&["judge", path.to_str().unwrap()]);
+    assert!(out.contains("last line was cut off"), "{out}");
+}
+
+fn fails_with_bad_input(args: &[&str], message: &str) {
+    let output = probe_cmd().args(args).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{args:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(message), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn bad_input_is_refused_with_exit_code_2() {
+    fails_with_bad_input(&["judge", "/nonexistent/journal.jsonl"], "cannot open journal");
+    fails_with_bad_input(&["serve", "--journal", "/tmp/x.jsonl"], "required");
+    fails_with_bad_input(&["serve", "--http", "192.0.2.1:0", "--journal", "/tmp/x.jsonl"], "loopback only");
+    fails_with_bad_input(&["serve", "--stdio", "--journal", "/nonexistent/dir/j.jsonl"], "cannot open journal");
+    fails_with_bad_input(&["serve", "--stdio", "--era", "sideways", "--journal", "/tmp/x.jsonl"], "unknown era");
+    fails_with_bad_input(&["probe", "--ablation", "no-such-thing"], "unknown ablation");
+    fails_with_bad_input(&["probe", "some-client"], "not available in this version");
+}
+
+#[test]
+fn a_journal_with_a_bad_line_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.jsonl");
+    std::fs::write(&path, "not an event\n{}\n").unwrap();
+    fails_with_bad_input(&["judge", path.to_str().unwrap()], "line 1");
+}

@@ -1,0 +1,47 @@
+//! `serve` on its own, the way a real client will be pointed at it.
+
+use probe_server::journal::{parse_journal, Direction, EventKind};
+
+use super::probe_cmd;
+
+#[test]
+fn serve_stdio_answers_and_journals_then_exits_at_end_of_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j.jsonl");
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#, "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#, "\n",
+        "garbage\n",
+    );
+    let output = probe_cmd().args(["serve", "--stdio", "--journal", journal.to_str().unwrap()]).write_stdin(input).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let replies: Vec<serde_json::Value> = String::from_utf8(output.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(replies.len(), 3, "initialize, tools/list and the parse error; stdout carries nothing else");
+    // Answers may overtake each other: the parse error is written before rmcp answers.
+    let by_id = |id: serde_json::Value| replies.iter().find(|r| r["id"] == id).unwrap_or_else(|| panic!("no reply for {id}"));
+    assert_eq!(by_id(1.into())["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(by_id(2.into())["result"]["nextCursor"], "tools-page-2");
+    assert_eq!(by_id(serde_json::Value::Null)["error"]["code"], -32700);
+    let events = parse_journal(&std::fs::read_to_string(&journal).unwrap()).unwrap().events;
+    assert_eq!(events.iter().filter(|e| e.dir == Direction::ClientToServer).count(), 4);
+    assert_eq!(events.iter().filter(|e| e.dir == Direction::ServerToClient && e.kind == EventKind::Frame).count(), 3);
+    let started = events.iter().find(|e| e.detail.as_ref().is_some_and(|d| d["event"] == "session_started")).unwrap();
+    assert_eq!(started.detail.as_ref().unwrap()["negotiated"], "2025-06-18");
+}
+
+#[test]
+fn a_modern_only_server_refuses_initialize_but_keeps_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j.jsonl");
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#, "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#, "\n",
+    );
+    let output = probe_cmd().args(["serve", "--stdio", "--era", "modern", "--journal", journal.to_str().unwrap()]).write_stdin(input).output().unwrap();
+    assert!(output.status.success());
+    let replies: Vec<serde_json::Value> = String::from_utf8(output.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(replies[0]["error"]["code"], -32022, "{}", replies[0]);
+    assert_eq!(replies[0]["error"]["data"]["supported"], serde_json::json!(["2026-07-28"]));
+    assert!(replies[1]["result"]["supportedVersions"].is_array(), "{}", replies[1]);
+}
