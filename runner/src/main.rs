@@ -5,12 +5,14 @@
 
 mod bench;
 mod cli;
+mod launch;
 mod matrix;
 mod reference;
 mod render;
 mod run;
 mod selftest;
 mod serve;
+mod stub;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
