@@ -295,6 +295,36 @@ pub fn read_journal(path: &Path) -> Result<JournalRead, JournalError> {
     parse_journal(&String::from_utf8_lossy(&text))
 }
 
+/// Joins journals written one after another (one per client process) into one, renumbering
+/// sequence numbers and shifting times so that order is kept.
+pub fn concatenate(parts: Vec<JournalRead>) -> JournalRead {
+    let mut joined = JournalRead::default();
+    let (mut seq, mut offset) = (0u64, 0u64);
+    for part in parts {
+        let mut last = offset;
+        for mut event in part.events {
+            seq += 1;
+            event.seq = seq;
+            event.t_us += offset;
+            last = last.max(event.t_us);
+            joined.events.push(event);
+        }
+        offset = last + 1;
+        joined.truncated_tail |= part.truncated_tail;
+    }
+    joined
+}
+
+/// Writes events as a journal file.
+pub fn write_events(path: &Path, events: &[Event]) -> Result<(), JournalError> {
+    let mut text = Vec::new();
+    for event in events {
+        serde_json::to_writer(&mut text, event).map_err(std::io::Error::from)?;
+        text.push(b'\n');
+    }
+    std::fs::write(path, text).map_err(|source| JournalError::Open { path: path.display().to_string(), source })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,6 +387,21 @@ mod tests {
         assert!(raw.text.is_none());
         assert_eq!(raw.head.as_ref().unwrap().len(), HEAD_BYTES);
         assert_eq!(raw.sha256.as_deref(), Some(sha256_hex(&big).as_str()));
+    }
+
+    #[test]
+    fn concatenated_journals_keep_order() {
+        let buf = Shared::default();
+        let journal = Journal::from_writer(Box::new(buf.clone()));
+        sample(&journal, br#"{"jsonrpc":"2.0","id":1,"method":"a"}"#);
+        sample(&journal, br#"{"jsonrpc":"2.0","id":2,"method":"b"}"#);
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let one = parse_journal(&text).unwrap();
+        let joined = concatenate(vec![one.clone(), one]);
+        let seqs: Vec<u64> = joined.events.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, vec![1, 2, 3, 4]);
+        assert!(joined.events.windows(2).all(|w| w[0].t_us <= w[1].t_us));
+        assert_eq!(joined.events[2].method.as_deref(), Some("a"));
     }
 
     #[test]

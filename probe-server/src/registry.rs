@@ -53,6 +53,16 @@ pub fn find(id: &str) -> Option<&'static dyn Probe> {
 /// Judges one run with every probe. Probes that do not apply to the era the client chose say so.
 pub fn judge_all(observations: &Observations) -> Vec<Verdict> {
     let era = observations.era();
+    if era.is_none() {
+        return REGISTRY
+            .iter()
+            .map(|probe| {
+                let mut verdict = Verdict::new(Outcome::NotReached, "the client never opened an MCP session with the probe server");
+                verdict.probe = probe.id().to_string();
+                verdict
+            })
+            .collect();
+    }
     REGISTRY
         .iter()
         .map(|probe| {

@@ -49,6 +49,12 @@ fn typed<T: DeserializeOwned>(value: Value) -> Result<T, McpError> {
     serde_json::from_value(value).map_err(|e| McpError::internal_error(format!("probe surface does not fit the SDK type: {e}"), None))
 }
 
+/// A result built from JSON, marked `resultType: "complete"` (rmcp strips it for legacy peers).
+fn complete<T: DeserializeOwned>(mut value: Value) -> Result<T, McpError> {
+    value["resultType"] = json!("complete");
+    typed(value)
+}
+
 fn text_result(text: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(text.into())])
 }
@@ -181,7 +187,7 @@ impl ProbeServer {
             let message = format!("no resource {uri}");
             return Err(if modern { McpError::invalid_params(message, Some(json!({"uri": uri}))) } else { McpError::resource_not_found(message, Some(json!({"uri": uri}))) });
         };
-        typed(json!({"contents": [contents]}))
+        complete(json!({"contents": [contents]}))
     }
 
     fn supported(&self) -> Vec<ProtocolVersion> {
@@ -241,7 +247,7 @@ impl ServerHandler for ProbeServer {
     async fn list_tools(&self, request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, McpError> {
         let all = s::tools(self.changed());
         let (tools, next) = page(&all, s::TOOLS_PAGE_ONE, request.as_ref().and_then(|r| r.cursor.as_deref()), s::TOOLS_CURSOR)?;
-        typed(json!({"tools": tools, "nextCursor": next}))
+        complete(json!({"tools": tools, "nextCursor": next}))
     }
 
     async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, McpError> {
@@ -285,11 +291,11 @@ impl ServerHandler for ProbeServer {
     async fn list_resources(&self, request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourcesResult, McpError> {
         let all = s::resources(self.changed());
         let (resources, next) = page(&all, s::RESOURCES_PAGE_ONE, request.as_ref().and_then(|r| r.cursor.as_deref()), s::RESOURCES_CURSOR)?;
-        typed(json!({"resources": resources, "nextCursor": next}))
+        complete(json!({"resources": resources, "nextCursor": next}))
     }
 
     async fn list_resource_templates(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourceTemplatesResult, McpError> {
-        typed(json!({"resourceTemplates": s::resource_templates()}))
+        complete(json!({"resourceTemplates": s::resource_templates()}))
     }
 
     async fn read_resource(&self, request: ReadResourceRequestParams, context: RequestContext<RoleServer>) -> Result<ReadResourceResponse, McpError> {
@@ -297,7 +303,7 @@ impl ServerHandler for ProbeServer {
     }
 
     async fn list_prompts(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListPromptsResult, McpError> {
-        typed(json!({"prompts": s::prompts(self.changed())}))
+        complete(json!({"prompts": s::prompts(self.changed())}))
     }
 
     async fn get_prompt(&self, request: GetPromptRequestParams, _context: RequestContext<RoleServer>) -> Result<GetPromptResponse, McpError> {
@@ -306,7 +312,7 @@ impl ServerHandler for ProbeServer {
             return Err(McpError::invalid_params(format!("no prompt {}", request.name), None));
         }
         let topic = request.arguments.as_ref().and_then(|a| a.get(s::PROMPT_ARGUMENT)).and_then(Value::as_str).unwrap_or("(none)");
-        let result: GetPromptResult = typed(json!({
+        let result: GetPromptResult = complete(json!({
             "description": "probe prompt",
             "messages": [{"role": "user", "content": {"type": "text", "text": format!("Talk about {topic}.")}}]
         }))?;

@@ -31,8 +31,19 @@ pub enum Command {
     Bench(BenchArgs),
     /// Judge a recorded journal and print the verdicts.
     Judge(JudgeArgs),
+    /// Install pinned clients into the cache, or list the known client profiles.
+    #[command(subcommand)]
+    Clients(ClientsCommand),
     /// List the probes: id, area, eras, what each serves.
     Probes(ProbesArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClientsCommand {
+    /// Install `name[@version]` (idempotent) and verify the version it reports.
+    Install { client: String },
+    /// List the client profiles and whether each pinned version is installed.
+    List,
 }
 
 #[derive(Debug, Args)]
@@ -91,8 +102,19 @@ impl TransportChoice {
 
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
-    /// The client to probe: a profile name, name@version, or a path. Omit for the reference client.
+    /// The client to probe: a profile name (see `clients list`), name@version, or a path to a
+    /// client executable (given the server as its arguments). Omit for the reference client.
     pub client: Option<String>,
+    /// Probe any client by command line instead: `{server}` becomes the probe server's command and
+    /// arguments (stdio) or its URL (HTTP); `{server_url}` and `{server_command_line}` also work.
+    #[arg(long, value_name = "COMMAND LINE", conflicts_with = "client")]
+    pub command: Option<String>,
+    /// Where records go: `<DIR>/<client>/<version>/<transport>.json` with journals beside them.
+    #[arg(long, value_name = "DIR", default_value = "matrices/records")]
+    pub records: PathBuf,
+    /// For --command and path clients: seconds before the client is stopped.
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
     /// Which transports to probe over.
     #[arg(long, value_enum, default_value_t = TransportChoice::Both)]
     pub transport: TransportChoice,

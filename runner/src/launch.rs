@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 /// The environment variable that marks every process of one run, for the final sweep.
@@ -38,7 +38,7 @@ pub struct LaunchSpec {
 }
 
 /// How the process ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Ending {
     Exited { code: i32 },
@@ -116,19 +116,35 @@ pub fn marked_processes(marker: &str) -> Vec<i32> {
         .collect()
 }
 
-/// Kills every process of the run that is still alive; returns how many there were.
-fn sweep(pgid: Option<i32>, marker: &str) -> usize {
-    let marked = marked_processes(marker);
-    for pid in &marked {
-        // SAFETY: see signal_group.
-        unsafe {
-            libc::kill(*pid, libc::SIGKILL);
+/// Kills every process of the run that is still alive; returns how many there were. Scans
+/// again until two scans in a row find nothing: a process caught mid-`exec` or mid-`fork` can
+/// be missed by one scan.
+async fn sweep(pgid: Option<i32>, marker: &str) -> usize {
+    let mut killed = std::collections::BTreeSet::new();
+    let mut quiet_scans = 0;
+    for _ in 0..50 {
+        if let Some(pgid) = pgid {
+            signal_group(pgid, libc::SIGKILL);
         }
+        let marked = marked_processes(marker);
+        if marked.is_empty() {
+            quiet_scans += 1;
+            if quiet_scans == 2 {
+                break;
+            }
+        } else {
+            quiet_scans = 0;
+        }
+        for pid in marked {
+            // SAFETY: see signal_group.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+            killed.insert(pid);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    if let Some(pgid) = pgid {
-        signal_group(pgid, libc::SIGKILL);
-    }
-    marked.len()
+    killed.len()
 }
 
 /// Runs one client to completion under the lifecycle described at the top of this module.
@@ -162,7 +178,7 @@ pub async fn launch(spec: &LaunchSpec) -> LaunchRecord {
                 stdout_bytes: 0,
                 stderr_bytes: 0,
                 duration_ms: started.elapsed().as_millis() as u64,
-                swept: sweep(None, &spec.marker),
+                swept: sweep(None, &spec.marker).await,
             }
         }
     };
@@ -191,7 +207,7 @@ pub async fn launch(spec: &LaunchSpec) -> LaunchRecord {
             Ending::TimedOut
         }
     };
-    let swept = sweep(pgid, &spec.marker);
+    let swept = sweep(pgid, &spec.marker).await;
     // Output pipes close once every holder is gone; the sweep made sure of that.
     let (stdout, stdout_bytes) = tokio::time::timeout(Duration::from_secs(5), stdout).await.ok().and_then(Result::ok).unwrap_or_default();
     let (stderr, stderr_bytes) = tokio::time::timeout(Duration::from_secs(5), stderr).await.ok().and_then(Result::ok).unwrap_or_default();
@@ -250,7 +266,9 @@ mod tests {
     #[tokio::test]
     async fn a_child_left_behind_is_swept_after_exit() {
         let dir = tempfile::tempdir().unwrap();
-        let spec = spec(dir.path(), "setsid sleep 300 > /dev/null 2>&1 & echo started", 5_000);
+        // The child leaves the process group (setsid) and says so before the parent exits.
+        let script = "setsid sh -c 'touch escaped; exec sleep 300' > /dev/null 2>&1 & while [ ! -f escaped ]; do sleep 0.01; done; echo started";
+        let spec = spec(dir.path(), script, 10_000);
         let record = launch(&spec).await;
         assert_eq!(record.ending, Ending::Exited { code: 0 });
         assert!(record.swept >= 1, "the setsid child escaped the group but carries the marker");

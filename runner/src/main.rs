@@ -5,6 +5,10 @@
 
 mod bench;
 mod cli;
+mod client;
+mod install;
+mod profile;
+mod record;
 mod launch;
 mod matrix;
 mod reference;
@@ -77,6 +81,7 @@ async fn dispatch(command: Command) -> Result<u8> {
         Command::Probe(args) => probe(args).await,
         Command::SelfTest(args) => self_test(args).await,
         Command::Judge(args) => judge(args),
+        Command::Clients(command) => clients(command).await,
         Command::Bench(args) => {
             let report = bench::run(args.frames, args.jobs, own_exe()?).await?;
             match args.format.format {
@@ -103,9 +108,83 @@ fn own_exe() -> Result<std::path::PathBuf> {
     std::env::current_exe().context("cannot find this program's own executable")
 }
 
+fn bad_input(message: impl Into<String>) -> anyhow::Error {
+    Exit { code: exit::BAD_INPUT, message: message.into() }.into()
+}
+
+/// A profile for a client given by command line: no install, no model, the server as arguments.
+fn command_profile(command_line: &str, timeout: u64) -> Result<(profile::Profile, std::path::PathBuf)> {
+    let words: Vec<String> = command_line.split_whitespace().map(str::to_string).collect();
+    let Some((program, args)) = words.split_first() else { return Err(bad_input("--command is empty")) };
+    let profile = profile::Profile {
+        name: std::path::Path::new(program).file_name().and_then(|n| n.to_str()).unwrap_or("command").to_string(),
+        description: format!("command line: {command_line}"),
+        dialect: None,
+        install: profile::Install { npm: None, pypi: None, python: None, version: "unversioned".into(), executable: program.clone() },
+        version: profile::VersionCheck { args: Vec::new(), word: 1 },
+        files: Vec::new(),
+        launch: profile::Launch { args: args.to_vec(), steps: Vec::new(), env: Default::default(), prompt: String::new(), timeout_secs: timeout },
+    };
+    Ok((profile, std::path::PathBuf::from(program)))
+}
+
+async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
+    let target = if let Some(command) = &args.command {
+        let (profile, executable) = command_profile(command, args.timeout)?;
+        client::Target { version: profile.install.version.clone(), profile, executable }
+    } else {
+        let spec = args.client.clone().unwrap_or_default();
+        if spec.contains('/') {
+            let (profile, executable) = command_profile(&format!("{spec} {{server}}"), args.timeout)?;
+            if !executable.exists() {
+                return Err(bad_input(format!("no client executable at {spec}")));
+            }
+            client::Target { version: profile.install.version.clone(), profile, executable }
+        } else {
+            let profile = profile::find(&profile::default_dir(), &spec).map_err(|e| bad_input(e.to_string()))?;
+            eprintln!("mcp-client-probe: {}@{}: installing if needed", profile.name, profile.install.version);
+            let installed = install::ensure_installed(&profile).await?;
+            eprintln!("mcp-client-probe: {}@{} ready (--version took {} ms)", profile.name, installed.version, installed.version_ms);
+            client::Target { profile, executable: installed.executable, version: installed.version }
+        }
+    };
+    let dir = record::record_dir(&args.records, &target.profile.name, &target.version);
+    let mut records = Vec::new();
+    for transport in args.transport.transports() {
+        eprintln!("mcp-client-probe: probing {}@{} over {}", target.profile.name, target.version, transport.as_str());
+        let record = client::probe(&target, transport, &own_exe()?, &dir).await.map_err(|e| anyhow::anyhow!(e))?;
+        eprintln!("mcp-client-probe: {} done in {} ms; record in {}", transport.as_str(), record.duration_ms, dir.display());
+        records.push(record);
+    }
+    let matrix = matrix::from_records(&records);
+    match args.format.format {
+        Format::Table => println!("{}", render::terminal(&matrix, terminal_width())),
+        Format::Json => println!("{}", render::json(&matrix)),
+    }
+    Ok(exit::OK)
+}
+
+async fn clients(command: cli::ClientsCommand) -> Result<u8> {
+    match command {
+        cli::ClientsCommand::Install { client } => {
+            let profile = profile::find(&profile::default_dir(), &client).map_err(|e| bad_input(e.to_string()))?;
+            let installed = install::ensure_installed(&profile).await?;
+            println!("{}@{} {}", profile.name, installed.version, installed.executable.display());
+        }
+        cli::ClientsCommand::List => {
+            for profile in profile::load_all(&profile::default_dir()).map_err(|e| bad_input(e.to_string()))? {
+                let installed = install::install_dir(&profile).join(&profile.install.executable).exists();
+                let dialect = profile.dialect.map_or("none".to_string(), |d| format!("{d:?}").to_lowercase());
+                println!("{:<16} {:<10} {:<10} {:<10} {}", profile.name, profile.install.version, dialect, if installed { "installed" } else { "-" }, profile.description);
+            }
+        }
+    }
+    Ok(exit::OK)
+}
+
 async fn probe(args: cli::ProbeArgs) -> Result<u8> {
-    if let Some(client) = args.client {
-        return Err(Exit { code: exit::BAD_INPUT, message: format!("probing real clients ({client}) is not available in this version; run `probe` without a client to probe the reference client") }.into());
+    if args.client.is_some() || args.command.is_some() {
+        return probe_client(args).await;
     }
     let ablation = args.ablation;
     let specs: Vec<RunSpec> = args.transport.transports().into_iter().flat_map(|transport| Era::ALL.map(|era| RunSpec { transport, era, ablation })).collect();

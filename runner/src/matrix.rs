@@ -62,6 +62,19 @@ impl Cell {
     }
 }
 
+/// Builds a matrix with one column per record.
+pub fn from_records(records: &[crate::record::Record]) -> Matrix {
+    let columns = records
+        .iter()
+        .map(|r| Column { client: format!("{}@{} ({})", r.client, r.version, r.date), transport: r.transport.clone(), era: r.era.map_or("-".into(), |e| e.to_string()), protocol_version: r.protocol_version.clone() })
+        .collect();
+    let rows = registry::probes()
+        .iter()
+        .map(|p| Row { probe: p.id().into(), area: p.area(), title: p.title().into(), cells: records.iter().map(|r| Cell::from_verdict(r.verdicts.iter().find(|v| v.probe == p.id()))).collect() })
+        .collect();
+    Matrix { columns, rows }
+}
+
 /// Builds a matrix with one column per run, named `client`.
 pub fn from_runs(client: &str, runs: &[&RunResult]) -> Matrix {
     let columns = runs

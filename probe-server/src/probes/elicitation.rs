@@ -194,7 +194,8 @@ probe! {
 
 probe! {
     /// Evidence: the URL-mode elicitation answered with an action (accept, decline or cancel)
-    /// and no content. An error answer is no; content on a URL answer is a violation.
+    /// and no content, no sooner than a person could (under 50 ms is auto-answered). An error
+    /// answer is no; content on a URL answer is a violation.
     Url {
         id: "elicitation.url", area: Elicitation, title: "URL-mode elicitation",
         revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, serves: "probe_elicit_url asks the user to open a URL",
@@ -214,7 +215,10 @@ fn judge_url(o: &Observations) -> Verdict {
         Some(Answer::Error(e)) => verdict(Outcome::No, format!("answered with error {}", e.get("code").unwrap_or(&Value::Null))),
         Some(Answer::Result(r)) => match (r.get("action").and_then(Value::as_str), r.get("content")) {
             (Some(_), Some(c)) if !c.is_null() => verdict(Outcome::Violation, "URL answer carries form content".into()),
-            (Some(action), _) => verdict(Outcome::Yes, format!("answered {action}")),
+            (Some(action), _) if exchange.latency_us.is_some_and(|us| us < AUTO_ANSWER_US) => {
+                verdict(Outcome::AutoAnswered, format!("answered {action} in < 50 ms, nobody asked"))
+            }
+            (Some(action), _) => verdict(Outcome::Yes, format!("answered {action} in {}", exchange.latency_us.map(latency_bucket).unwrap_or("?"))),
             (None, _) => verdict(Outcome::No, "answer has no action".into()),
         },
     }

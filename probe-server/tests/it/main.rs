@@ -3,3 +3,4 @@
 mod http;
 mod judges;
 mod stdio;
+mod wire_schema;

@@ -76,9 +76,56 @@ fn with_server(schema: &Value, mut arguments: Value) -> Value {
     arguments
 }
 
-/// The whole script for this catalogue.
-pub fn plan(catalogue: &[OfferedTool]) -> Vec<Step> {
+/// A host tool that loads deferred tools by query (tools the host names in text but leaves out
+/// of the catalogue until the model asks for them).
+fn is_tool_search(t: &OfferedTool) -> bool {
+    let n = normalized(&t.name);
+    (n.contains("toolsearch") || n.contains("searchtool")) && has_property(&t.schema, "query")
+}
+
+/// Whether a bare name (no schema yet) is one the script wants.
+fn wanted_name(name: &str) -> bool {
+    let bare = OfferedTool { name: name.into(), namespace: None, schema: json!({"properties": {"uri": {}}}) };
+    PROBE_TOOLS.iter().any(|p| names_tool(name, p)) || is_resource_list_tool(&bare) || is_resource_read_tool(&bare)
+}
+
+/// The first `probe://linked/…` URI a tool result handed back, if any reached the model.
+pub fn linked_uri(body: &Value) -> Option<String> {
+    let text = body.to_string();
+    let start = text.find(s::LINK_PREFIX)?;
+    let rest = &text[start + s::LINK_PREFIX.len()..];
+    let id: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+    (!id.is_empty()).then(|| format!("{}{id}", s::LINK_PREFIX))
+}
+
+/// Wanted tool names that appear in the request's text (outside the catalogue), sorted.
+pub fn mentioned_tools(body: &Value) -> Vec<String> {
+    fn walk(value: &Value, found: &mut std::collections::BTreeSet<String>) {
+        match value {
+            Value::String(text) => {
+                for token in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')) {
+                    if !token.is_empty() && wanted_name(token) {
+                        found.insert(token.to_string());
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
+            Value::Object(map) => map.iter().filter(|(k, _)| k.as_str() != "tools").for_each(|(_, v)| walk(v, found)),
+            _ => {}
+        }
+    }
+    let mut found = std::collections::BTreeSet::new();
+    walk(body, &mut found);
+    found.into_iter().collect()
+}
+
+/// The whole script for this catalogue. `mentioned` are wanted tools the host named in text:
+/// when it offers a tool-search tool, the first step loads them.
+pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>) -> Vec<Step> {
     let mut steps = Vec::new();
+    if let Some(search) = catalogue.iter().find(|t| is_tool_search(t)).filter(|_| !mentioned.is_empty()) {
+        steps.push(Step::Call { tool: search.clone(), arguments: json!({"query": format!("select:{}", mentioned.join(",")), "max_results": mentioned.len()}), purpose: "load deferred tools".into() });
+    }
     if let Some(list) = catalogue.iter().find(|t| is_resource_list_tool(t)) {
         steps.push(Step::Call { tool: list.clone(), arguments: with_server(&list.schema, json!({})), purpose: "list resources".into() });
     }
@@ -87,9 +134,14 @@ pub fn plan(catalogue: &[OfferedTool]) -> Vec<Step> {
             steps.push(Step::Call { tool: read.clone(), arguments: with_server(&read.schema, json!({"uri": uri})), purpose: purpose.into() });
         }
     }
+    let read = catalogue.iter().find(|t| is_resource_read_tool(t));
     for probe in PROBE_TOOLS {
         if let Some(tool) = catalogue.iter().find(|t| names_tool(&t.name, probe)) {
             steps.push(Step::Call { tool: tool.clone(), arguments: json!({}), purpose: format!("call {probe}") });
+            if let (true, Some(read)) = (probe == s::TOOL_RESOURCE_LINK, read) {
+                let uri = linked.map_or_else(|| format!("{}unknown", s::LINK_PREFIX), str::to_string);
+                steps.push(Step::Call { tool: read.clone(), arguments: with_server(&read.schema, json!({"uri": uri})), purpose: "read the linked resource".into() });
+            }
         }
     }
     steps.push(Step::Finish { text: FINAL_TEXT.into() });
@@ -97,8 +149,8 @@ pub fn plan(catalogue: &[OfferedTool]) -> Vec<Step> {
 }
 
 /// The step for a request that already carries `results` tool results.
-pub fn step(catalogue: &[OfferedTool], results: usize) -> Step {
-    let mut steps = plan(catalogue);
+pub fn step(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, results: usize) -> Step {
+    let mut steps = plan(catalogue, mentioned, linked);
     let last = steps.len() - 1;
     steps.swap_remove(results.min(last))
 }
@@ -121,7 +173,7 @@ mod tests {
             tool("mcp__probe__probe_sampling", json!({})),
             tool("Bash", json!({})),
         ];
-        let steps = plan(&catalogue);
+        let steps = plan(&catalogue, &[], None);
         let calls: Vec<String> = steps.iter().map(|s| match s { Step::Call { tool, arguments, .. } => format!("{} {arguments}", tool.name), Step::Finish { .. } => "finish".into() }).collect();
         assert_eq!(calls, vec![
             r#"ListMcpResourcesTool {"server":"probe"}"#.to_string(),
@@ -132,8 +184,36 @@ mod tests {
             r#"mcp__probe__probe_sampling_tools {}"#.into(),
             "finish".into(),
         ]);
-        assert_eq!(step(&catalogue, 99), Step::Finish { text: FINAL_TEXT.into() });
-        assert_eq!(step(&catalogue, 4), steps[4]);
+        assert_eq!(step(&catalogue, &[], None, 99), Step::Finish { text: FINAL_TEXT.into() });
+        assert_eq!(step(&catalogue, &[], None, 4), steps[4]);
+    }
+
+    #[test]
+    fn deferred_tools_named_in_text_are_loaded_first() {
+        let body = json!({
+            "messages": [{"role": "user", "content": "Deferred:\nmcp__probe__probe_ping\nReadMcpResourceTool\nWebFetch"}],
+            "tools": [{"name": "mcp__probe__probe_roots"}]
+        });
+        let mentioned = mentioned_tools(&body);
+        assert_eq!(mentioned, vec!["ReadMcpResourceTool".to_string(), "mcp__probe__probe_ping".into()]);
+        let catalogue = vec![tool("ToolSearch", json!({"properties": {"query": {}}}))];
+        match &plan(&catalogue, &mentioned, None)[0] {
+            Step::Call { tool, arguments, .. } => {
+                assert_eq!(tool.name, "ToolSearch");
+                assert_eq!(arguments["query"], "select:ReadMcpResourceTool,mcp__probe__probe_ping");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_linked_uri_in_a_tool_result_is_read_after_the_link_tool() {
+        let catalogue = vec![tool("read_resource", json!({"properties": {"uri": {}}})), tool("probe_resource_link", json!({}))];
+        let body = json!({"messages": [{"role": "tool", "content": "see probe://linked/7 please"}]});
+        let linked = linked_uri(&body);
+        assert_eq!(linked.as_deref(), Some("probe://linked/7"));
+        let steps = plan(&catalogue, &[], linked.as_deref());
+        assert!(matches!(&steps[4], Step::Call { arguments, .. } if arguments["uri"] == "probe://linked/7"), "{steps:?}");
     }
 
     #[test]

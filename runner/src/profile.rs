@@ -1,0 +1,223 @@
+//! Client profiles: one TOML file per client under `fixtures/clients/`, saying how to install the
+//! client, read its version, configure its MCP server, launch it unattended and which model
+//! dialect it speaks. Adding a client means adding a profile.
+//!
+//! Strings may use placeholders, filled per run: `{home}`, `{work}`, `{stub_url}`, `{prompt}`,
+//! `{server_url}`, `{server_command}`, `{server_command_json}`, `{server_args_json}`,
+//! `{server_command_line}`. An argument that is exactly `{server}` expands to the server's command
+//! and arguments (stdio) or its URL (HTTP).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::stub::Dialect;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("cannot read profile {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("profile {path} is not valid: {message}")]
+    Invalid { path: String, message: String },
+    #[error("no client profile named {0:?} (known: {1})")]
+    Unknown(String, String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    pub name: String,
+    pub description: String,
+    /// The model dialect the host speaks, or none for clients without a model.
+    pub dialect: Option<Dialect>,
+    pub install: Install,
+    pub version: VersionCheck,
+    #[serde(default)]
+    pub files: Vec<ConfigFile>,
+    pub launch: Launch,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Install {
+    /// An npm package, or…
+    pub npm: Option<String>,
+    /// …a PyPI package, installed in a virtual environment with `python`.
+    pub pypi: Option<String>,
+    /// Python version for PyPI clients ("3.13"): found under pyenv or on PATH.
+    pub python: Option<String>,
+    /// The pinned version.
+    pub version: String,
+    /// The executable, relative to the install directory.
+    pub executable: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VersionCheck {
+    pub args: Vec<String>,
+    /// Which whitespace-separated word of the first output line is the version (1-based).
+    pub word: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    pub path: String,
+    /// Content for both transports, or…
+    pub content: Option<String>,
+    /// …per transport.
+    pub stdio: Option<String>,
+    pub http: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Launch {
+    /// Arguments of the single launch; ignored when `steps` is given.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// One process per step, for clients that do one thing per process.
+    #[serde(default)]
+    pub steps: Vec<Vec<String>>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// The prompt handed to agent hosts.
+    #[serde(default)]
+    pub prompt: String,
+    pub timeout_secs: u64,
+}
+
+impl Profile {
+    pub fn parse(text: &str, path: &Path) -> Result<Profile, ProfileError> {
+        let profile: Profile = toml::from_str(text).map_err(|e| ProfileError::Invalid { path: path.display().to_string(), message: e.to_string() })?;
+        let invalid = |message: &str| ProfileError::Invalid { path: path.display().to_string(), message: message.into() };
+        match (&profile.install.npm, &profile.install.pypi) {
+            (Some(_), None) => {}
+            (None, Some(_)) if profile.install.python.is_some() => {}
+            (None, Some(_)) => return Err(invalid("a PyPI client needs `python`")),
+            _ => return Err(invalid("give exactly one of install.npm and install.pypi")),
+        }
+        if profile.launch.args.is_empty() && profile.launch.steps.is_empty() {
+            return Err(invalid("launch needs `args` or `steps`"));
+        }
+        for file in &profile.files {
+            if file.content.is_none() && (file.stdio.is_none() || file.http.is_none()) {
+                return Err(invalid("a file needs `content`, or both `stdio` and `http`"));
+            }
+        }
+        Ok(profile)
+    }
+
+    pub fn load(path: &Path) -> Result<Profile, ProfileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read { path: path.display().to_string(), source })?;
+        Profile::parse(&text, path)
+    }
+
+    /// The launches of one run: one per step, or the single launch.
+    pub fn launches(&self) -> Vec<Vec<String>> {
+        if self.launch.steps.is_empty() {
+            vec![self.launch.args.clone()]
+        } else {
+            self.launch.steps.clone()
+        }
+    }
+}
+
+/// Where profiles live: `fixtures/clients` of this source tree (overridable).
+pub fn default_dir() -> PathBuf {
+    if let Ok(dir) = std::env::var("MCP_CLIENT_PROBE_PROFILES") {
+        return PathBuf::from(dir);
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/clients")
+}
+
+/// Every profile in `dir`, sorted by name.
+pub fn load_all(dir: &Path) -> Result<Vec<Profile>, ProfileError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| ProfileError::Read { path: dir.display().to_string(), source })?;
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "toml")).collect();
+    paths.sort();
+    paths.iter().map(|p| Profile::load(p)).collect()
+}
+
+/// Finds `name` or `name@version` among the profiles. A different version than the pinned one
+/// is allowed: the profile's recipe is used with that version.
+pub fn find(dir: &Path, spec: &str) -> Result<Profile, ProfileError> {
+    let (name, version) = spec.split_once('@').map_or((spec, None), |(n, v)| (n, Some(v)));
+    let all = load_all(dir)?;
+    let names = all.iter().map(|p| p.name.clone()).collect::<Vec<_>>().join(", ");
+    let mut profile = all.into_iter().find(|p| p.name == name).ok_or_else(|| ProfileError::Unknown(name.into(), names))?;
+    if let Some(version) = version {
+        profile.install.version = version.to_string();
+    }
+    Ok(profile)
+}
+
+/// Placeholder values for one run.
+#[derive(Debug, Clone, Default)]
+pub struct Vars {
+    pub values: BTreeMap<&'static str, String>,
+    /// What `{server}` expands to as separate arguments.
+    pub server: Vec<String>,
+}
+
+impl Vars {
+    pub fn fill(&self, template: &str) -> String {
+        let mut out = template.to_string();
+        for (key, value) in &self.values {
+            out = out.replace(&format!("{{{key}}}"), value);
+        }
+        out
+    }
+
+    pub fn fill_args(&self, args: &[String]) -> Vec<String> {
+        args.iter().flat_map(|a| if a == "{server}" { self.server.clone() } else { vec![self.fill(a)] }).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_profile_loads() {
+        let profiles = load_all(&default_dir()).unwrap();
+        let names: Vec<_> = profiles.iter().map(|p| p.name.as_str()).collect();
+        for expected in ["claude-code", "codex", "fast-agent", "mcp-inspector"] {
+            assert!(names.contains(&expected), "{names:?}");
+        }
+    }
+
+    #[test]
+    fn bad_profiles_are_refused_with_a_reason() {
+        let path = Path::new("x.toml");
+        let base = r#"name = "x"
+description = "d"
+[install]
+version = "1"
+executable = "bin/x"
+[version]
+args = ["--version"]
+word = 1
+[launch]
+args = ["a"]
+timeout_secs = 5
+"#;
+        let err = Profile::parse(base, path).unwrap_err().to_string();
+        assert!(err.contains("exactly one of install.npm and install.pypi"), "{err}");
+        let typo = base.replace("word = 1", "word = 1\nwurd = 2");
+        assert!(Profile::parse(&typo, path).unwrap_err().to_string().contains("wurd"));
+        let npm = base.replace("version = \"1\"\n", "version = \"1\"\nnpm = \"x\"\n");
+        assert!(Profile::parse(&npm, path).is_ok());
+    }
+
+    #[test]
+    fn placeholders_fill_strings_and_splice_the_server() {
+        let mut vars = Vars::default();
+        vars.values.insert("home", "/h".into());
+        vars.server = vec!["/bin/probe".into(), "serve".into()];
+        assert_eq!(vars.fill("{home}/.config"), "/h/.config");
+        assert_eq!(vars.fill_args(&["--x".into(), "{server}".into(), "{home}".into()]), vec!["--x", "/bin/probe", "serve", "/h"]);
+    }
+}
