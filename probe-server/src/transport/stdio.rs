@@ -290,7 +290,8 @@ where
             }
             Err(err) => journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "session_failed", "error": err.to_string()}))),
         }
-        if pump.is_finished() {
+        // A new session is served while input may still come, or frames already read wait.
+        if pump.is_finished() && inbound.lock().await.is_empty() {
             break;
         }
     }

@@ -48,7 +48,8 @@ fn bad_input_is_refused_with_exit_code_2() {
     fails_with_bad_input(&["serve", "--stdio", "--journal", "/nonexistent/dir/j.jsonl"], "cannot open journal");
     fails_with_bad_input(&["serve", "--stdio", "--era", "sideways", "--journal", "/tmp/x.jsonl"], "unknown era");
     fails_with_bad_input(&["probe", "--ablation", "no-such-thing"], "unknown ablation");
-    fails_with_bad_input(&["probe", "some-client"], "not available in this version");
+    fails_with_bad_input(&["probe", "some-client"], "no client profile named \"some-client\"");
+    fails_with_bad_input(&["probe", "./no/such/client"], "no client executable");
 }
 
 #[test]
