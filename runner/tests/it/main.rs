@@ -2,6 +2,7 @@
 //! belongs there.
 
 mod cli;
+mod fake_clients;
 mod self_test;
 mod serve;
 

@@ -1,0 +1,69 @@
+//! A misbehaving MCP client for the runner's tests. `fake-client MODE PIDFILE [server…]`:
+//! writes its pid (and its children's) to PIDFILE, then behaves as MODE says:
+//! `hang` (ignores SIGTERM, sleeps), `crash` (aborts), `garbage` (floods stdout and exits),
+//! `orphan` (leaves a detached child running and exits), `no-connect` (exits without connecting),
+//! `env` (prints its environment and exits).
+
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+
+fn record_pid(pidfile: &str, pid: u32) {
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(pidfile).expect("pid file");
+    writeln!(file, "{pid}").expect("write pid");
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(mode), Some(pidfile)) = (args.get(1), args.get(2)) else {
+        eprintln!("usage: fake-client MODE PIDFILE [server...]");
+        std::process::exit(2);
+    };
+    record_pid(pidfile, std::process::id());
+    match mode.as_str() {
+        "hang" => {
+            // SAFETY: ignoring a signal touches no memory.
+            unsafe { libc::signal(libc::SIGTERM, libc::SIG_IGN) };
+            loop {
+                std::thread::sleep(std::time::Duration::from_secs(60));
+            }
+        }
+        "crash" => {
+            eprintln!("fake-client: crashing at start");
+            std::process::abort();
+        }
+        "garbage" => {
+            let mut out = std::io::stdout().lock();
+            let line = [b'\xff', b'{', b'"', b'j', b'u', b'n', b'k', b'\n'];
+            for _ in 0..(2 << 20) {
+                if out.write_all(&line).is_err() {
+                    break;
+                }
+            }
+        }
+        "orphan" => {
+            let mut child = std::process::Command::new(&args[0]);
+            child.args(["sleeper", pidfile]);
+            // SAFETY: setsid in the child before exec; no allocation happens there.
+            unsafe {
+                child.pre_exec(|| {
+                    libc::setsid();
+                    Ok(())
+                });
+            }
+            let spawned = child.spawn().expect("spawn the orphan");
+            record_pid(pidfile, spawned.id());
+            println!("fake-client: left pid {} behind", spawned.id());
+        }
+        "sleeper" => std::thread::sleep(std::time::Duration::from_secs(600)),
+        "no-connect" => println!("fake-client: not connecting to {:?}", &args[3..]),
+        "env" => {
+            for (key, value) in std::env::vars() {
+                println!("{key}={value}");
+            }
+        }
+        other => {
+            eprintln!("fake-client: unknown mode {other}");
+            std::process::exit(2);
+        }
+    }
+}

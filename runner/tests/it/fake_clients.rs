@@ -1,0 +1,97 @@
+//! Clients that misbehave: every run still ends with a complete record whose verdicts say why
+//! nothing was observed, the tool itself succeeds, and no process of the run survives it.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::probe_cmd;
+
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // A zombie is dead; only its exit status waits to be collected.
+        Ok(stat) => !stat.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'),
+        Err(_) => false,
+    }
+}
+
+fn probe_fake(mode: &str, dir: &Path) -> (Value, String) {
+    let pidfile = dir.join("pids");
+    let fake = env!("CARGO_BIN_EXE_fake-client");
+    let records = dir.join("records");
+    let output = probe_cmd()
+        .args(["probe", "--transport", "stdio", "--timeout", "2", "--format", "json", "--records", records.to_str().unwrap()])
+        .arg("--command")
+        .arg(format!("{fake} {mode} {} {{server}}", pidfile.display()))
+        .env("ANTHROPIC_API_KEY", "sk-real-secret-never-forwarded")
+        .env("OPENAI_API_KEY", "sk-real-secret-never-forwarded")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{mode}: {}", String::from_utf8_lossy(&output.stderr));
+    let record_dir = records.join("fake-client/unversioned");
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(record_dir.join("stdio.json")).unwrap()).unwrap();
+    let stdout = std::fs::read_to_string(record_dir.join("stdio.stdout.txt")).unwrap_or_default();
+    for line in std::fs::read_to_string(&pidfile).unwrap_or_default().lines() {
+        let pid: u32 = line.parse().unwrap();
+        assert!(!alive(pid), "{mode}: pid {pid} outlived the run");
+    }
+    (record, stdout)
+}
+
+fn assert_nothing_observed(record: &Value, reason: &str) {
+    for verdict in record["verdicts"].as_array().unwrap() {
+        assert_eq!(verdict["outcome"], "not-reached", "{verdict}");
+        let detail = verdict["detail"].as_str().unwrap();
+        assert!(detail.contains("never opened an MCP session") && detail.contains(reason), "{detail}");
+    }
+}
+
+#[test]
+fn a_hanging_client_is_stopped_and_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (record, _) = probe_fake("hang", dir.path());
+    assert_eq!(record["launches"][0]["ending"]["kind"], "timed_out");
+    assert_nothing_observed(&record, "timed out");
+}
+
+#[test]
+fn a_client_that_crashes_at_start_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (record, _) = probe_fake("crash", dir.path());
+    assert_eq!(record["launches"][0]["ending"]["kind"], "signalled");
+    assert_nothing_observed(&record, "killed by signal");
+}
+
+#[test]
+fn a_client_that_floods_stdout_is_recorded_with_its_output_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (record, stdout) = probe_fake("garbage", dir.path());
+    assert_eq!(record["launches"][0]["stdout_bytes"], 16 << 20);
+    assert!(stdout.len() <= (4 << 20) + 200, "{}", stdout.len());
+    assert_nothing_observed(&record, "exited with code 0");
+}
+
+#[test]
+fn a_child_left_running_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (record, _) = probe_fake("orphan", dir.path());
+    assert!(record["launches"][0]["swept"].as_u64().unwrap() >= 1, "{}", record["launches"]);
+    assert!(record["notes"].to_string().contains("outlived the client"));
+}
+
+#[test]
+fn a_client_that_never_connects_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (record, _) = probe_fake("no-connect", dir.path());
+    assert_nothing_observed(&record, "exited with code 0");
+    assert_eq!(record["era"], Value::Null);
+}
+
+#[test]
+fn secrets_in_the_runner_environment_never_reach_the_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, stdout) = probe_fake("env", dir.path());
+    assert!(stdout.contains("HOME="), "{stdout}");
+    assert!(!stdout.contains("sk-real-secret"), "{stdout}");
+    assert!(!stdout.contains("ANTHROPIC_API_KEY") && !stdout.contains("OPENAI_API_KEY"), "{stdout}");
+}
