@@ -150,3 +150,112 @@ pub async fn start(journal: Journal) -> std::io::Result<StubHandle> {
     Ok(StubHandle { base_url, shutdown, task })
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use probe_server::journal::read_journal;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    fn fixture(name: &str) -> Value {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/model-requests").join(format!("{name}.json"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    /// One HTTP/1.1 exchange over a raw socket: (content type, body).
+    async fn post(base: &str, path: &str, body: &Value) -> (String, String) {
+        let addr = base.trim_start_matches("http://");
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let body = body.to_string();
+        let request = format!("POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).await.unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").unwrap();
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        let content_type = head.lines().find_map(|l| l.strip_prefix("content-type: ")).unwrap_or("").to_string();
+        (content_type, body.to_string())
+    }
+
+    fn sse_data(body: &str) -> Vec<Value> {
+        body.lines().filter_map(|l| l.strip_prefix("data: ")).filter(|d| *d != "[DONE]").map(|d| serde_json::from_str(d).unwrap()).collect()
+    }
+
+    async fn stub() -> (StubHandle, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal::create(&dir.path().join("model.jsonl")).unwrap();
+        (start(journal).await.unwrap(), dir)
+    }
+
+    #[tokio::test]
+    async fn anthropic_streams_a_tool_search_first_and_replays_it_on_retry() {
+        let (stub, dir) = stub().await;
+        let request = fixture("anthropic-deferred-first-turn");
+        let (content_type, body) = post(&stub.base_url, "/v1/messages?beta=true", &request).await;
+        assert_eq!(content_type, "text/event-stream");
+        let names: Vec<String> = body.lines().filter_map(|l| l.strip_prefix("event: ")).map(str::to_string).collect();
+        assert_eq!(names, ["message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"]);
+        let events = sse_data(&body);
+        assert_eq!(events[1]["content_block"]["name"], "ToolSearch");
+        let input: Value = serde_json::from_str(events[2]["delta"]["partial_json"].as_str().unwrap()).unwrap();
+        assert!(input["query"].as_str().unwrap().contains("mcp__probe__probe_ping"), "{input}");
+        assert_eq!(events[4]["delta"]["stop_reason"], "tool_use");
+        let (_, again) = post(&stub.base_url, "/v1/messages", &request).await;
+        assert_eq!(again, body, "a retried request replays the same step");
+        stub.stop().await;
+        let events = read_journal(&dir.path().join("model.jsonl")).unwrap().events;
+        assert_eq!(events.len(), 4, "request and reply, twice");
+    }
+
+    #[tokio::test]
+    async fn anthropic_picks_the_step_from_the_tool_results_and_answers_json_when_not_streaming() {
+        let (stub, _dir) = stub().await;
+        let mut request = fixture("anthropic-after-two-results");
+        request["stream"] = json!(false);
+        let (content_type, body) = post(&stub.base_url, "/v1/messages", &request).await;
+        assert_eq!(content_type, "application/json");
+        let reply: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(reply["stop_reason"], "tool_use");
+        assert_eq!(reply["content"][0]["name"], "ReadMcpResourceTool");
+        assert_eq!(reply["content"][0]["input"], json!({"server": "probe", "uri": probe_server::surface::TEXT_URI}));
+        stub.stop().await;
+    }
+
+    #[tokio::test]
+    async fn responses_calls_namespaced_tools_and_completes_every_response() {
+        let (stub, _dir) = stub().await;
+        let (_, first) = post(&stub.base_url, "/v1/responses", &fixture("responses-first-turn")).await;
+        let events = sse_data(&first);
+        assert_eq!(events.last().unwrap()["type"], "response.completed");
+        let done = events.iter().find(|e| e["type"] == "response.output_item.done").unwrap();
+        assert_eq!(done["item"]["name"], "list_mcp_resources");
+        let (_, later) = post(&stub.base_url, "/v1/responses", &fixture("responses-after-five-results")).await;
+        let item = &sse_data(&later).into_iter().find(|e| e["type"] == "response.output_item.done").unwrap()["item"];
+        assert_eq!(item["name"], "probe_resource_link");
+        assert_eq!(item["namespace"], "mcp__probe");
+        assert_eq!(item["arguments"], "{}");
+        stub.stop().await;
+    }
+
+    #[tokio::test]
+    async fn chat_streams_tool_calls_and_ends_with_done() {
+        let (stub, _dir) = stub().await;
+        let (_, first) = post(&stub.base_url, "/v1/chat/completions", &fixture("chat-first-turn")).await;
+        assert!(first.trim_end().ends_with("data: [DONE]"), "{first}");
+        let chunks = sse_data(&first);
+        assert_eq!(chunks[0]["choices"][0]["delta"]["tool_calls"][0]["function"]["name"], "probe__probe_progress");
+        assert_eq!(chunks[1]["choices"][0]["finish_reason"], "tool_calls");
+        let (_, later) = post(&stub.base_url, "/v1/chat/completions", &fixture("chat-after-two-results")).await;
+        assert_eq!(sse_data(&later)[0]["choices"][0]["delta"]["tool_calls"][0]["function"]["name"], "probe__probe_elicit_form");
+        stub.stop().await;
+    }
+
+    #[tokio::test]
+    async fn requests_without_tools_get_a_short_answer_outside_the_script() {
+        let (stub, _dir) = stub().await;
+        let (_, body) = post(&stub.base_url, "/v1/messages", &json!({"model": "m", "messages": [{"role": "user", "content": "title?"}]})).await;
+        let reply: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(reply["content"][0]["text"], "ok");
+        stub.stop().await;
+    }
+}
