@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::{accepted_content, latency_bucket, probe, AUTO_ANSWER_US, BOTH, MODERN};
-use crate::observe::{Answer, Observations};
+use super::{accepted_content, answered, exchange_evidence, latency_bucket, probe, AUTO_ANSWER_US, BOTH, MODERN};
+use crate::observe::Observations;
 use crate::probe::{Declaration, Outcome, Verdict};
 use crate::surface::{self, enum_fields};
 
@@ -58,7 +58,7 @@ fn judge_form(o: &Observations) -> Verdict {
         }
         Err(verdict) => return verdict,
     };
-    let evidence = [Some(exchange.asked), exchange.answered].into_iter().flatten().collect::<Vec<_>>();
+    let evidence = exchange_evidence(&exchange);
     let latency = exchange.latency_us.map(latency_bucket).unwrap_or("?");
     let errors = type_errors(&content);
     if !errors.is_empty() {
@@ -100,7 +100,7 @@ fn judge_enum(o: &Observations, field: &str, multi: bool) -> Verdict {
         Ok(ok) => ok,
         Err(verdict) => return verdict,
     };
-    let evidence = [Some(exchange.asked), exchange.answered].into_iter().flatten().collect::<Vec<_>>();
+    let evidence = exchange_evidence(&exchange);
     let no = |detail: String| Verdict::new(Outcome::No, detail).declared(declared.clone()).evidence(evidence.clone());
     let (allowed, titles) = allowed_and_titles(field);
     let value = content.get(field).cloned().unwrap_or(Value::Null);
@@ -205,22 +205,18 @@ probe! {
 
 fn judge_url(o: &Observations) -> Verdict {
     let declared = Declaration::from_bool(o.declares(&["elicitation", "url"]));
-    let Some(exchange) = o.exchange(surface::TOOL_ELICIT_URL, ELICIT) else {
-        return Verdict::new(Outcome::NotReached, "the server never got to ask").declared(declared);
+    let (result, exchange) = match answered(o.exchange(surface::TOOL_ELICIT_URL, ELICIT), &declared) {
+        Ok(ok) => ok,
+        Err(verdict) => return verdict,
     };
-    let evidence = [Some(exchange.asked), exchange.answered].into_iter().flatten().collect::<Vec<_>>();
-    let verdict = |outcome, detail: String| Verdict::new(outcome, detail).declared(declared.clone()).evidence(evidence.clone());
-    match &exchange.answer {
-        None => verdict(Outcome::No, "asked, never answered".into()),
-        Some(Answer::Error(e)) => verdict(Outcome::No, format!("answered with error {}", e.get("code").unwrap_or(&Value::Null))),
-        Some(Answer::Result(r)) => match (r.get("action").and_then(Value::as_str), r.get("content")) {
-            (Some(_), Some(c)) if !c.is_null() => verdict(Outcome::Violation, "URL answer carries form content".into()),
-            (Some(action), _) if exchange.latency_us.is_some_and(|us| us < AUTO_ANSWER_US) => {
-                verdict(Outcome::AutoAnswered, format!("answered {action} in < 50 ms, nobody asked"))
-            }
-            (Some(action), _) => verdict(Outcome::Yes, format!("answered {action} in {}", exchange.latency_us.map(latency_bucket).unwrap_or("?"))),
-            (None, _) => verdict(Outcome::No, "answer has no action".into()),
-        },
+    let verdict = |outcome, detail: String| Verdict::new(outcome, detail).declared(declared.clone()).evidence(exchange_evidence(&exchange));
+    match (result.get("action").and_then(Value::as_str), result.get("content")) {
+        (Some(_), Some(c)) if !c.is_null() => verdict(Outcome::Violation, "URL answer carries form content".into()),
+        (Some(action), _) if exchange.latency_us.is_some_and(|us| us < AUTO_ANSWER_US) => {
+            verdict(Outcome::AutoAnswered, format!("answered {action} in < 50 ms, nobody asked"))
+        }
+        (Some(action), _) => verdict(Outcome::Yes, format!("answered {action} in {}", exchange.latency_us.map(latency_bucket).unwrap_or("?"))),
+        (None, _) => verdict(Outcome::No, "answer has no action".into()),
     }
 }
 

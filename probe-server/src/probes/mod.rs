@@ -70,20 +70,32 @@ pub(crate) fn refetched(observations: &Observations, notification: &str, method:
     }
 }
 
+/// The journal lines of an exchange: the ask and, if any, the answer.
+pub(crate) fn exchange_evidence(exchange: &Exchange) -> Vec<u64> {
+    [Some(exchange.asked), exchange.answered].into_iter().flatten().collect()
+}
+
+/// The result the client answered an exchange with, or the verdict saying why there is none.
+pub(crate) fn answered(exchange: Option<Exchange>, declared: &Declaration) -> Result<(Value, Exchange), Verdict> {
+    let Some(exchange) = exchange else {
+        return Err(Verdict::new(Outcome::NotReached, "the server never got to ask: the tool was not called").declared(declared.clone()));
+    };
+    let failed = |detail: String| Err(Verdict::new(Outcome::No, detail).declared(declared.clone()).evidence(exchange_evidence(&exchange)));
+    match &exchange.answer {
+        None => failed("asked, never answered".into()),
+        Some(Answer::Error(e)) => failed(format!("answered with error {}", e.get("code").unwrap_or(&Value::Null))),
+        Some(Answer::Result(r)) => Ok((r.clone(), exchange)),
+    }
+}
+
 /// The content of an accepted elicitation, or a verdict saying why there is none.
 pub(crate) fn accepted_content(exchange: Option<Exchange>, declared: Declaration) -> Result<(Value, Exchange), Verdict> {
-    let Some(exchange) = exchange else {
-        return Err(Verdict::new(Outcome::NotReached, "the server never got to ask: the tool was not called").declared(declared));
-    };
-    let evidence: Vec<u64> = [Some(exchange.asked), exchange.answered].into_iter().flatten().collect();
-    match &exchange.answer {
-        None => Err(Verdict::new(Outcome::No, "asked, never answered").declared(declared).evidence(evidence)),
-        Some(Answer::Error(e)) => Err(Verdict::new(Outcome::No, format!("answered with error {}", e.get("code").unwrap_or(&Value::Null))).declared(declared).evidence(evidence)),
-        Some(Answer::Result(r)) => match r.get("action").and_then(Value::as_str) {
-            Some("accept") => Ok((r.get("content").cloned().unwrap_or(Value::Null), exchange)),
-            Some(action) => Err(Verdict::new(Outcome::No, format!("answered {action}")).declared(declared).evidence(evidence)),
-            None => Err(Verdict::new(Outcome::No, "answer has no action").declared(declared).evidence(evidence)),
-        },
+    let (result, exchange) = answered(exchange, &declared)?;
+    let evidence = exchange_evidence(&exchange);
+    match result.get("action").and_then(Value::as_str) {
+        Some("accept") => Ok((result.get("content").cloned().unwrap_or(Value::Null), exchange)),
+        Some(action) => Err(Verdict::new(Outcome::No, format!("answered {action}")).declared(declared).evidence(evidence)),
+        None => Err(Verdict::new(Outcome::No, "answer has no action").declared(declared).evidence(evidence)),
     }
 }
 

@@ -3,21 +3,13 @@
 
 use serde_json::Value;
 
-use super::{probe, BOTH};
-use crate::observe::{Answer, Exchange, Observations};
+use super::{answered, exchange_evidence, probe, BOTH};
+use crate::observe::Observations;
 use crate::probe::{Declaration, Outcome, Verdict};
 use crate::surface;
 
 fn asked(o: &Observations, tool: &str, method: &str, declared: Declaration) -> Result<(Value, Vec<u64>), Verdict> {
-    let Some(Exchange { asked, answer, answered, .. }) = o.exchange(tool, method) else {
-        return Err(Verdict::new(Outcome::NotReached, "the server never got to ask").declared(declared));
-    };
-    let evidence: Vec<u64> = [Some(asked), answered].into_iter().flatten().collect();
-    match answer {
-        None => Err(Verdict::new(Outcome::No, "asked, never answered").declared(declared).evidence(evidence)),
-        Some(Answer::Error(e)) => Err(Verdict::new(Outcome::No, format!("answered with error {}", e.get("code").unwrap_or(&Value::Null))).declared(declared).evidence(evidence)),
-        Some(Answer::Result(r)) => Ok((r, evidence)),
-    }
+    answered(o.exchange(tool, method), &declared).map(|(result, exchange)| (result, exchange_evidence(&exchange)))
 }
 
 fn blocks(content: &Value) -> Vec<&Value> {
