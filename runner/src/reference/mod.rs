@@ -44,7 +44,7 @@ pub enum ReferenceError {
 /// How long one scripted session may take before it is abandoned.
 pub const SCRIPT_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long to wait for list_changed notifications after triggering them.
-const NOTIFICATION_WAIT: Duration = Duration::from_millis(500);
+const NOTIFICATION_WAIT: Duration = Duration::from_secs(5);
 
 type Client = RunningService<RoleClient, ReferenceHandler>;
 
