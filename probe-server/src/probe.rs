@@ -1,13 +1,14 @@
 //! The probe model: a [`Probe`] says what it looks at and judges a run from its journal; a
 //! [`Verdict`] is what it found, with what the client declared beside it.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::era::Era;
 use crate::observe::Observations;
 
 /// The matrix section a probe belongs to, in matrix order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Area {
     Connection,
@@ -36,7 +37,7 @@ impl Area {
 }
 
 /// What a probe found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
     /// The feature works as the specification describes.
@@ -76,7 +77,7 @@ impl Outcome {
 }
 
 /// What the client declared for the feature a probe looks at.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Declaration {
     Declared,
@@ -104,7 +105,7 @@ impl Declaration {
 }
 
 /// One probe's judgement of one run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Verdict {
     pub probe: String,
     pub outcome: Outcome,

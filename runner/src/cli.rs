@@ -31,11 +31,74 @@ pub enum Command {
     Bench(BenchArgs),
     /// Judge a recorded journal and print the verdicts.
     Judge(JudgeArgs),
+    /// The dated capability matrix: render, check, diff, refresh, schema.
+    #[command(subcommand)]
+    Matrix(MatrixCommand),
     /// Install pinned clients into the cache, or list the known client profiles.
     #[command(subcommand)]
     Clients(ClientsCommand),
     /// List the probes: id, area, eras, what each serves.
     Probes(ProbesArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MatrixFormat {
+    /// `MATRIX.md`, written to --out.
+    Markdown,
+    Table,
+    Json,
+    /// Results in the canimcp shape: run_date, spec_version, per-client features.
+    Canimcp,
+    /// The capabilities each client declared, keyed by its clientInfo name.
+    Declared,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MatrixCommand {
+    /// Render the matrix from the committed records.
+    Render {
+        #[arg(long, default_value = "matrices/records")]
+        records: PathBuf,
+        /// Where the markdown goes (other formats print to stdout).
+        #[arg(long, default_value = "matrices/MATRIX.md")]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value_t = MatrixFormat::Markdown)]
+        format: MatrixFormat,
+    },
+    /// Fail (exit 1) when MATRIX.md differs from what the records produce.
+    Check {
+        #[arg(long, default_value = "matrices/records")]
+        records: PathBuf,
+        #[arg(long, default_value = "matrices/MATRIX.md")]
+        matrix: PathBuf,
+    },
+    /// Fixed, regressed, changed, new and removed verdicts between two records or directories.
+    Diff {
+        before: PathBuf,
+        after: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
+    /// Re-probe every pinned client (installing as needed), rewrite the records, render.
+    /// With --check, write nothing and fail when any verdict differs from the committed records.
+    Refresh {
+        #[arg(long)]
+        check: bool,
+        #[arg(long, default_value = "matrices/records")]
+        records: PathBuf,
+        #[arg(long, default_value = "matrices/MATRIX.md")]
+        out: PathBuf,
+        /// Only these clients (repeatable); all profiles when absent.
+        #[arg(long = "client", value_name = "NAME")]
+        clients: Vec<String>,
+    },
+    /// Write the JSON schema of records (generated from the Rust types); --check fails when stale.
+    Schema {
+        #[arg(long, default_value = "matrices/schema/record.schema.json")]
+        out: PathBuf,
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -115,6 +178,9 @@ pub struct ProbeArgs {
     /// For --command and path clients: seconds before the client is stopped.
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
+    /// Fail (exit 1) on any verdict that differs from this baseline (see `baseline.rs`).
+    #[arg(long, value_name = "BASELINE.toml")]
+    pub expect: Option<PathBuf>,
     /// Which transports to probe over.
     #[arg(long, value_enum, default_value_t = TransportChoice::Both)]
     pub transport: TransportChoice,

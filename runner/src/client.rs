@@ -160,6 +160,8 @@ pub async fn probe(target: &Target, transport: Transport, server_exe: &Path, out
         version: target.version.clone(),
         transport: transport.as_str().into(),
         era: lifecycle.as_ref().map(|l| l.era),
+        client_info: lifecycle.as_ref().and_then(|l| l.client_info.clone()),
+        declared_capabilities: lifecycle.as_ref().and_then(|l| l.capabilities.clone()),
         protocol_version: lifecycle.and_then(|l| l.negotiated_version),
         date: record::today(),
         probe_version: env!("CARGO_PKG_VERSION").into(),

@@ -38,7 +38,7 @@ pub struct LaunchSpec {
 }
 
 /// How the process ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Ending {
     Exited { code: i32 },

@@ -3,14 +3,18 @@
 //! Exit codes (see [`exit`]): 0 success; 1 the self-test found a probe that does not
 //! discriminate; 2 bad input (usage, unreadable files); 3 the harness itself failed.
 
+mod baseline;
 mod bench;
 mod cli;
 mod client;
+mod diff;
+mod findings;
 mod install;
 mod profile;
 mod record;
 mod launch;
 mod matrix;
+mod matrix_cmd;
 mod reference;
 mod render;
 mod run;
@@ -82,6 +86,7 @@ async fn dispatch(command: Command) -> Result<u8> {
         Command::SelfTest(args) => self_test(args).await,
         Command::Judge(args) => judge(args),
         Command::Clients(command) => clients(command).await,
+        Command::Matrix(command) => matrix_cmd::run(command, own_exe()?).await,
         Command::Bench(args) => {
             let report = bench::run(args.frames, args.jobs, own_exe()?).await?;
             match args.format.format {
@@ -148,6 +153,10 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
             client::Target { profile, executable: installed.executable, version: installed.version }
         }
     };
+    let baseline = match &args.expect {
+        Some(path) => Some(baseline::Baseline::load(path).map_err(bad_input)?),
+        None => None,
+    };
     let dir = record::record_dir(&args.records, &target.profile.name, &target.version);
     let mut records = Vec::new();
     for transport in args.transport.transports() {
@@ -156,10 +165,23 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
         eprintln!("mcp-client-probe: {} done in {} ms; record in {}", transport.as_str(), record.duration_ms, dir.display());
         records.push(record);
     }
-    let matrix = matrix::from_records(&records);
+    let located: Vec<record::Located> = records
+        .iter()
+        .map(|r| record::Located { relative: std::path::PathBuf::from(&r.client).join(&r.version).join(format!("{}.json", r.transport)), record: r.clone() })
+        .collect();
+    let matrix = matrix::from_records(&located, &args.records.display().to_string());
     match args.format.format {
         Format::Table => println!("{}", render::terminal(&matrix, terminal_width())),
         Format::Json => println!("{}", render::json(&matrix)),
+    }
+    if let Some(baseline) = baseline {
+        let problems = baseline::check(&baseline, &records.iter().collect::<Vec<_>>());
+        for problem in &problems {
+            eprintln!("mcp-client-probe: baseline: {problem}");
+        }
+        if !problems.is_empty() {
+            return Ok(exit::MISMATCH);
+        }
     }
     Ok(exit::OK)
 }

@@ -19,11 +19,20 @@ pub struct Column {
     pub transport: String,
     pub era: String,
     pub protocol_version: Option<String>,
+    /// The day the column was probed (records only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// Where the record and its journal live, relative to the matrices directory (records only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal: Option<String>,
 }
 
 impl Column {
     pub fn heading(&self) -> String {
-        format!("{}\n{} · {}\n{}", self.client, self.transport, self.era, self.protocol_version.as_deref().unwrap_or("?"))
+        let date = self.date.as_ref().map(|d| format!("\n{d}")).unwrap_or_default();
+        format!("{}\n{} · {}\n{}{date}", self.client, self.transport, self.era, self.protocol_version.as_deref().unwrap_or("?"))
     }
 }
 
@@ -62,15 +71,34 @@ impl Cell {
     }
 }
 
-/// Builds a matrix with one column per record.
-pub fn from_records(records: &[crate::record::Record]) -> Matrix {
+/// Builds a matrix with one column per record. `prefix` is the records directory as seen from
+/// where the matrix will be read (e.g. `records` for `matrices/MATRIX.md`).
+pub fn from_records(records: &[crate::record::Located], prefix: &str) -> Matrix {
     let columns = records
         .iter()
-        .map(|r| Column { client: format!("{}@{} ({})", r.client, r.version, r.date), transport: r.transport.clone(), era: r.era.map_or("-".into(), |e| e.to_string()), protocol_version: r.protocol_version.clone() })
+        .map(|located| {
+            let r = &located.record;
+            let dir = located.relative.parent().map(|p| p.display().to_string()).unwrap_or_default();
+            let join = |file: &str| [prefix, dir.as_str(), file].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join("/");
+            Column {
+                client: format!("{}@{}", r.client, r.version),
+                transport: r.transport.clone(),
+                era: r.era.map_or("-".into(), |e| e.to_string()),
+                protocol_version: r.protocol_version.clone(),
+                date: Some(r.date.clone()),
+                record: Some(join(&located.relative.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default())),
+                journal: Some(join(&r.journal)),
+            }
+        })
         .collect();
     let rows = registry::probes()
         .iter()
-        .map(|p| Row { probe: p.id().into(), area: p.area(), title: p.title().into(), cells: records.iter().map(|r| Cell::from_verdict(r.verdicts.iter().find(|v| v.probe == p.id()))).collect() })
+        .map(|p| Row {
+            probe: p.id().into(),
+            area: p.area(),
+            title: p.title().into(),
+            cells: records.iter().map(|l| Cell::from_verdict(l.record.verdicts.iter().find(|v| v.probe == p.id()))).collect(),
+        })
         .collect();
     Matrix { columns, rows }
 }
@@ -79,7 +107,15 @@ pub fn from_records(records: &[crate::record::Record]) -> Matrix {
 pub fn from_runs(client: &str, runs: &[&RunResult]) -> Matrix {
     let columns = runs
         .iter()
-        .map(|r| Column { client: client.to_string(), transport: r.spec.transport.as_str().into(), era: r.spec.era.to_string(), protocol_version: r.protocol_version.clone() })
+        .map(|r| Column {
+            client: client.to_string(),
+            transport: r.spec.transport.as_str().into(),
+            era: r.spec.era.to_string(),
+            protocol_version: r.protocol_version.clone(),
+            date: None,
+            record: None,
+            journal: None,
+        })
         .collect();
     let rows = registry::probes()
         .iter()

@@ -10,7 +10,7 @@ use crate::launch::{Ending, LaunchRecord};
 
 pub const RECORD_FORMAT: u32 = 1;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LaunchSummary {
     pub ending: Ending,
     pub stdout_bytes: usize,
@@ -25,7 +25,8 @@ impl From<&LaunchRecord> for LaunchSummary {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What one probe run of one client over one transport observed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Record {
     pub format_version: u32,
     pub client: String,
@@ -41,6 +42,12 @@ pub struct Record {
     pub verdicts: Vec<Verdict>,
     pub launches: Vec<LaunchSummary>,
     pub duration_ms: u64,
+    /// `clientInfo` as the client sent it (initialize params or request `_meta`).
+    #[serde(default)]
+    pub client_info: Option<serde_json::Value>,
+    /// The capabilities the client declared, verbatim.
+    #[serde(default)]
+    pub declared_capabilities: Option<serde_json::Value>,
     /// File names beside the record.
     pub journal: String,
     pub model_journal: Option<String>,
@@ -75,4 +82,49 @@ pub fn write(record: &Record, dir: &Path) -> std::io::Result<PathBuf> {
     text.push('\n');
     std::fs::write(&path, text)?;
     Ok(path)
+}
+
+pub fn read(path: &Path) -> Result<Record, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read record {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("record {} is not valid: {e}", path.display()))
+}
+
+/// A record and where it lives, relative to the records root.
+#[derive(Debug, Clone)]
+pub struct Located {
+    pub relative: PathBuf,
+    pub record: Record,
+}
+
+/// Every `<client>/<version>/<transport>.json` under `root`, sorted by client, version, transport.
+/// A single record file is accepted too.
+pub fn load(root: &Path) -> Result<Vec<Located>, String> {
+    if root.is_file() {
+        let name = root.file_name().map(PathBuf::from).unwrap_or_default();
+        return Ok(vec![Located { relative: name, record: read(root)? }]);
+    }
+    let mut found = Vec::new();
+    let clients = std::fs::read_dir(root).map_err(|e| format!("cannot read {}: {e}", root.display()))?;
+    for client in clients.filter_map(|e| e.ok()).filter(|e| e.path().is_dir()) {
+        for version in std::fs::read_dir(client.path()).map_err(|e| e.to_string())?.filter_map(|e| e.ok()).filter(|e| e.path().is_dir()) {
+            for file in std::fs::read_dir(version.path()).map_err(|e| e.to_string())?.filter_map(|e| e.ok()) {
+                let path = file.path();
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if name.ends_with(".json") && !name.contains(".matrix") {
+                    let relative = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+                    found.push(Located { relative, record: read(&path)? });
+                }
+            }
+        }
+    }
+    found.sort_by(|a, b| (&a.record.client, &a.record.version, &a.record.transport).cmp(&(&b.record.client, &b.record.version, &b.record.transport)));
+    Ok(found)
+}
+
+/// The JSON schema of records, generated from the Rust types.
+pub fn schema() -> String {
+    let schema = schemars::schema_for!(Record);
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
 }

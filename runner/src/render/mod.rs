@@ -1,4 +1,8 @@
-//! Renderers over a [`Matrix`]: a terminal table and JSON. Rendering does no I/O and cannot fail.
+//! Renderers over a [`Matrix`]: a terminal table, JSON, and the `MATRIX.md` document; plus exports
+//! of records for other catalogues. Rendering does no I/O and cannot fail.
+
+pub mod exports;
+pub mod markdown;
 
 use comfy_table::{presets, Cell as TableCell, ContentArrangement, Table};
 

@@ -1,0 +1,93 @@
+//! Baselines for people who gate their own client's CI on this tool. A baseline lists the verdicts
+//! a client is expected to have that are not `yes` (nor `n/a`). A run fails on any unlisted
+//! verdict of that kind, and on any listed expectation that no longer holds (a stale entry).
+//!
+//! ```toml
+//! [[expect]]
+//! probe = "resources.pagination"
+//! transport = "stdio"        # optional: every transport when absent
+//! outcome = "no"
+//! reason = "pagination is not implemented yet"
+//! ```
+
+use serde::Deserialize;
+
+use crate::record::Record;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    #[serde(default)]
+    pub expect: Vec<Expectation>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectation {
+    pub probe: String,
+    pub transport: Option<String>,
+    pub outcome: String,
+    #[serde(default)]
+    pub reason: String,
+}
+
+impl Baseline {
+    pub fn load(path: &std::path::Path) -> Result<Baseline, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read baseline {}: {e}", path.display()))?;
+        toml::from_str(&text).map_err(|e| format!("baseline {} is not valid: {e}", path.display()))
+    }
+}
+
+/// What does not match the baseline, in plain words; empty when the run matches.
+pub fn check(baseline: &Baseline, records: &[&Record]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let applies = |e: &Expectation, transport: &str| e.transport.as_deref().is_none_or(|t| t == transport);
+    for record in records {
+        for verdict in &record.verdicts {
+            let label = verdict.outcome.label();
+            match baseline.expect.iter().find(|e| e.probe == verdict.probe && applies(e, &record.transport)) {
+                Some(e) if e.outcome != label => problems.push(format!("stale: {} over {} is now {label}, the baseline expects {} ({})", verdict.probe, record.transport, e.outcome, verdict.detail)),
+                Some(_) => {}
+                None if label != "yes" && label != "n/a" => problems.push(format!("unlisted: {} over {} is {label}: {}", verdict.probe, record.transport, verdict.detail)),
+                None => {}
+            }
+        }
+    }
+    for e in &baseline.expect {
+        let matched = records.iter().any(|r| applies(e, &r.transport) && r.verdicts.iter().any(|v| v.probe == e.probe));
+        if !matched {
+            problems.push(format!("stale: the baseline expects {} to be {}, but the run has no such verdict", e.probe, e.outcome));
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use probe_server::probe::{Outcome, Verdict};
+
+    fn record(transport: &str, verdicts: &[(&str, Outcome)]) -> Record {
+        let mut record: Record = serde_json::from_value(serde_json::json!({
+            "format_version": 1, "client": "c", "version": "1", "transport": transport, "era": "legacy", "protocol_version": "2025-11-25",
+            "date": "2026-11-30", "probe_version": "0", "probe_commit": "x", "os": "linux", "verdicts": [], "launches": [],
+            "duration_ms": 0, "journal": "j", "model_journal": null, "notes": []
+        }))
+        .unwrap();
+        record.verdicts = verdicts.iter().map(|(p, o)| Verdict { probe: p.to_string(), ..Verdict::new(*o, "d") }).collect();
+        record
+    }
+
+    #[test]
+    fn unlisted_failures_and_stale_entries_both_fail() {
+        let baseline: Baseline = toml::from_str("[[expect]]\nprobe = \"a\"\noutcome = \"no\"\n[[expect]]\nprobe = \"gone\"\noutcome = \"no\"\n").unwrap();
+        let run = record("stdio", &[("a", Outcome::No), ("b", Outcome::Yes), ("c", Outcome::Partial)]);
+        let problems = check(&baseline, &[&run]);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].starts_with("unlisted: c"));
+        assert!(problems[1].contains("gone"));
+        let fixed = record("stdio", &[("a", Outcome::Yes), ("gone", Outcome::No)]);
+        let problems = check(&baseline, &[&fixed]);
+        assert_eq!(problems, vec!["stale: a over stdio is now yes, the baseline expects no (d)".to_string()]);
+    }
+}

@@ -1,0 +1,68 @@
+//! Findings the table cannot hold, generated from records: capabilities declared but never
+//! honoured, features used without being declared, violations, and transports that disagree.
+
+use std::collections::BTreeMap;
+
+use probe_server::probe::{Declaration, Outcome};
+use probe_server::registry;
+
+use crate::record::Record;
+
+/// One finding in plain words, about one client version.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct Finding {
+    pub client: String,
+    pub text: String,
+}
+
+fn title(probe: &str) -> &'static str {
+    registry::find(probe).map_or("unknown probe", |p| p.title())
+}
+
+/// Findings for every client version in `records`, sorted.
+pub fn findings(records: &[&Record]) -> Vec<Finding> {
+    let mut by_client: BTreeMap<String, Vec<&Record>> = BTreeMap::new();
+    for record in records {
+        by_client.entry(format!("{}@{}", record.client, record.version)).or_default().push(record);
+    }
+    let mut found = Vec::new();
+    for (client, runs) in by_client {
+        // Per probe: the transports on which each outcome was seen.
+        let mut seen: BTreeMap<&str, Vec<(&str, &probe_server::Verdict)>> = BTreeMap::new();
+        for run in &runs {
+            for verdict in &run.verdicts {
+                seen.entry(verdict.probe.as_str()).or_default().push((run.transport.as_str(), verdict));
+            }
+        }
+        // Declared but not honoured, grouped per area and transports so one line says it.
+        let mut unhonoured: BTreeMap<(probe_server::Area, String), Vec<(String, String)>> = BTreeMap::new();
+        for (probe, verdicts) in seen {
+            let transports = |pred: &dyn Fn(&probe_server::Verdict) -> bool| verdicts.iter().filter(|(_, v)| pred(v)).map(|(t, _)| *t).collect::<Vec<_>>().join(", ");
+            let declared_unhonoured = transports(&|v| v.declared == Declaration::Declared && matches!(v.outcome, Outcome::No | Outcome::AutoAnswered | Outcome::DeclaredOnly));
+            if !declared_unhonoured.is_empty() {
+                let detail = verdicts.iter().find(|(_, v)| v.declared == Declaration::Declared).map(|(_, v)| v.detail.clone()).unwrap_or_default();
+                let area = registry::find(probe).map_or(probe_server::Area::Connection, |p| p.area());
+                unhonoured.entry((area, declared_unhonoured)).or_default().push((title(probe).to_string(), detail));
+            }
+            let undeclared_use = transports(&|v| v.declared == Declaration::NotDeclared && v.outcome == Outcome::Yes);
+            if !undeclared_use.is_empty() {
+                found.push(Finding { client: client.clone(), text: format!("\"{}\" works although the client does not declare it ({undeclared_use})", title(probe)) });
+            }
+            let violations = transports(&|v| v.outcome == Outcome::Violation);
+            if !violations.is_empty() {
+                found.push(Finding { client: client.clone(), text: format!("violation in \"{}\" ({violations})", title(probe)) });
+            }
+            let outcomes: Vec<Outcome> = verdicts.iter().map(|(_, v)| v.outcome).collect();
+            if outcomes.windows(2).any(|w| w[0] != w[1]) {
+                let each = verdicts.iter().map(|(t, v)| format!("{t}: {}", v.outcome.label())).collect::<Vec<_>>().join(", ");
+                found.push(Finding { client: client.clone(), text: format!("\"{}\" differs between transports ({each})", title(probe)) });
+            }
+        }
+        for ((area, transports), probes) in unhonoured {
+            let each = probes.iter().map(|(title, detail)| format!("{title} ({detail})")).collect::<Vec<_>>().join("; ");
+            found.push(Finding { client: client.clone(), text: format!("declares {}, but no probe saw it work ({transports}): {each}", area.title().to_lowercase()) });
+        }
+    }
+    found.sort();
+    found
+}

@@ -1,0 +1,143 @@
+//! The `matrix` commands: render, check, diff, refresh and schema, over the records directory.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Result};
+
+use crate::cli::{Format, MatrixCommand, MatrixFormat};
+use crate::record::{self, Located, Record};
+use crate::{client, diff, findings, install, matrix, profile, render};
+
+/// The records directory as the matrix document links to it.
+fn link_prefix(records: &Path, out: &Path) -> String {
+    let base = out.parent().unwrap_or(Path::new("."));
+    records.strip_prefix(base).map_or_else(|_| records.display().to_string(), |p| p.display().to_string())
+}
+
+/// The markdown document for the records under `records`, as it would be written to `out`.
+pub fn markdown(records: &Path, out: &Path) -> Result<String> {
+    let located = record::load(records).map_err(|e| anyhow!(e))?;
+    let matrix = matrix::from_records(&located, &link_prefix(records, out));
+    let plain: Vec<&Record> = located.iter().map(|l| &l.record).collect();
+    Ok(render::markdown::document(&matrix, &findings::findings(&plain)))
+}
+
+fn load_records(path: &Path) -> Result<Vec<Located>> {
+    record::load(path).map_err(|e| anyhow!(e))
+}
+
+/// Runs one `matrix` command; returns the exit code.
+pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
+    match command {
+        MatrixCommand::Render { records, out, format } => {
+            let located = load_records(&records)?;
+            let plain: Vec<&Record> = located.iter().map(|l| &l.record).collect();
+            match format {
+                MatrixFormat::Markdown => {
+                    if let Some(parent) = out.parent() {
+                        std::fs::create_dir_all(parent)?;
+                    }
+                    std::fs::write(&out, markdown(&records, &out)?)?;
+                    eprintln!("mcp-client-probe: wrote {} ({} records)", out.display(), located.len());
+                }
+                MatrixFormat::Table => println!("{}", render::terminal(&matrix::from_records(&located, ""), None)),
+                MatrixFormat::Json => println!("{}", render::json(&matrix::from_records(&located, ""))),
+                MatrixFormat::Canimcp => println!("{}", serde_json::to_string_pretty(&render::exports::canimcp(&plain))?),
+                MatrixFormat::Declared => println!("{}", serde_json::to_string_pretty(&render::exports::declared(&plain))?),
+            }
+            Ok(crate::exit::OK)
+        }
+        MatrixCommand::Check { records, matrix } => {
+            let expected = markdown(&records, &matrix)?;
+            let actual = std::fs::read_to_string(&matrix).unwrap_or_default();
+            if expected == actual {
+                println!("{} is up to date", matrix.display());
+                Ok(crate::exit::OK)
+            } else {
+                println!("{} differs from what {} produces: run `cargo run -- matrix render`", matrix.display(), records.display());
+                Ok(crate::exit::MISMATCH)
+            }
+        }
+        MatrixCommand::Diff { before, after, format } => {
+            let (a, b) = (load_records(&before)?, load_records(&after)?);
+            let lines = diff::diff(&a.iter().map(|l| &l.record).collect::<Vec<_>>(), &b.iter().map(|l| &l.record).collect::<Vec<_>>());
+            match format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&lines)?),
+                Format::Table => print!("{}", diff::text(&lines)),
+            }
+            Ok(crate::exit::OK)
+        }
+        MatrixCommand::Refresh { check, records, out, clients } => refresh(check, &records, &out, &clients, &server_exe).await,
+        MatrixCommand::Schema { out, check } => {
+            let schema = record::schema();
+            if check {
+                let current = std::fs::read_to_string(&out).unwrap_or_default();
+                if current != schema {
+                    println!("{} is stale: run `cargo run -- matrix schema`", out.display());
+                    return Ok(crate::exit::MISMATCH);
+                }
+                println!("{} is up to date", out.display());
+                return Ok(crate::exit::OK);
+            }
+            if let Some(parent) = out.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&out, schema)?;
+            Ok(crate::exit::OK)
+        }
+    }
+}
+
+/// (outcome, declared) per (client, transport, probe): what `--check` compares.
+fn essentials(records: &[Located]) -> std::collections::BTreeMap<(String, String, String, String), (String, String)> {
+    records
+        .iter()
+        .flat_map(|l| {
+            let r = &l.record;
+            r.verdicts.iter().map(move |v| ((r.client.clone(), r.version.clone(), r.transport.clone(), v.probe.clone()), (v.outcome.label().to_string(), v.declared.label().to_string())))
+        })
+        .collect()
+}
+
+async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], server_exe: &Path) -> Result<u8> {
+    let profiles: Vec<_> = profile::load_all(&profile::default_dir())?.into_iter().filter(|p| only.is_empty() || only.contains(&p.name)).collect();
+    let scratch = tempfile::tempdir()?;
+    let target_root = if check { scratch.path().to_path_buf() } else { records.to_path_buf() };
+    let transports = [crate::run::Transport::Stdio, crate::run::Transport::Http];
+    let total = profiles.len() * transports.len();
+    let mut done = 0;
+    for profile in &profiles {
+        let installed = install::ensure_installed(profile).await?;
+        let target = client::Target { profile: profile.clone(), executable: installed.executable, version: installed.version.clone() };
+        let dir = record::record_dir(&target_root, &profile.name, &installed.version);
+        for transport in transports {
+            done += 1;
+            let bar = format!("{}{}", "#".repeat(done), ".".repeat(total - done));
+            eprintln!("[{bar}] {done}/{total} {}@{} over {} ({} probes)", profile.name, installed.version, transport.as_str(), probe_server::registry::probes().len());
+            client::probe(&target, transport, server_exe, &dir).await.map_err(|e| anyhow!(e))?;
+        }
+    }
+    if !check {
+        std::fs::write(out, markdown(records, out)?)?;
+        eprintln!("mcp-client-probe: records rewritten under {}; {} rendered", records.display(), out.display());
+        return Ok(crate::exit::OK);
+    }
+    let fresh = essentials(&load_records(&target_root)?);
+    let committed = essentials(&load_records(records)?.into_iter().filter(|l| profiles.iter().any(|p| p.name == l.record.client)).collect::<Vec<_>>());
+    let mut differences = Vec::new();
+    for (key, now) in &fresh {
+        match committed.get(key) {
+            Some(then) if then == now => {}
+            Some(then) => differences.push(format!("{} {} {} {}: committed {}/{}, observed {}/{}", key.0, key.1, key.2, key.3, then.0, then.1, now.0, now.1)),
+            None => differences.push(format!("{} {} {} {}: no committed record (observed {})", key.0, key.1, key.2, key.3, now.0)),
+        }
+    }
+    for key in committed.keys().filter(|k| !fresh.contains_key(*k)) {
+        differences.push(format!("{} {} {} {}: committed but not observed", key.0, key.1, key.2, key.3));
+    }
+    for line in &differences {
+        println!("DIFFERS {line}");
+    }
+    println!("{} verdicts compared, {} differ", fresh.len(), differences.len());
+    Ok(if differences.is_empty() { crate::exit::OK } else { crate::exit::MISMATCH })
+}

@@ -1,0 +1,68 @@
+//! `MATRIX.md`: a short header, one table per probe area, then the findings.
+
+use std::fmt::Write;
+
+use probe_server::probe::Declaration;
+
+use crate::findings::Finding;
+use crate::matrix::{Cell, Column, Matrix};
+
+fn escape(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+fn heading(column: &Column) -> String {
+    let mut text = format!("{}<br>{} · {}", column.client, column.transport, column.protocol_version.as_deref().unwrap_or("no session"));
+    if let Some(date) = &column.date {
+        let _ = write!(text, "<br>{date}");
+    }
+    text
+}
+
+fn cell(cell: &Cell, column: &Column) -> String {
+    let declared = match cell.declared {
+        Declaration::Declared => " · declared",
+        Declaration::NotDeclared => " · not declared",
+        Declaration::NoCapability => "",
+    };
+    let evidence = match (&column.journal, cell.evidence.first()) {
+        (Some(journal), Some(line)) => format!(" [↗]({journal}#L{line})"),
+        _ => String::new(),
+    };
+    format!("**{}**{declared}<br>{}{evidence}", cell.outcome.label(), escape(&cell.detail))
+}
+
+const LEGEND: &str = "**yes** works as specified · **partial** some of it works · **no** exercised and not working, or never used · \
+**declared-only** declared, never honoured · **auto-answered** answered in under 50 ms with nobody asked · **violation** used without \
+declaring it, or forbidden by the specification · **not-reached** the run never got there · **inconclusive** the evidence does not decide · \
+**n/a** the probe does not exist in the protocol era the client chose. \"declared\" / \"not declared\" is what the client claimed in its \
+capabilities; the outcome is what it did. ↗ opens the journal line the verdict rests on.";
+
+/// The whole document. Pure: the same matrix and findings give the same text.
+pub fn document(matrix: &Matrix, findings: &[Finding]) -> String {
+    let mut out = String::new();
+    out.push_str("# MCP client capability matrix\n\n");
+    out.push_str("What MCP clients were observed to do against the mcp-client-probe server, one column per client version and transport, ");
+    out.push_str("each dated and pinned to the protocol version the client spoke. Generated from `matrices/records/`; do not edit by hand. ");
+    out.push_str("Regenerate with `cargo run -- matrix refresh` (re-probe every pinned client) or `cargo run -- matrix render` (from the committed records).\n\n");
+    let _ = writeln!(out, "{LEGEND}\n");
+    let mut area = None;
+    for row in &matrix.rows {
+        if area != Some(row.area) {
+            area = Some(row.area);
+            let _ = writeln!(out, "\n## {}\n", row.area.title());
+            let _ = writeln!(out, "| probe | {} |", matrix.columns.iter().map(heading).collect::<Vec<_>>().join(" | "));
+            let _ = writeln!(out, "|---|{}", "---|".repeat(matrix.columns.len()));
+        }
+        let cells: Vec<String> = row.cells.iter().zip(&matrix.columns).map(|(c, col)| cell(c, col)).collect();
+        let _ = writeln!(out, "| `{}`<br>{} | {} |", row.probe, escape(&row.title), cells.join(" | "));
+    }
+    out.push_str("\n## Findings\n\n");
+    if findings.is_empty() {
+        out.push_str("None.\n");
+    }
+    for finding in findings {
+        let _ = writeln!(out, "- **{}** {}", finding.client, escape(&finding.text));
+    }
+    out
+}
