@@ -46,7 +46,10 @@ pub fn check(baseline: &Baseline, records: &[&Record]) -> Vec<String> {
         for verdict in &record.verdicts {
             let label = verdict.outcome.label();
             match baseline.expect.iter().find(|e| e.probe == verdict.probe && applies(e, &record.transport)) {
-                Some(e) if e.outcome != label => problems.push(format!("stale: {} over {} is now {label}, the baseline expects {} ({})", verdict.probe, record.transport, e.outcome, verdict.detail)),
+                Some(e) if e.outcome != label => {
+                    let why = if e.reason.is_empty() { String::new() } else { format!("; listed because: {}", e.reason) };
+                    problems.push(format!("stale: {} over {} is now {label}, the baseline expects {} ({}){why}", verdict.probe, record.transport, e.outcome, verdict.detail))
+                }
                 Some(_) => {}
                 None if label != "yes" && label != "n/a" => problems.push(format!("unlisted: {} over {} is {label}: {}", verdict.probe, record.transport, verdict.detail)),
                 None => {}

@@ -21,6 +21,56 @@ pub struct BenchReport {
     pub self_test_runs: usize,
     pub self_test_seconds: f64,
     pub self_test_mismatches: usize,
+    /// Rendering a 50-column × 100-row matrix (markdown, then terminal table), per render.
+    pub render_markdown_ms: f64,
+    pub render_terminal_ms: f64,
+}
+
+/// A matrix of `columns` clients × `rows` probes with realistic cells.
+pub fn synthetic_matrix(columns: usize, rows: usize) -> crate::matrix::Matrix {
+    use crate::matrix::{Cell, Column, Matrix, Row};
+    use probe_server::probe::{Declaration, Outcome};
+    let outcomes = [Outcome::Yes, Outcome::No, Outcome::Partial, Outcome::AutoAnswered, Outcome::NotApplicable];
+    let areas = probe_server::registry::probes().iter().map(|p| p.area()).collect::<Vec<_>>();
+    Matrix {
+        columns: (0..columns)
+            .map(|c| Column {
+                client: format!("client-{c}@1.{c}.0"),
+                transport: if c % 2 == 0 { "stdio".into() } else { "http".into() },
+                era: "legacy".into(),
+                protocol_version: Some("2025-11-25".into()),
+                date: Some("2026-11-30".into()),
+                record: Some(format!("records/client-{c}/1.{c}.0/stdio.json")),
+                journal: Some(format!("records/client-{c}/1.{c}.0/stdio.journal.jsonl")),
+            })
+            .collect(),
+        rows: (0..rows)
+            .map(|r| Row {
+                probe: format!("area.probe_{r}"),
+                area: areas[r * areas.len() / rows],
+                title: format!("probe number {r}"),
+                cells: (0..columns)
+                    .map(|c| Cell {
+                        outcome: outcomes[(r + c) % outcomes.len()],
+                        declared: if (r + c) % 3 == 0 { Declaration::Declared } else { Declaration::NoCapability },
+                        detail: "answered decline in < 50 ms, nobody asked".into(),
+                        evidence: vec![(r * 7 + c) as u64],
+                        ablated: Vec::new(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+fn time_per_render(iterations: u32, mut render: impl FnMut() -> String) -> f64 {
+    let start = Instant::now();
+    let mut bytes = 0;
+    for _ in 0..iterations {
+        bytes += render().len();
+    }
+    std::hint::black_box(bytes);
+    start.elapsed().as_secs_f64() * 1000.0 / iterations as f64
 }
 
 /// A typical small frame: what a client's `tools/call` looks like on the wire.
@@ -48,7 +98,12 @@ pub async fn run(frames: u64, jobs: usize, server_exe: std::path::PathBuf) -> Re
     let results = selftest::execute(specs, server_exe, jobs, None).await;
     let self_test_seconds = start.elapsed().as_secs_f64();
     let report = selftest::evaluate(&results);
+    let matrix = synthetic_matrix(50, 100);
+    let render_markdown_ms = time_per_render(20, || crate::render::markdown::document(&matrix, &[]));
+    let render_terminal_ms = time_per_render(5, || crate::render::terminal(&matrix, Some(400)));
     Ok(BenchReport {
+        render_markdown_ms,
+        render_terminal_ms,
         journal_frames: frames,
         journal_seconds,
         journal_frames_per_second: frames as f64 / journal_seconds,

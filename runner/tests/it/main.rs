@@ -3,6 +3,7 @@
 
 mod cli;
 mod fake_clients;
+mod matrix;
 mod self_test;
 mod serve;
 

@@ -1,0 +1,111 @@
+//! The matrix commands over committed and fixture records: check, diff, render, exports, schema.
+
+use std::path::{Path, PathBuf};
+
+use super::probe_cmd;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn run(args: &[&str]) -> (i32, String) {
+    let output = probe_cmd().args(args).output().unwrap();
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
+    (output.status.code().unwrap_or(-1), String::from_utf8(output.stdout).unwrap())
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_committed_matrix_is_current_and_an_edited_record_makes_check_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo().join("matrices"), dir.path());
+    let (records, matrix) = (dir.path().join("records"), dir.path().join("MATRIX.md"));
+    let args = |r: &Path, m: &Path| vec!["matrix".to_string(), "check".into(), "--records".into(), r.display().to_string(), "--matrix".into(), m.display().to_string()];
+    let check = |r: &Path, m: &Path| {
+        let a = args(r, m);
+        run(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    assert_eq!(check(&records, &matrix).0, 0, "MATRIX.md on main must match its records");
+
+    let record = records.join("codex/0.171.0/stdio.json");
+    let edited = std::fs::read_to_string(&record).unwrap().replacen("\"outcome\": \"yes\"", "\"outcome\": \"partial\"", 1);
+    std::fs::write(&record, edited).unwrap();
+    let (code, out) = check(&records, &matrix);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("differs"), "{out}");
+}
+
+#[test]
+fn every_real_client_has_a_dated_column_and_a_verdict_in_every_row() {
+    let text = std::fs::read_to_string(repo().join("matrices/MATRIX.md")).unwrap();
+    for client in ["claude-code@", "codex@", "fast-agent@", "mcp-inspector@"] {
+        assert_eq!(text.matches(client).count() >= 2, true, "{client} over stdio and http");
+    }
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| `")).collect();
+    assert_eq!(rows.len(), probe_server::registry::probes().len());
+    for row in rows {
+        let cells = row.split(" | ").count() - 1;
+        assert_eq!(cells, 8, "{row}");
+        assert!(!row.contains("| |"), "an empty cell: {row}");
+    }
+}
+
+#[test]
+fn diff_between_two_versions() {
+    let fixtures = repo().join("fixtures/records/example-client");
+    let (code, out) = run(&["matrix", "diff", fixtures.join("1.0.0/stdio.json").to_str().unwrap(), fixtures.join("1.1.0/stdio.json").to_str().unwrap()]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn renderings_of_fixture_records() {
+    let records = repo().join("fixtures/records");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("MATRIX.md");
+    assert_eq!(run(&["matrix", "render", "--records", records.to_str().unwrap(), "--out", out.to_str().unwrap()]).0, 0);
+    let markdown = std::fs::read_to_string(&out).unwrap();
+    // Links point from the document to the records, wherever the two live.
+    let markdown = markdown.replace(&records.display().to_string(), "[records]");
+    insta::assert_snapshot!("markdown", markdown);
+    let (_, canimcp) = run(&["matrix", "render", "--records", records.to_str().unwrap(), "--format", "canimcp"]);
+    insta::assert_snapshot!("canimcp", canimcp);
+    let (_, declared) = run(&["matrix", "render", "--records", records.to_str().unwrap(), "--format", "declared"]);
+    insta::assert_snapshot!("declared", declared);
+}
+
+#[test]
+fn the_committed_record_schema_is_current() {
+    let schema = repo().join("matrices/schema/record.schema.json");
+    let (code, out) = run(&["matrix", "schema", "--check", "--out", schema.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn a_run_that_breaks_its_baseline_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("baseline.toml");
+    std::fs::write(&baseline, "[[expect]]\nprobe = \"tools.list\"\noutcome = \"not-reached\"\n").unwrap();
+    let fake = env!("CARGO_BIN_EXE_fake-client");
+    let output = probe_cmd()
+        .args(["probe", "--transport", "stdio", "--records", dir.path().join("r").to_str().unwrap(), "--expect", baseline.to_str().unwrap(), "--command"])
+        .arg(format!("{fake} no-connect {}", dir.path().join("pids").display()))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("unlisted: connection.client_info over stdio is not-reached"), "{stderr}");
+    assert!(!stderr.contains("tools.list over"), "the listed expectation holds: {stderr}");
+}
