@@ -165,6 +165,16 @@ impl Observations {
         })
     }
 
+    /// The transport the frames travelled over.
+    pub fn transport(&self) -> Option<crate::journal::TransportKind> {
+        self.events.iter().find(|e| e.kind == EventKind::Frame).map(|e| e.transport)
+    }
+
+    /// HTTP requests (method, path, headers) as journalled by the HTTP tap, in order.
+    pub fn http_requests(&self) -> impl Iterator<Item = &Event> + '_ {
+        self.events.iter().filter(|e| e.kind == EventKind::HttpRequest)
+    }
+
     pub fn era(&self) -> Option<Era> {
         self.lifecycle().map(|l| l.era)
     }

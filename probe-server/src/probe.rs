@@ -19,6 +19,7 @@ pub enum Area {
     Sampling,
     Roots,
     Utilities,
+    Http,
 }
 
 impl Area {
@@ -32,6 +33,7 @@ impl Area {
             Area::Sampling => "Sampling",
             Area::Roots => "Roots",
             Area::Utilities => "Progress, logging and ping",
+            Area::Http => "Streamable HTTP",
         }
     }
 }
@@ -147,6 +149,10 @@ pub trait Probe: Send + Sync {
     /// The eras in which the probe applies.
     fn eras(&self) -> &'static [Era] {
         &Era::ALL
+    }
+    /// The transports over which the probe can observe anything.
+    fn transports(&self) -> &'static [crate::journal::TransportKind] {
+        &[crate::journal::TransportKind::Stdio, crate::journal::TransportKind::Http]
     }
     /// What the server advertises and serves for this probe, in plain words.
     fn serves(&self) -> &'static str;

@@ -3,7 +3,7 @@
 use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
-use crate::probes::{connection, elicitation, prompts, resources, sampling_roots, tools, utilities};
+use crate::probes::{connection, elicitation, http, prompts, resources, sampling_roots, tools, utilities};
 
 static REGISTRY: &[&dyn Probe] = &[
     &connection::Initialized,
@@ -39,6 +39,9 @@ static REGISTRY: &[&dyn Probe] = &[
     &utilities::ProgressToken,
     &utilities::SetLevel,
     &utilities::Ping,
+    &http::ProtocolVersionHeader,
+    &http::GetStream,
+    &http::DeleteOnExit,
 ];
 
 /// Every probe, in matrix order.
@@ -53,6 +56,7 @@ pub fn find(id: &str) -> Option<&'static dyn Probe> {
 /// Judges one run with every probe. Probes that do not apply to the era the client chose say so.
 pub fn judge_all(observations: &Observations) -> Vec<Verdict> {
     let era = observations.era();
+    let transport = observations.transport();
     if era.is_none() {
         return REGISTRY
             .iter()
@@ -68,6 +72,7 @@ pub fn judge_all(observations: &Observations) -> Vec<Verdict> {
         .map(|probe| {
             let mut verdict = match era {
                 Some(era) if !probe.eras().contains(&era) => Verdict::new(Outcome::NotApplicable, format!("does not exist in the {} era", era_name(era))),
+                _ if transport.is_some_and(|t| !probe.transports().contains(&t)) => Verdict::new(Outcome::NotApplicable, "not observable over this transport"),
                 _ => probe.judge(observations),
             };
             verdict.probe = probe.id().to_string();

@@ -41,8 +41,12 @@ impl SelfTestReport {
     }
 }
 
-fn applies(probe_id: &str, era: Era) -> bool {
-    registry::find(probe_id).is_some_and(|p| p.wire_judged() && p.eras().contains(&era))
+fn applies(probe_id: &str, era: Era, transport: Transport) -> bool {
+    let kind = match transport {
+        Transport::Stdio => probe_server::journal::TransportKind::Stdio,
+        Transport::Http => probe_server::journal::TransportKind::Http,
+    };
+    registry::find(probe_id).is_some_and(|p| p.wire_judged() && p.eras().contains(&era) && p.transports().contains(&kind))
 }
 
 /// Every run the self-test needs for these transports.
@@ -51,7 +55,7 @@ pub fn plan(transports: &[Transport]) -> Vec<RunSpec> {
     for &transport in transports {
         for era in Era::ALL {
             specs.push(RunSpec { transport, era, ablation: None });
-            for &ablation in Ablation::ALL.iter().filter(|a| applies(a.target(), era)) {
+            for &ablation in Ablation::ALL.iter().filter(|a| applies(a.target(), era, transport)) {
                 specs.push(RunSpec { transport, era, ablation: Some(ablation) });
             }
         }
@@ -100,10 +104,10 @@ pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
             mismatches.push(mismatch(result, "-", format!("harness error: {error}")));
             continue;
         }
-        let era = result.spec.era;
+        let (era, transport) = (result.spec.era, result.spec.transport);
         match result.spec.ablation {
             None => {
-                for probe in registry::probes().iter().filter(|p| applies(p.id(), era)) {
+                for probe in registry::probes().iter().filter(|p| applies(p.id(), era, transport)) {
                     let verdict = result.verdict(probe.id());
                     if verdict.map(|v| v.outcome) != Some(Outcome::Yes) {
                         let what = verdict.map_or("no verdict".to_string(), |v| format!("{}: {}", v.outcome.label(), v.detail));
@@ -126,7 +130,7 @@ pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
                 }
                 let Some(baseline) = full.get(&(result.spec.transport, era)) else { continue };
                 let collateral = ablation.collateral();
-                for verdict in result.verdicts.iter().filter(|v| v.probe != target && !collateral.contains(&v.probe.as_str()) && applies(&v.probe, era)) {
+                for verdict in result.verdicts.iter().filter(|v| v.probe != target && !collateral.contains(&v.probe.as_str()) && applies(&v.probe, era, transport)) {
                     let before = baseline.verdict(&verdict.probe).map(|v| v.outcome);
                     if before != Some(verdict.outcome) {
                         let was = before.map_or("nothing", Outcome::label);

@@ -3,6 +3,7 @@
 
 pub mod connection;
 pub mod elicitation;
+pub mod http;
 pub mod prompts;
 pub mod resources;
 pub mod sampling_roots;
@@ -18,7 +19,7 @@ use crate::probe::{Declaration, Outcome, Verdict};
 macro_rules! probe {
     ($(#[$doc:meta])* $ty:ident {
         id: $id:literal, area: $area:ident, title: $title:literal, revisions: [$($rev:literal),*],
-        eras: $eras:expr, serves: $serves:literal, judge: $judge:expr $(, wire_judged: $wire:literal)? $(,)?
+        eras: $eras:expr, $(transports: $transports:expr,)? serves: $serves:literal, judge: $judge:expr $(, wire_judged: $wire:literal)? $(,)?
     }) => {
         $(#[$doc])*
         pub struct $ty;
@@ -30,6 +31,7 @@ macro_rules! probe {
             fn eras(&self) -> &'static [$crate::era::Era] { $eras }
             fn serves(&self) -> &'static str { $serves }
             $(fn wire_judged(&self) -> bool { $wire })?
+            $(fn transports(&self) -> &'static [$crate::journal::TransportKind] { $transports })?
             fn judge(&self, observations: &$crate::observe::Observations) -> $crate::probe::Verdict {
                 let judge: fn(&$crate::observe::Observations) -> $crate::probe::Verdict = $judge;
                 judge(observations)
@@ -42,6 +44,7 @@ pub(crate) use probe;
 pub(crate) const BOTH: &[crate::era::Era] = &crate::era::Era::ALL;
 pub(crate) const LEGACY: &[crate::era::Era] = &[crate::era::Era::Legacy];
 pub(crate) const MODERN: &[crate::era::Era] = &[crate::era::Era::Modern];
+pub(crate) const HTTP_ONLY: &[crate::journal::TransportKind] = &[crate::journal::TransportKind::Http];
 
 /// An answer faster than this, with nobody asked, counts as automatic.
 pub const AUTO_ANSWER_US: u64 = 50_000;

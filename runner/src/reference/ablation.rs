@@ -63,6 +63,9 @@ ablations! {
     StripProgressToken => "strip-progress-token", "utilities.progress_token", "sends tools/call without a progressToken";
     SkipSetLevel => "skip-set-level", "utilities.set_level", "never sets the log level";
     PingError => "ping-error", "utilities.ping", "answers ping with an error";
+    NoProtocolVersionHeader => "no-protocol-version-header", "http.protocol_version_header", "leaves MCP-Protocol-Version off its HTTP requests";
+    NoGetStream => "no-get-stream", "http.get_stream", "never opens the standalone GET stream";
+    NoDelete => "no-delete", "http.delete_on_exit", "leaves without DELETE";
 }
 
 impl Ablation {
@@ -73,6 +76,10 @@ impl Ablation {
             Ablation::SkipToolsList => &["tools.pagination"],
             Ablation::SkipResourcesList => &["resources.pagination"],
             Ablation::SamplingError => &["sampling.tools"],
+            // Speaking the refused version includes its HTTP header.
+            Ablation::IgnoreDowngrade => &["http.protocol_version_header"],
+            // Without the standalone stream, rmcp's server has nowhere to send list_changed.
+            Ablation::NoGetStream => &["tools.list_changed", "resources.list_changed", "prompts.list_changed"],
             _ => &[],
         }
     }

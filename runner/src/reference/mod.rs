@@ -4,6 +4,7 @@
 
 pub mod ablation;
 pub mod handler;
+pub mod http_client;
 pub mod wire;
 
 use std::path::PathBuf;
@@ -67,7 +68,8 @@ pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>) -> R
             handler.clone().serve_with_lifecycle(Rewriting::new(process, ablation), mode).await
         }
         Endpoint::Http { url } => {
-            let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+            let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            let transport = StreamableHttpClientTransport::with_client(http_client::AblatingHttpClient::new(ablation), config);
             handler.clone().serve_with_lifecycle(Rewriting::new(transport, ablation), mode).await
         }
     }
