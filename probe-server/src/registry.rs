@@ -3,7 +3,7 @@
 use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
-use crate::probes::{connection, elicitation, http, prompts, resources, sampling_roots, tools, utilities};
+use crate::probes::{connection, elicitation, http, prompts, resources, sampling_roots, subscriptions, tools, utilities};
 
 static REGISTRY: &[&dyn Probe] = &[
     &connection::Initialized,
@@ -22,6 +22,9 @@ static REGISTRY: &[&dyn Probe] = &[
     &resources::TemplateRead,
     &resources::LinkFollowed,
     &resources::ResourcesListChanged,
+    &subscriptions::Subscribe,
+    &subscriptions::Reread,
+    &subscriptions::Unsubscribe,
     &prompts::PromptsList,
     &prompts::PromptsGet,
     &prompts::PromptsListChanged,

@@ -302,6 +302,22 @@ impl ServerHandler for ProbeServer {
         Ok(self.read(&request.uri, is_modern(&context))?.into())
     }
 
+    async fn subscribe(&self, request: SubscribeRequestParams, context: RequestContext<RoleServer>) -> Result<(), McpError> {
+        self.note(json!({"event": "subscribed", "uri": request.uri}));
+        // Say the resource changed a moment later, outside the subscribe request.
+        let (peer, uri) = (context.peer.clone(), request.uri.clone());
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(s::UPDATE_AFTER_MS)).await;
+            let _ = peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await;
+        });
+        Ok(())
+    }
+
+    async fn unsubscribe(&self, request: UnsubscribeRequestParams, _context: RequestContext<RoleServer>) -> Result<(), McpError> {
+        self.note(json!({"event": "unsubscribed", "uri": request.uri}));
+        Ok(())
+    }
+
     async fn list_prompts(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListPromptsResult, McpError> {
         complete(json!({"prompts": s::prompts(self.changed())}))
     }

@@ -176,6 +176,9 @@ pub fn resources(with_added: bool) -> Vec<Value> {
     list
 }
 
+/// How long after a subscription the server says the resource changed.
+pub const UPDATE_AFTER_MS: u64 = 50;
+
 /// How many resources the first page of `resources/list` holds.
 pub const RESOURCES_PAGE_ONE: usize = 2;
 
@@ -196,7 +199,7 @@ pub fn prompts(with_added: bool) -> Vec<Value> {
 pub fn server_capabilities() -> Value {
     json!({
         "tools": {"listChanged": true},
-        "resources": {"listChanged": true},
+        "resources": {"listChanged": true, "subscribe": true},
         "prompts": {"listChanged": true},
         "logging": {},
         "completions": {}

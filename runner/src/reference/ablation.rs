@@ -45,6 +45,9 @@ ablations! {
     SkipTemplatesList => "skip-templates-list", "resources.templates_list", "never lists resource templates";
     SkipTemplateRead => "skip-template-read", "resources.template_read", "never reads an expanded template URI";
     SkipLinkFollow => "skip-link-follow", "resources.link_followed", "does not follow resource_link";
+    NeverSubscribe => "never-subscribe", "subscriptions.subscribe", "never subscribes to a resource";
+    NoReread => "no-reread", "subscriptions.reread", "ignores notifications/resources/updated";
+    NoUnsubscribe => "no-unsubscribe", "subscriptions.unsubscribe", "never unsubscribes";
     IgnoreResourcesListChanged => "ignore-resources-list-changed", "resources.list_changed", "does not refetch resources on list_changed";
     SkipPromptsList => "skip-prompts-list", "prompts.list", "never lists prompts";
     SkipPromptsGet => "skip-prompts-get", "prompts.get", "never fetches a prompt";
@@ -79,7 +82,9 @@ impl Ablation {
             // Speaking the refused version includes its HTTP header.
             Ablation::IgnoreDowngrade => &["http.protocol_version_header"],
             // Without the standalone stream, rmcp's server has nowhere to send list_changed.
-            Ablation::NoGetStream => &["tools.list_changed", "resources.list_changed", "prompts.list_changed"],
+            Ablation::NoGetStream => &["tools.list_changed", "resources.list_changed", "prompts.list_changed", "subscriptions.reread"],
+            // Nothing to re-read or unsubscribe from without a subscription.
+            Ablation::NeverSubscribe => &["subscriptions.reread", "subscriptions.unsubscribe"],
             _ => &[],
         }
     }

@@ -23,6 +23,8 @@ pub struct ListChanges {
     pub tools: std::sync::atomic::AtomicBool,
     pub resources: std::sync::atomic::AtomicBool,
     pub prompts: std::sync::atomic::AtomicBool,
+    /// `notifications/resources/updated` arrived for a subscribed resource.
+    pub updated: std::sync::atomic::AtomicBool,
     pub arrived: Notify,
 }
 
@@ -127,6 +129,10 @@ impl ClientHandler for ReferenceHandler {
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.mark(&self.changes.resources, Ablation::IgnoreResourcesListChanged);
+    }
+
+    async fn on_resource_updated(&self, _params: ResourceUpdatedNotificationParam, _context: NotificationContext<RoleClient>) {
+        self.mark(&self.changes.updated, Ablation::NoReread);
     }
 
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {

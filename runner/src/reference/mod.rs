@@ -102,6 +102,10 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     if !skip(Ablation::SkipTextRead) {
         let _ = client.read_resource(params(json!({"uri": s::TEXT_URI}))).await;
     }
+    if era == Era::Legacy && !skip(Ablation::NeverSubscribe) {
+        #[allow(deprecated)]
+        let _ = client.subscribe(params(json!({"uri": s::SECOND_PAGE_URI}))).await;
+    }
     if !skip(Ablation::SkipBlobRead) {
         let _ = client.read_resource(params(json!({"uri": s::BLOB_URI}))).await;
     }
@@ -133,6 +137,7 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
         let _ = call(client, s::TOOL_PING).await;
         let _ = call(client, s::TOOL_LIST_CHANGED).await;
         refetch_changed_lists(client, handler, ablation).await;
+        reread_and_unsubscribe(client, handler, ablation).await;
     }
     // Last, because a discover in a legacy HTTP session switches rmcp's server to per-request
     // metadata for the rest of that session.
@@ -152,6 +157,29 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
 async fn call(client: &Client, tool: &str) -> Option<Value> {
     let result = client.call_tool(CallToolRequestParams::new(tool.to_string())).await.ok()?;
     serde_json::to_value(result).ok()
+}
+
+/// Re-reads the subscribed resource once its update arrived, then unsubscribes.
+async fn reread_and_unsubscribe(client: &Client, handler: &ReferenceHandler, ablation: Option<Ablation>) {
+    use std::sync::atomic::Ordering::SeqCst;
+    if ablation == Some(Ablation::NeverSubscribe) {
+        return;
+    }
+    let changes = &handler.changes;
+    let deadline = tokio::time::Instant::now() + NOTIFICATION_WAIT;
+    while ablation != Some(Ablation::NoReread) && !changes.updated.load(SeqCst) {
+        let notified = changes.arrived.notified();
+        if changes.updated.load(SeqCst) || tokio::time::timeout_at(deadline, notified).await.is_err() {
+            break;
+        }
+    }
+    if changes.updated.load(SeqCst) {
+        let _ = client.read_resource(params(json!({"uri": s::SECOND_PAGE_URI}))).await;
+    }
+    if ablation != Some(Ablation::NoUnsubscribe) {
+        #[allow(deprecated)]
+        let _ = client.unsubscribe(params(json!({"uri": s::SECOND_PAGE_URI}))).await;
+    }
 }
 
 /// Waits briefly for the list_changed notifications the handler has not been told to ignore,

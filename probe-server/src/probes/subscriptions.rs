@@ -1,0 +1,71 @@
+//! Resource subscriptions in the legacy era: subscribe, re-read on `notifications/resources/updated`,
+//! unsubscribe. The server advertises `resources.subscribe` and reports a change shortly after
+//! each subscription.
+
+use serde_json::Value;
+
+use super::{latency_bucket, probe, LEGACY};
+use crate::observe::{Frame, Observations};
+use crate::probe::{Outcome, Verdict};
+use crate::surface;
+
+fn uri(frame: &Frame) -> Option<&str> {
+    frame.params().get("uri").and_then(Value::as_str)
+}
+
+fn listed(uri: &str) -> bool {
+    surface::resources(true).iter().any(|r| r["uri"] == uri)
+}
+
+probe! {
+    /// Evidence: `resources/subscribe` for a URI the server listed, while `resources.subscribe`
+    /// is advertised.
+    Subscribe {
+        id: "subscriptions.subscribe", area: Resources, title: "subscribes to a resource",
+        revisions: ["2024-11-05"], eras: LEGACY, serves: "resources.subscribe: true", judge: judge_subscribe,
+    }
+}
+
+fn judge_subscribe(o: &Observations) -> Verdict {
+    let subscriptions: Vec<&Frame> = o.client_requests("resources/subscribe").collect();
+    match subscriptions.iter().find(|f| uri(f).is_some_and(listed)) {
+        Some(f) => Verdict::new(Outcome::Yes, format!("subscribed to {}", uri(f).unwrap_or(""))).evidence([f.seq]),
+        None if !subscriptions.is_empty() => Verdict::new(Outcome::Partial, "subscribed only to URIs the server never listed").evidence([subscriptions[0].seq]),
+        None => Verdict::new(Outcome::No, "never subscribed"),
+    }
+}
+
+probe! {
+    /// Evidence: after `notifications/resources/updated{uri}`, a `resources/read` of that URI.
+    Reread {
+        id: "subscriptions.reread", area: Resources, title: "re-reads a resource on updated",
+        revisions: ["2024-11-05"], eras: LEGACY, serves: "notifications/resources/updated after each subscription", judge: judge_reread,
+    }
+}
+
+fn judge_reread(o: &Observations) -> Verdict {
+    let Some(update) = o.server_notifications("notifications/resources/updated").next() else {
+        return Verdict::new(Outcome::NotReached, "no update was sent: the client never subscribed");
+    };
+    let updated = uri(update).unwrap_or_default();
+    match o.client_requests_after("resources/read", update.seq).find(|f| uri(f) == Some(updated)) {
+        Some(read) => Verdict::new(Outcome::Yes, format!("re-read, {} after the update", latency_bucket(read.t_us.saturating_sub(update.t_us)))).evidence([update.seq, read.seq]),
+        None => Verdict::new(Outcome::No, "never re-read the updated resource").evidence([update.seq]),
+    }
+}
+
+probe! {
+    /// Evidence: `resources/unsubscribe` for a URI the client had subscribed to.
+    Unsubscribe {
+        id: "subscriptions.unsubscribe", area: Resources, title: "unsubscribes at the end",
+        revisions: ["2024-11-05"], eras: LEGACY, serves: "resources/unsubscribe", judge: judge_unsubscribe,
+    }
+}
+
+fn judge_unsubscribe(o: &Observations) -> Verdict {
+    let Some(subscribed) = o.client_requests("resources/subscribe").next() else { return Verdict::new(Outcome::NotReached, "never subscribed") };
+    match o.client_requests_after("resources/unsubscribe", subscribed.seq).find(|f| uri(f) == uri(subscribed)) {
+        Some(f) => Verdict::new(Outcome::Yes, "unsubscribed").evidence([subscribed.seq, f.seq]),
+        None => Verdict::new(Outcome::No, "never unsubscribed").evidence([subscribed.seq]),
+    }
+}
