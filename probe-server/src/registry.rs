@@ -25,6 +25,7 @@ static REGISTRY: &[&dyn Probe] = &[
     &subscriptions::Subscribe,
     &subscriptions::Reread,
     &subscriptions::Unsubscribe,
+    &subscriptions::Listen,
     &prompts::PromptsList,
     &prompts::PromptsGet,
     &prompts::PromptsListChanged,

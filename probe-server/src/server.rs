@@ -37,6 +37,10 @@ struct Shared {
     options: ServeOptions,
     lists_changed: AtomicBool,
     serial: AtomicU64,
+    /// Open `subscriptions/listen` streams (2026-07-28), for sending list changes and updates.
+    listeners: std::sync::Mutex<Vec<rmcp::service::SubscriptionSink>>,
+    /// Cancelled when the client is gone (end of stdio input, HTTP shutdown): ends open listens.
+    closing: tokio_util::sync::CancellationToken,
 }
 
 /// The MCP handler. Cheap to clone; clones share state (HTTP creates one per session).
@@ -81,8 +85,15 @@ impl ProbeServer {
                 options,
                 lists_changed: AtomicBool::new(false),
                 serial: AtomicU64::new(0),
+                listeners: std::sync::Mutex::new(Vec::new()),
+                closing: tokio_util::sync::CancellationToken::new(),
             }),
         }
+    }
+
+    /// Cancel this when the client has gone, so that long-lived handlers (listen) end.
+    pub fn closing(&self) -> tokio_util::sync::CancellationToken {
+        self.shared.closing.clone()
     }
 
     fn note(&self, detail: Value) {
@@ -163,7 +174,13 @@ impl ProbeServer {
     async fn change_lists(&self, ctx: &RequestContext<RoleServer>) -> CallToolResult {
         self.shared.lists_changed.store(true, Ordering::SeqCst);
         if is_modern(ctx) {
-            return text_result("lists changed; modern clients learn of it through subscriptions/listen");
+            let sinks = self.shared.listeners.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            for sink in &sinks {
+                let _ = sink.notify_tool_list_changed().await;
+                let _ = sink.notify_resource_list_changed().await;
+                let _ = sink.notify_prompt_list_changed().await;
+            }
+            return text_result(format!("lists changed; told {} open subscription(s)", sinks.len()));
         }
         let _ = ctx.peer.notify_tool_list_changed().await;
         let _ = ctx.peer.notify_resource_list_changed().await;
@@ -310,6 +327,27 @@ impl ServerHandler for ProbeServer {
             tokio::time::sleep(Duration::from_millis(s::UPDATE_AFTER_MS)).await;
             let _ = peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await;
         });
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), McpError> {
+        let sink = context.sink().clone();
+        let watched = context.accepted().resource_subscriptions.clone().unwrap_or_default();
+        self.note(json!({"event": "listening", "accepted": context.accepted()}));
+        self.shared.listeners.lock().unwrap_or_else(|p| p.into_inner()).push(sink.clone());
+        // As with resources/subscribe: each watched resource changes a moment after.
+        tokio::time::sleep(Duration::from_millis(s::UPDATE_AFTER_MS)).await;
+        for uri in watched {
+            let _ = sink.notify_resource_updated(uri).await;
+        }
+        tokio::select! {
+            _ = context.cancelled() => self.note(json!({"event": "listen_ended", "by": "client"})),
+            _ = self.shared.closing.cancelled() => self.note(json!({"event": "listen_ended", "by": "client gone"})),
+        }
         Ok(())
     }
 

@@ -235,6 +235,10 @@ async fn self_test(args: cli::SelfTestArgs) -> Result<u8> {
             for m in &report.mismatches {
                 println!("MISMATCH {} {} [{}] {}: {}", m.transport, m.era, m.ablation, m.probe, m.problem);
             }
+            if let Some(slowest) = results.iter().max_by_key(|r| r.duration_ms) {
+                let ablation = slowest.spec.ablation.map_or("none", |a| a.id());
+                eprintln!("slowest run: {} {} [{ablation}] {} ms", slowest.spec.transport.as_str(), slowest.spec.era, slowest.duration_ms);
+            }
             println!("{} runs; {} probes proven; {} mismatches", report.runs, report.probes_proven, report.mismatches.len());
         }
     }

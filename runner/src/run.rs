@@ -50,6 +50,8 @@ pub struct RunResult {
     pub protocol_version: Option<String>,
     pub harness_error: Option<String>,
     pub journal_events: usize,
+    /// Wall time of the run (reported, never compared).
+    pub duration_ms: u64,
 }
 
 impl RunResult {
@@ -64,6 +66,13 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 /// Runs the reference client once. `server_exe` is this tool's own executable, started with
 /// `serve --stdio` for stdio runs.
 pub async fn run_reference(spec: RunSpec, server_exe: &Path, keep_dir: Option<&Path>) -> RunResult {
+    let started = std::time::Instant::now();
+    let mut result = run_reference_untimed(spec, server_exe, keep_dir).await;
+    result.duration_ms = started.elapsed().as_millis() as u64;
+    result
+}
+
+async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Option<&Path>) -> RunResult {
     let dir = match tempfile::tempdir() {
         Ok(dir) => dir,
         Err(e) => return failed(spec, format!("cannot create a temporary directory: {e}")),
@@ -88,7 +97,7 @@ pub async fn run_reference(spec: RunSpec, server_exe: &Path, keep_dir: Option<&P
 }
 
 fn failed(spec: RunSpec, error: String) -> RunResult {
-    RunResult { spec, verdicts: Vec::new(), protocol_version: None, harness_error: Some(error), journal_events: 0 }
+    RunResult { spec, verdicts: Vec::new(), protocol_version: None, harness_error: Some(error), journal_events: 0, duration_ms: 0 }
 }
 
 fn judge_file(spec: RunSpec, path: &Path) -> RunResult {
@@ -102,6 +111,7 @@ fn judge_file(spec: RunSpec, path: &Path) -> RunResult {
                 protocol_version,
                 harness_error: None,
                 journal_events: observations.events.len(),
+                duration_ms: 0,
             }
         }
         Err(e) => failed(spec, format!("cannot read the journal: {e}")),

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{listed_before_use, probe, refetched, BOTH, LEGACY};
+use super::{listed_before_use, probe, refetched, BOTH};
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
@@ -41,7 +41,7 @@ probe! {
     /// Evidence: after the server sends `notifications/prompts/list_changed`, a new `prompts/list`.
     PromptsListChanged {
         id: "prompts.list_changed", area: Prompts, title: "prompts refetched on list_changed",
-        revisions: ["2024-11-05"], eras: LEGACY, serves: "prompts.listChanged; probe_list_changed adds a prompt and notifies",
+        revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, serves: "prompts.listChanged; probe_list_changed adds a prompt and notifies (through subscriptions/listen in 2026-07-28)",
         judge: |o| refetched(o, "notifications/prompts/list_changed", "prompts/list"),
     }
 }

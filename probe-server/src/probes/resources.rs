@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::tools::cursor_followed;
-use super::{listed_before_use, probe, refetched, requested, BOTH, LEGACY};
+use super::{listed_before_use, probe, refetched, requested, BOTH};
 use crate::observe::{Frame, Observations};
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
@@ -110,7 +110,7 @@ probe! {
     /// Evidence: after the server sends `notifications/resources/list_changed`, a new `resources/list`.
     ResourcesListChanged {
         id: "resources.list_changed", area: Resources, title: "resources refetched on list_changed",
-        revisions: ["2024-11-05"], eras: LEGACY, serves: "resources.listChanged; probe_list_changed adds a resource and notifies",
+        revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, serves: "resources.listChanged; probe_list_changed adds a resource and notifies (through subscriptions/listen in 2026-07-28)",
         judge: |o| refetched(o, "notifications/resources/list_changed", "resources/list"),
     }
 }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{latency_bucket, probe, LEGACY};
+use super::{latency_bucket, probe, BOTH, LEGACY, MODERN};
 use crate::observe::{Frame, Observations};
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
@@ -39,13 +39,13 @@ probe! {
     /// Evidence: after `notifications/resources/updated{uri}`, a `resources/read` of that URI.
     Reread {
         id: "subscriptions.reread", area: Resources, title: "re-reads a resource on updated",
-        revisions: ["2024-11-05"], eras: LEGACY, serves: "notifications/resources/updated after each subscription", judge: judge_reread,
+        revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, serves: "notifications/resources/updated after each subscription (resources/subscribe, or resourceSubscriptions of subscriptions/listen)", judge: judge_reread,
     }
 }
 
 fn judge_reread(o: &Observations) -> Verdict {
     let Some(update) = o.server_notifications("notifications/resources/updated").next() else {
-        return Verdict::new(Outcome::NotReached, "no update was sent: the client never subscribed");
+        return Verdict::new(Outcome::NotReached, "no update was sent: the client never subscribed to a resource");
     };
     let updated = uri(update).unwrap_or_default();
     match o.client_requests_after("resources/read", update.seq).find(|f| uri(f) == Some(updated)) {
@@ -68,4 +68,24 @@ fn judge_unsubscribe(o: &Observations) -> Verdict {
         Some(f) => Verdict::new(Outcome::Yes, "unsubscribed").evidence([subscribed.seq, f.seq]),
         None => Verdict::new(Outcome::No, "never unsubscribed").evidence([subscribed.seq]),
     }
+}
+
+probe! {
+    /// Evidence (2026-07-28): a `subscriptions/listen` whose filter asks for at least one kind of
+    /// notification the server advertises; an empty filter is partial.
+    Listen {
+        id: "subscriptions.listen", area: Resources, title: "opens subscriptions/listen",
+        revisions: ["2026-07-28"], eras: MODERN, serves: "subscriptions/listen accepting any filter", judge: judge_listen,
+    }
+}
+
+fn judge_listen(o: &Observations) -> Verdict {
+    let Some(listen) = o.client_requests("subscriptions/listen").next() else { return Verdict::new(Outcome::No, "never opened subscriptions/listen") };
+    let filter = listen.params().get("notifications").cloned().unwrap_or(Value::Null);
+    let mut kinds: Vec<String> = filter.as_object().map(|m| m.iter().filter(|(_, v)| !v.is_null() && **v != Value::Bool(false)).map(|(k, _)| k.clone()).collect()).unwrap_or_default();
+    kinds.sort();
+    if kinds.is_empty() {
+        return Verdict::new(Outcome::Partial, "opened with an empty filter").evidence([listen.seq]);
+    }
+    Verdict::new(Outcome::Yes, format!("listening for {}", kinds.join(", "))).evidence([listen.seq])
 }

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{listed_before_use, probe, refetched, BOTH, LEGACY};
+use super::{listed_before_use, probe, refetched, BOTH};
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
@@ -45,7 +45,7 @@ probe! {
     /// Evidence: after the server sends `notifications/tools/list_changed`, a new `tools/list`.
     ToolsListChanged {
         id: "tools.list_changed", area: Tools, title: "tools refetched on list_changed",
-        revisions: ["2024-11-05"], eras: LEGACY, serves: "tools.listChanged; probe_list_changed adds a tool and notifies",
+        revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, serves: "tools.listChanged; probe_list_changed adds a tool and notifies (through subscriptions/listen in 2026-07-28)",
         judge: |o| refetched(o, "notifications/tools/list_changed", "tools/list"),
     }
 }

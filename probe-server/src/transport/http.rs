@@ -212,6 +212,12 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
 /// Serves the probe server on `listener` until `shutdown` is cancelled.
 pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeOptions, shutdown: CancellationToken) -> std::io::Result<()> {
     let handler = ProbeServer::new(journal.clone(), "http", TransportKind::Http, options);
+    let closing = handler.closing();
+    let on_shutdown = shutdown.clone();
+    tokio::spawn(async move {
+        on_shutdown.cancelled().await;
+        closing.cancel();
+    });
     let mut config = StreamableHttpServerConfig::default();
     config.cancellation_token = shutdown.child_token();
     config.sse_keep_alive = None;

@@ -181,7 +181,8 @@ impl Transport<RoleServer> for StdioTap {
 }
 
 /// Reads frames, journals them, answers what rmcp would not, and forwards the rest.
-async fn pump_input<R: AsyncRead + Unpin>(reader: R, journal: Journal, outbound: Outbound, forward: mpsc::Sender<RxJsonRpcMessage<RoleServer>>) {
+async fn pump_input<R: AsyncRead + Unpin>(reader: R, journal: Journal, outbound: Outbound, forward: mpsc::Sender<RxJsonRpcMessage<RoleServer>>, closing: tokio_util::sync::CancellationToken) {
+    let _closing = closing.drop_guard();
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut seen_request = false;
     let journal_frame = |kind: EventKind, bytes: &[u8], parsed: Option<&Value>| {
@@ -250,7 +251,8 @@ async fn pump_input<R: AsyncRead + Unpin>(reader: R, journal: Journal, outbound:
             continue;
         }
         seen_request |= is_request;
-        if is_request {
+        // A listen stream is open by design until the client goes; it is not waited for.
+        if is_request && value.get("method").and_then(Value::as_str) != Some("subscriptions/listen") {
             outbound.pending.insert(value.get("id").unwrap_or(&Value::Null));
         }
         if forward.send(message).await.is_err() && is_request {
@@ -278,9 +280,9 @@ where
     });
     let outbound = Outbound { journal: journal.clone(), tx: out_tx, pending: Arc::default() };
     let (in_tx, in_rx) = mpsc::channel(64);
-    let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx));
-    let inbound = Arc::new(Mutex::new(in_rx));
     let handler = ProbeServer::new(journal.clone(), SESSION, TransportKind::Stdio, options);
+    let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx, handler.closing()));
+    let inbound = Arc::new(Mutex::new(in_rx));
     loop {
         let tap = StdioTap { inbound: inbound.clone(), outbound: outbound.clone() };
         match handler.clone().serve(tap).await {

@@ -48,6 +48,7 @@ ablations! {
     NeverSubscribe => "never-subscribe", "subscriptions.subscribe", "never subscribes to a resource";
     NoReread => "no-reread", "subscriptions.reread", "ignores notifications/resources/updated";
     NoUnsubscribe => "no-unsubscribe", "subscriptions.unsubscribe", "never unsubscribes";
+    NeverListen => "never-listen", "subscriptions.listen", "never opens subscriptions/listen";
     IgnoreResourcesListChanged => "ignore-resources-list-changed", "resources.list_changed", "does not refetch resources on list_changed";
     SkipPromptsList => "skip-prompts-list", "prompts.list", "never lists prompts";
     SkipPromptsGet => "skip-prompts-get", "prompts.get", "never fetches a prompt";
@@ -85,6 +86,8 @@ impl Ablation {
             Ablation::NoGetStream => &["tools.list_changed", "resources.list_changed", "prompts.list_changed", "subscriptions.reread"],
             // Nothing to re-read or unsubscribe from without a subscription.
             Ablation::NeverSubscribe => &["subscriptions.reread", "subscriptions.unsubscribe"],
+            // In 2026-07-28 every change notification travels on the listen stream.
+            Ablation::NeverListen => &["tools.list_changed", "resources.list_changed", "prompts.list_changed", "subscriptions.reread"],
             _ => &[],
         }
     }

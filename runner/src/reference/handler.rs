@@ -43,6 +43,18 @@ impl ReferenceHandler {
         self.ablation == Some(ablation)
     }
 
+    /// Handles a notification that arrived on a `subscriptions/listen` stream (2026-07-28): those
+    /// do not reach the callbacks below.
+    pub fn on_subscription_notification(&self, notification: &ServerNotification) {
+        match notification {
+            ServerNotification::ToolListChangedNotification(_) => self.mark(&self.changes.tools, Ablation::IgnoreToolsListChanged),
+            ServerNotification::ResourceListChangedNotification(_) => self.mark(&self.changes.resources, Ablation::IgnoreResourcesListChanged),
+            ServerNotification::PromptListChangedNotification(_) => self.mark(&self.changes.prompts, Ablation::IgnorePromptsListChanged),
+            ServerNotification::ResourceUpdatedNotification(_) => self.mark(&self.changes.updated, Ablation::NoReread),
+            _ => {}
+        }
+    }
+
     fn mark(&self, flag: &std::sync::atomic::AtomicBool, ignored: Ablation) {
         if !self.is(ignored) {
             flag.store(true, std::sync::atomic::Ordering::SeqCst);

@@ -20,7 +20,9 @@ pub struct AblatingHttpClient {
 
 impl AblatingHttpClient {
     pub fn new(ablation: Option<Ablation>) -> Self {
-        AblatingHttpClient { inner: reqwest::Client::new(), ablation }
+        // As rmcp's own default: no idle pooling, which avoids 40 ms delayed-ACK stalls on reuse.
+        let inner = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap_or_default();
+        AblatingHttpClient { inner, ablation }
     }
 
     fn headers(&self, mut headers: HashMap<HeaderName, HeaderValue>) -> HashMap<HeaderName, HeaderValue> {

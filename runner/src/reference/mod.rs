@@ -83,6 +83,18 @@ pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>) -> R
 /// the probes judge them.
 async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation: Option<Ablation>) {
     let skip = |a: Ablation| ablation == Some(a);
+    if era == Era::Modern && !skip(Ablation::NeverListen) {
+        let filter: SubscriptionFilter = params(json!({"toolsListChanged": true, "resourcesListChanged": true, "promptsListChanged": true,
+            "resourceSubscriptions": [s::SECOND_PAGE_URI]}));
+        if let Ok(mut subscription) = client.listen(filter).await {
+            let handler = handler.clone();
+            tokio::spawn(async move {
+                while let Ok(Some(notification)) = subscription.next().await {
+                    handler.on_subscription_notification(&notification);
+                }
+            });
+        }
+    }
     if !skip(Ablation::SkipToolsList) {
         let _ = client.list_tools(None).await;
         if !skip(Ablation::ToolsFirstPageOnly) {
@@ -135,10 +147,10 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     }
     if era == Era::Legacy {
         let _ = call(client, s::TOOL_PING).await;
-        let _ = call(client, s::TOOL_LIST_CHANGED).await;
-        refetch_changed_lists(client, handler, ablation).await;
-        reread_and_unsubscribe(client, handler, ablation).await;
     }
+    let _ = call(client, s::TOOL_LIST_CHANGED).await;
+    refetch_changed_lists(client, handler, ablation).await;
+    reread_and_unsubscribe(client, handler, era, ablation).await;
     // Last, because a discover in a legacy HTTP session switches rmcp's server to per-request
     // metadata for the rest of that session.
     if skip(Ablation::IgnoreDowngrade) && era == Era::Legacy {
@@ -160,14 +172,19 @@ async fn call(client: &Client, tool: &str) -> Option<Value> {
 }
 
 /// Re-reads the subscribed resource once its update arrived, then unsubscribes.
-async fn reread_and_unsubscribe(client: &Client, handler: &ReferenceHandler, ablation: Option<Ablation>) {
+async fn reread_and_unsubscribe(client: &Client, handler: &ReferenceHandler, era: Era, ablation: Option<Ablation>) {
     use std::sync::atomic::Ordering::SeqCst;
-    if ablation == Some(Ablation::NeverSubscribe) {
+    let never = match era {
+        Era::Legacy => Ablation::NeverSubscribe,
+        Era::Modern => Ablation::NeverListen,
+    };
+    if ablation == Some(never) {
         return;
     }
+    let no_channel = ablation == Some(Ablation::NoGetStream);
     let changes = &handler.changes;
     let deadline = tokio::time::Instant::now() + NOTIFICATION_WAIT;
-    while ablation != Some(Ablation::NoReread) && !changes.updated.load(SeqCst) {
+    while !no_channel && ablation != Some(Ablation::NoReread) && !changes.updated.load(SeqCst) {
         let notified = changes.arrived.notified();
         if changes.updated.load(SeqCst) || tokio::time::timeout_at(deadline, notified).await.is_err() {
             break;
@@ -176,13 +193,14 @@ async fn reread_and_unsubscribe(client: &Client, handler: &ReferenceHandler, abl
     if changes.updated.load(SeqCst) {
         let _ = client.read_resource(params(json!({"uri": s::SECOND_PAGE_URI}))).await;
     }
-    if ablation != Some(Ablation::NoUnsubscribe) {
+    if era == Era::Legacy && ablation != Some(Ablation::NoUnsubscribe) {
         #[allow(deprecated)]
         let _ = client.unsubscribe(params(json!({"uri": s::SECOND_PAGE_URI}))).await;
     }
 }
 
-/// Waits briefly for the list_changed notifications the handler has not been told to ignore,
+/// Waits briefly for the list_changed notifications the handler has not been told to ignore
+/// (in 2026-07-28 they come on the listen stream, so there are none without one),
 /// then refetches each list whose notification arrived.
 async fn refetch_changed_lists(client: &Client, handler: &ReferenceHandler, ablation: Option<Ablation>) {
     use std::sync::atomic::Ordering::SeqCst;
@@ -192,7 +210,9 @@ async fn refetch_changed_lists(client: &Client, handler: &ReferenceHandler, abla
         (&changes.resources, Ablation::IgnoreResourcesListChanged),
         (&changes.prompts, Ablation::IgnorePromptsListChanged),
     ];
-    let all_arrived = || expected.iter().all(|(flag, ignored)| ablation == Some(*ignored) || flag.load(SeqCst));
+    // Without a listen stream (2026-07-28) or a GET stream (HTTP), notifications have no way in.
+    let no_channel = matches!(ablation, Some(Ablation::NeverListen | Ablation::NoGetStream));
+    let all_arrived = || no_channel || expected.iter().all(|(flag, ignored)| ablation == Some(*ignored) || flag.load(SeqCst));
     let deadline = tokio::time::Instant::now() + NOTIFICATION_WAIT;
     while !all_arrived() {
         let notified = changes.arrived.notified();

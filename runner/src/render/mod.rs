@@ -63,6 +63,7 @@ mod tests {
             protocol_version: observations.lifecycle().and_then(|l| l.negotiated_version),
             harness_error: None,
             journal_events: observations.events.len(),
+            duration_ms: 0,
         }
     }
 
