@@ -218,6 +218,17 @@ pub struct BenchArgs {
     /// How many self-test runs at once.
     #[arg(long, default_value_t = 12)]
     pub jobs: usize,
+    /// Run the storm benchmark instead: pings at --storm-rate per second for --storm-seconds,
+    /// over stdio and HTTP, at the probe server in its own process.
+    #[arg(long)]
+    pub storm: bool,
+    #[arg(long, default_value_t = 20_000)]
+    pub storm_rate: u64,
+    #[arg(long, default_value_t = 10)]
+    pub storm_seconds: u64,
+    /// Concurrent HTTP connections during the storm.
+    #[arg(long, default_value_t = 64)]
+    pub storm_connections: usize,
     #[command(flatten)]
     pub format: FormatArgs,
 }

@@ -20,6 +20,7 @@ mod render;
 mod run;
 mod selftest;
 mod serve;
+mod storm;
 mod stub;
 
 use std::io::IsTerminal;
@@ -87,6 +88,25 @@ async fn dispatch(command: Command) -> Result<u8> {
         Command::Judge(args) => judge(args),
         Command::Clients(command) => clients(command).await,
         Command::Matrix(command) => matrix_cmd::run(command, own_exe()?).await,
+        Command::Bench(args) if args.storm => {
+            let duration = std::time::Duration::from_secs(args.storm_seconds);
+            let reports = vec![
+                storm::stdio(&own_exe()?, args.storm_rate, duration).await?,
+                storm::http(&own_exe()?, args.storm_rate, duration, args.storm_connections).await?,
+            ];
+            match args.format.format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&reports)?),
+                Format::Table => {
+                    for r in &reports {
+                        println!(
+                            "storm {}: sent {} in {:.1} s ({:.0}/s), answered {}, journalled {}, peak RSS {:.1} MB, p50 {:.2} ms, p99 {:.2} ms",
+                            r.transport, r.sent, r.seconds, r.sent_per_second, r.answered, r.journalled, r.peak_rss_mb, r.p50_ms, r.p99_ms
+                        );
+                    }
+                }
+            }
+            Ok(exit::OK)
+        }
         Command::Bench(args) => {
             let report = bench::run(args.frames, args.jobs, own_exe()?).await?;
             match args.format.format {

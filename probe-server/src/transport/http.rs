@@ -229,6 +229,11 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
         .layer(axum::middleware::from_fn_with_state(TapState { journal: journal.clone() }, tap));
     let local: SocketAddr = listener.local_addr()?;
     journal.log(Entry::note("-", TransportKind::Http, json!({"event": "listening", "loopback": local.ip().is_loopback()})));
+    // Small SSE writes must not wait for delayed ACKs (a 40 ms stall per answer otherwise).
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, app).with_graceful_shutdown(shutdown.cancelled_owned()).await
 }
 

@@ -270,9 +270,18 @@ where
 {
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Vec<u8>>();
     let writer_task = tokio::spawn(async move {
-        while let Some(mut bytes) = out_rx.recv().await {
-            bytes.push(b'\n');
-            if writer.write_all(&bytes).await.is_err() || writer.flush().await.is_err() {
+        let mut batch = Vec::with_capacity(64 * 1024);
+        while let Some(bytes) = out_rx.recv().await {
+            // Frames already queued go out in the same write; every frame is already journalled.
+            batch.clear();
+            batch.extend_from_slice(&bytes);
+            batch.push(b'\n');
+            while batch.len() < 64 * 1024 {
+                let Ok(more) = out_rx.try_recv() else { break };
+                batch.extend_from_slice(&more);
+                batch.push(b'\n');
+            }
+            if writer.write_all(&batch).await.is_err() || writer.flush().await.is_err() {
                 return false;
             }
         }
