@@ -25,8 +25,9 @@ fn session(o: &Observations) -> Option<(String, u64)> {
 }
 
 probe! {
-    /// Evidence: every HTTP request after the initialize answer carries `MCP-Protocol-Version`
-    /// equal to the negotiated version (required from 2025-06-18 on). Some without it is partial.
+    /// Evidence: every HTTP request inside the session (after the initialize answer, carrying the
+    /// session id) has `MCP-Protocol-Version` equal to the negotiated version (required from
+    /// 2025-06-18 on). Some without it is partial.
     ProtocolVersionHeader {
         id: "http.protocol_version_header", area: Http, title: "MCP-Protocol-Version on every request",
         revisions: ["2025-06-18"], eras: LEGACY, transports: HTTP_ONLY,
@@ -40,7 +41,8 @@ fn judge_protocol_header(o: &Observations) -> Verdict {
         return Verdict::new(Outcome::NotApplicable, format!("not required in {negotiated}"));
     }
     let Some((_, answered)) = session(o) else { return Verdict::new(Outcome::NotReached, "no session was minted") };
-    let later: Vec<&Event> = o.http_requests().filter(|e| e.seq > answered).collect();
+    // Requests inside a session (a client that opens several sessions sends each initialize bare).
+    let later: Vec<&Event> = o.http_requests().filter(|e| e.seq > answered && header(e, "mcp-session-id").is_some()).collect();
     if later.is_empty() {
         return Verdict::new(Outcome::NotReached, "no request after initialize");
     }
