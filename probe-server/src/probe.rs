@@ -156,6 +156,8 @@ pub trait Probe: Send + Sync {
     }
     /// What the server advertises and serves for this probe, in plain words.
     fn serves(&self) -> &'static str;
+    /// The evidence the probe looks for: its doc comment.
+    fn evidence(&self) -> &'static str;
     /// Whether the probe can be judged from the wire alone (false: needs a model transcript).
     fn wire_judged(&self) -> bool {
         true

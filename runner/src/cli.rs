@@ -238,6 +238,9 @@ pub struct ProbesArgs {
     /// List the reference client's ablations instead: name, target probe, what changes.
     #[arg(long)]
     pub ablations: bool,
+    /// Print the probe catalogue as markdown (`PROBES.md`).
+    #[arg(long, conflicts_with = "ablations")]
+    pub catalogue: bool,
     #[command(flatten)]
     pub format: FormatArgs,
 }

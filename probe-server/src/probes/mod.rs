@@ -18,11 +18,11 @@ use crate::probe::{Declaration, Outcome, Verdict};
 
 /// Declares a unit-struct probe with its metadata and judge function.
 macro_rules! probe {
-    ($(#[$doc:meta])* $ty:ident {
+    ($(#[doc = $doc:literal])* $ty:ident {
         id: $id:literal, area: $area:ident, title: $title:literal, revisions: [$($rev:literal),*],
         eras: $eras:expr, $(transports: $transports:expr,)? serves: $serves:literal, judge: $judge:expr $(, wire_judged: $wire:literal)? $(,)?
     }) => {
-        $(#[$doc])*
+        $(#[doc = $doc])*
         pub struct $ty;
         impl $crate::probe::Probe for $ty {
             fn id(&self) -> &'static str { $id }
@@ -31,6 +31,7 @@ macro_rules! probe {
             fn revisions(&self) -> &'static [&'static str] { &[$($rev),*] }
             fn eras(&self) -> &'static [$crate::era::Era] { $eras }
             fn serves(&self) -> &'static str { $serves }
+            fn evidence(&self) -> &'static str { concat!($($doc, "\n"),*) }
             $(fn wire_judged(&self) -> bool { $wire })?
             $(fn transports(&self) -> &'static [$crate::journal::TransportKind] { $transports })?
             fn judge(&self, observations: &$crate::observe::Observations) -> $crate::probe::Verdict {

@@ -59,3 +59,9 @@ fn a_journal_with_a_bad_line_is_refused() {
     std::fs::write(&path, "not an event\n{}\n").unwrap();
     fails_with_bad_input(&["judge", path.to_str().unwrap()], "line 1");
 }
+
+#[test]
+fn the_committed_probe_catalogue_is_current() {
+    let committed = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../PROBES.md")).unwrap();
+    assert!(committed == stdout_of(&["probes", "--catalogue"]), "PROBES.md is stale: run `cargo run -- probes --catalogue > PROBES.md`");
+}
