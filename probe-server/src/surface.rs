@@ -213,9 +213,11 @@ pub fn instructions() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[allow(deprecated)]
     use rmcp::model::{CreateMessageRequestParams, ElicitRequestParams, ServerCapabilities, Tool};
 
     #[test]
+    #[allow(deprecated)]
     fn every_wire_shape_is_accepted_by_the_sdk_types() {
         for params in [elicit_form_params(), elicit_enum_params(), elicit_url_params(Some("e1"))] {
             serde_json::from_value::<ElicitRequestParams>(params.clone()).unwrap_or_else(|e| panic!("{e}: {params}"));
