@@ -26,6 +26,7 @@ static REGISTRY: &[&dyn Probe] = &[
     &subscriptions::Reread,
     &subscriptions::Unsubscribe,
     &subscriptions::Listen,
+    &subscriptions::ListenReopen,
     &prompts::PromptsList,
     &prompts::PromptsGet,
     &prompts::PromptsListChanged,

@@ -41,6 +41,13 @@ struct Shared {
     listeners: std::sync::Mutex<Vec<rmcp::service::SubscriptionSink>>,
     /// Cancelled when the client is gone (end of stdio input, HTTP shutdown): ends open listens.
     closing: tokio_util::sync::CancellationToken,
+    /// Told when the lists changed, so that one listen stream can then be ended by the server.
+    changed: tokio::sync::Notify,
+    /// Whether the server has already ended a listen stream (it ends only the first).
+    ended_a_listen: AtomicBool,
+    /// Listen handlers still running, and a signal each time one returns.
+    open_listens: std::sync::atomic::AtomicUsize,
+    listen_returned: tokio::sync::Notify,
 }
 
 /// The MCP handler. Cheap to clone; clones share state (HTTP creates one per session).
@@ -87,6 +94,10 @@ impl ProbeServer {
                 serial: AtomicU64::new(0),
                 listeners: std::sync::Mutex::new(Vec::new()),
                 closing: tokio_util::sync::CancellationToken::new(),
+                changed: tokio::sync::Notify::new(),
+                ended_a_listen: AtomicBool::new(false),
+                open_listens: std::sync::atomic::AtomicUsize::new(0),
+                listen_returned: tokio::sync::Notify::new(),
             }),
         }
     }
@@ -94,6 +105,17 @@ impl ProbeServer {
     /// Cancel this when the client has gone, so that long-lived handlers (listen) end.
     pub fn closing(&self) -> tokio_util::sync::CancellationToken {
         self.shared.closing.clone()
+    }
+
+    /// Resolves once no listen handler is running (after [`Self::closing`] was cancelled, soon).
+    pub async fn listens_closed(&self) {
+        loop {
+            let returned = self.shared.listen_returned.notified();
+            if self.shared.open_listens.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            returned.await;
+        }
     }
 
     fn note(&self, detail: Value) {
@@ -180,6 +202,7 @@ impl ProbeServer {
                 let _ = sink.notify_resource_list_changed().await;
                 let _ = sink.notify_prompt_list_changed().await;
             }
+            self.shared.changed.notify_waiters();
             return text_result(format!("lists changed; told {} open subscription(s)", sinks.len()));
         }
         let _ = ctx.peer.notify_tool_list_changed().await;
@@ -205,6 +228,41 @@ impl ProbeServer {
             return Err(if modern { McpError::invalid_params(message, Some(json!({"uri": uri}))) } else { McpError::resource_not_found(message, Some(json!({"uri": uri}))) });
         };
         complete(json!({"contents": [contents]}))
+    }
+
+    /// One listen stream: updates for the watched resources, list changes while open, and the
+    /// server's own end of the first stream after the lists changed.
+    async fn serve_listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), McpError> {
+        let sink = context.sink().clone();
+        let watched = context.accepted().resource_subscriptions.clone().unwrap_or_default();
+        self.note(json!({"event": "listening", "accepted": context.accepted()}));
+        self.shared.listeners.lock().unwrap_or_else(|p| p.into_inner()).push(sink.clone());
+        // As with resources/subscribe: each watched resource changes a moment after.
+        tokio::time::sleep(Duration::from_millis(s::UPDATE_AFTER_MS)).await;
+        for uri in watched {
+            let _ = sink.notify_resource_updated(uri).await;
+        }
+        // After the lists changed, the server ends the first listen stream itself, gracefully, to
+        // see whether the client opens another.
+        let end_first = async {
+            loop {
+                let changed = self.shared.changed.notified();
+                if self.changed() {
+                    break;
+                }
+                changed.await;
+            }
+            tokio::time::sleep(Duration::from_millis(s::UPDATE_AFTER_MS)).await;
+            if self.shared.ended_a_listen.swap(true, Ordering::SeqCst) {
+                std::future::pending::<()>().await;
+            }
+        };
+        tokio::select! {
+            _ = context.cancelled() => self.note(json!({"event": "listen_ended", "by": "client"})),
+            _ = self.shared.closing.cancelled() => self.note(json!({"event": "listen_ended", "by": "client gone"})),
+            _ = end_first => self.note(json!({"event": "listen_ended", "by": "server"})),
+        }
+        Ok(())
     }
 
     fn supported(&self) -> Vec<ProtocolVersion> {
@@ -335,20 +393,11 @@ impl ServerHandler for ProbeServer {
     }
 
     async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), McpError> {
-        let sink = context.sink().clone();
-        let watched = context.accepted().resource_subscriptions.clone().unwrap_or_default();
-        self.note(json!({"event": "listening", "accepted": context.accepted()}));
-        self.shared.listeners.lock().unwrap_or_else(|p| p.into_inner()).push(sink.clone());
-        // As with resources/subscribe: each watched resource changes a moment after.
-        tokio::time::sleep(Duration::from_millis(s::UPDATE_AFTER_MS)).await;
-        for uri in watched {
-            let _ = sink.notify_resource_updated(uri).await;
-        }
-        tokio::select! {
-            _ = context.cancelled() => self.note(json!({"event": "listen_ended", "by": "client"})),
-            _ = self.shared.closing.cancelled() => self.note(json!({"event": "listen_ended", "by": "client gone"})),
-        }
-        Ok(())
+        self.shared.open_listens.fetch_add(1, Ordering::SeqCst);
+        let result = self.serve_listen(context).await;
+        self.shared.open_listens.fetch_sub(1, Ordering::SeqCst);
+        self.shared.listen_returned.notify_waiters();
+        result
     }
 
     async fn unsubscribe(&self, request: UnsubscribeRequestParams, _context: RequestContext<RoleServer>) -> Result<(), McpError> {

@@ -89,3 +89,22 @@ fn judge_listen(o: &Observations) -> Verdict {
     }
     Verdict::new(Outcome::Yes, format!("listening for {}", kinds.join(", "))).evidence([listen.seq])
 }
+
+probe! {
+    /// Evidence (2026-07-28): after the server ends a listen stream gracefully (a final
+    /// `subscriptions/listen` result), the client opens a new `subscriptions/listen`.
+    ListenReopen {
+        id: "subscriptions.listen_reopen", area: Resources, title: "re-opens listen when the server ends it",
+        revisions: ["2026-07-28"], eras: MODERN, serves: "ends the first listen stream after the lists changed", judge: judge_reopen,
+    }
+}
+
+fn judge_reopen(o: &Observations) -> Verdict {
+    let Some(ended) = o.client_requests("subscriptions/listen").find_map(|listen| o.answer_to(listen).filter(|a| a.result().is_some())) else {
+        return Verdict::new(Outcome::NotReached, "the server never ended a listen stream: none was open when the lists changed");
+    };
+    match o.client_requests_after("subscriptions/listen", ended.seq).next() {
+        Some(again) => Verdict::new(Outcome::Yes, "opened a new listen stream").evidence([ended.seq, again.seq]),
+        None => Verdict::new(Outcome::No, "did not listen again after the stream ended").evidence([ended.seq]),
+    }
+}

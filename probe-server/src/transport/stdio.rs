@@ -156,6 +156,7 @@ impl Outbound {
 struct StdioTap {
     inbound: Arc<Mutex<mpsc::Receiver<RxJsonRpcMessage<RoleServer>>>>,
     outbound: Outbound,
+    server: ProbeServer,
 }
 
 impl Transport<RoleServer> for StdioTap {
@@ -169,8 +170,11 @@ impl Transport<RoleServer> for StdioTap {
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         let next = self.inbound.lock().await.recv().await;
         if next.is_none() {
-            // End of input: answer what was already accepted before letting rmcp stop.
+            // End of input: answer what was already accepted, and let open listen streams end
+            // while rmcp can still send their final results, before letting rmcp stop.
             let _ = tokio::time::timeout(DRAIN_AFTER_EOF, self.outbound.pending.drained()).await;
+            self.server.closing().cancel();
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(1), self.server.listens_closed()).await;
         }
         next
     }
@@ -293,10 +297,33 @@ where
     let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx, handler.closing()));
     let inbound = Arc::new(Mutex::new(in_rx));
     loop {
-        let tap = StdioTap { inbound: inbound.clone(), outbound: outbound.clone() };
-        match handler.clone().serve(tap).await {
+        let tap = StdioTap { inbound: inbound.clone(), outbound: outbound.clone(), server: handler.clone() };
+        let closing = handler.closing();
+        let gone = async move {
+            closing.cancelled().await;
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        };
+        // rmcp may still be waiting for a lifecycle to start when the client goes.
+        let started = tokio::select! {
+            started = handler.clone().serve(tap) => started,
+            _ = gone => {
+                journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "session_abandoned", "reason": "the client left before a session started"})));
+                break;
+            }
+        };
+        match started {
             Ok(running) => {
+                // Once the client is gone, rmcp gets a moment to finish, then is stopped: a handler
+                // that outlives its client (an open listen stream) must not keep the process alive.
+                let stop = running.cancellation_token();
+                let closing = handler.closing();
+                let stopper = tokio::spawn(async move {
+                    closing.cancelled().await;
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                    stop.cancel();
+                });
                 let reason = running.waiting().await;
+                stopper.abort();
                 journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "session_ended", "reason": format!("{reason:?}")})));
             }
             Err(err) => journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "session_failed", "error": err.to_string()}))),

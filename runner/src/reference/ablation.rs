@@ -49,6 +49,7 @@ ablations! {
     NoReread => "no-reread", "subscriptions.reread", "ignores notifications/resources/updated";
     NoUnsubscribe => "no-unsubscribe", "subscriptions.unsubscribe", "never unsubscribes";
     NeverListen => "never-listen", "subscriptions.listen", "never opens subscriptions/listen";
+    NoRelisten => "no-relisten", "subscriptions.listen_reopen", "does not listen again when the server ends the stream";
     IgnoreResourcesListChanged => "ignore-resources-list-changed", "resources.list_changed", "does not refetch resources on list_changed";
     SkipPromptsList => "skip-prompts-list", "prompts.list", "never lists prompts";
     SkipPromptsGet => "skip-prompts-get", "prompts.get", "never fetches a prompt";
@@ -87,7 +88,7 @@ impl Ablation {
             // Nothing to re-read or unsubscribe from without a subscription.
             Ablation::NeverSubscribe => &["subscriptions.reread", "subscriptions.unsubscribe"],
             // In 2026-07-28 every change notification travels on the listen stream.
-            Ablation::NeverListen => &["tools.list_changed", "resources.list_changed", "prompts.list_changed", "subscriptions.reread"],
+            Ablation::NeverListen => &["tools.list_changed", "resources.list_changed", "prompts.list_changed", "subscriptions.reread", "subscriptions.listen_reopen"],
             _ => &[],
         }
     }

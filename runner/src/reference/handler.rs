@@ -25,6 +25,8 @@ pub struct ListChanges {
     pub prompts: std::sync::atomic::AtomicBool,
     /// `notifications/resources/updated` arrived for a subscribed resource.
     pub updated: std::sync::atomic::AtomicBool,
+    /// A second listen stream was opened after the server ended the first.
+    pub relistened: std::sync::atomic::AtomicBool,
     pub arrived: Notify,
 }
 

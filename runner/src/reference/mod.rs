@@ -86,14 +86,23 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     if era == Era::Modern && !skip(Ablation::NeverListen) {
         let filter: SubscriptionFilter = params(json!({"toolsListChanged": true, "resourcesListChanged": true, "promptsListChanged": true,
             "resourceSubscriptions": [s::SECOND_PAGE_URI]}));
-        if let Ok(mut subscription) = client.listen(filter).await {
-            let handler = handler.clone();
-            tokio::spawn(async move {
+        let (peer, handler, relisten) = (client.peer().clone(), handler.clone(), !skip(Ablation::NoRelisten));
+        tokio::spawn(async move {
+            // Listen; when the server ends the stream, listen once more (unless ablated).
+            for round in 0..2 {
+                let Ok(mut subscription) = peer.listen(filter.clone()).await else { return };
+                if round == 1 {
+                    handler.changes.relistened.store(true, std::sync::atomic::Ordering::SeqCst);
+                    handler.changes.arrived.notify_waiters();
+                }
                 while let Ok(Some(notification)) = subscription.next().await {
                     handler.on_subscription_notification(&notification);
                 }
-            });
-        }
+                if !relisten {
+                    return;
+                }
+            }
+        });
     }
     if !skip(Ablation::SkipToolsList) {
         let _ = client.list_tools(None).await;
@@ -151,6 +160,9 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     let _ = call(client, s::TOOL_LIST_CHANGED).await;
     refetch_changed_lists(client, handler, ablation).await;
     reread_and_unsubscribe(client, handler, era, ablation).await;
+    if era == Era::Modern && !matches!(ablation, Some(Ablation::NeverListen | Ablation::NoRelisten)) {
+        wait_for(&handler.changes.relistened, &handler.changes.arrived).await;
+    }
     // Last, because a discover in a legacy HTTP session switches rmcp's server to per-request
     // metadata for the rest of that session.
     if skip(Ablation::IgnoreDowngrade) && era == Era::Legacy {
@@ -169,6 +181,18 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
 async fn call(client: &Client, tool: &str) -> Option<Value> {
     let result = client.call_tool(CallToolRequestParams::new(tool.to_string())).await.ok()?;
     serde_json::to_value(result).ok()
+}
+
+/// Waits (bounded) until `flag` is set.
+async fn wait_for(flag: &std::sync::atomic::AtomicBool, arrived: &tokio::sync::Notify) {
+    use std::sync::atomic::Ordering::SeqCst;
+    let deadline = tokio::time::Instant::now() + NOTIFICATION_WAIT;
+    while !flag.load(SeqCst) {
+        let notified = arrived.notified();
+        if flag.load(SeqCst) || tokio::time::timeout_at(deadline, notified).await.is_err() {
+            break;
+        }
+    }
 }
 
 /// Re-reads the subscribed resource once its update arrived, then unsubscribes.
