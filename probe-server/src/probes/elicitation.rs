@@ -41,7 +41,7 @@ fn type_errors(content: &Value) -> Vec<String> {
     if !get("agree").is_some_and(Value::is_boolean) {
         errors.push("agree is not a boolean".to_string());
     }
-    if get("note").is_some_and(|v| !v.as_str().is_some_and(|s| s.chars().count() <= 40)) {
+    if get("note").is_some_and(|v| v.as_str().is_none_or(|s| s.chars().count() > 40)) {
         errors.push("note is not a string of at most 40 characters".to_string());
     }
     errors

@@ -50,6 +50,8 @@ fn main() {
                     Ok(())
                 });
             }
+            // Deliberately never waited for: this child is the orphan the runner must sweep.
+            #[allow(clippy::zombie_processes)]
             let spawned = child.spawn().expect("spawn the orphan");
             record_pid(pidfile, spawned.id());
             println!("fake-client: left pid {} behind", spawned.id());

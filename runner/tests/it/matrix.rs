@@ -51,7 +51,7 @@ fn the_committed_matrix_is_current_and_an_edited_record_makes_check_fail() {
 fn every_real_client_has_a_dated_column_and_a_verdict_in_every_row() {
     let text = std::fs::read_to_string(repo().join("matrices/MATRIX.md")).unwrap();
     for client in ["claude-code@", "codex@", "fast-agent@", "mcp-inspector@"] {
-        assert_eq!(text.matches(client).count() >= 2, true, "{client} over stdio and http");
+        assert!(text.matches(client).count() >= 2, "{client} over stdio and http");
     }
     let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| `")).collect();
     assert_eq!(rows.len(), probe_server::registry::probes().len());
