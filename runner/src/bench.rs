@@ -53,7 +53,7 @@ pub fn synthetic_matrix(columns: usize, rows: usize) -> crate::matrix::Matrix {
                     .map(|c| Cell {
                         outcome: outcomes[(r + c) % outcomes.len()],
                         declared: if (r + c) % 3 == 0 { Declaration::Declared } else { Declaration::NoCapability },
-                        detail: "answered decline in < 50 ms, nobody asked".into(),
+                        detail: "answered decline in < 100 ms, nobody asked".into(),
                         evidence: vec![(r * 7 + c) as u64],
                         ablated: Vec::new(),
                     })

@@ -18,7 +18,7 @@ fn form_declared(o: &Observations) -> Declaration {
 probe! {
     /// Evidence: the form elicitation (string with format, integer and number with bounds,
     /// boolean, all with defaults) answered `accept` with content of the right types within the
-    /// bounds, no sooner than a person could (an answer under 50 ms is auto-answered).
+    /// bounds, no sooner than a person could (an answer under 100 ms is auto-answered).
     Form {
         id: "elicitation.form", area: Elicitation, title: "form elicitation answered with typed values",
         revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, serves: "probe_elicit_form asks for a form of primitives with defaults",
@@ -54,7 +54,7 @@ fn judge_form(o: &Observations) -> Verdict {
     let (content, exchange) = match accepted_content(exchange, declared.clone()) {
         Ok(ok) => ok,
         Err(verdict) if fast && verdict.outcome == Outcome::No && !verdict.detail.contains("error") => {
-            return Verdict { outcome: Outcome::AutoAnswered, detail: format!("{} in < 50 ms, nobody asked", verdict.detail), ..verdict }
+            return Verdict { outcome: Outcome::AutoAnswered, detail: format!("{} in < 100 ms, nobody asked", verdict.detail), ..verdict }
         }
         Err(verdict) => return verdict,
     };
@@ -194,7 +194,7 @@ probe! {
 
 probe! {
     /// Evidence: the URL-mode elicitation answered with an action (accept, decline or cancel)
-    /// and no content, no sooner than a person could (under 50 ms is auto-answered). An error
+    /// and no content, no sooner than a person could (under 100 ms is auto-answered). An error
     /// answer is no; content on a URL answer is a violation.
     Url {
         id: "elicitation.url", area: Elicitation, title: "URL-mode elicitation",
@@ -213,7 +213,7 @@ fn judge_url(o: &Observations) -> Verdict {
     match (result.get("action").and_then(Value::as_str), result.get("content")) {
         (Some(_), Some(c)) if !c.is_null() => verdict(Outcome::Violation, "URL answer carries form content".into()),
         (Some(action), _) if exchange.latency_us.is_some_and(|us| us < AUTO_ANSWER_US) => {
-            verdict(Outcome::AutoAnswered, format!("answered {action} in < 50 ms, nobody asked"))
+            verdict(Outcome::AutoAnswered, format!("answered {action} in < 100 ms, nobody asked"))
         }
         (Some(action), _) => verdict(Outcome::Yes, format!("answered {action} in {}", exchange.latency_us.map(latency_bucket).unwrap_or("?"))),
         (None, _) => verdict(Outcome::No, "answer has no action".into()),

@@ -49,7 +49,7 @@ pub(crate) const MODERN: &[crate::era::Era] = &[crate::era::Era::Modern];
 pub(crate) const HTTP_ONLY: &[crate::journal::TransportKind] = &[crate::journal::TransportKind::Http];
 
 /// An answer faster than this, with nobody asked, counts as automatic.
-pub const AUTO_ANSWER_US: u64 = 50_000;
+pub const AUTO_ANSWER_US: u64 = 100_000;
 
 /// Yes when the client sent `method` and got a result; no when it never sent it.
 pub(crate) fn requested(observations: &Observations, method: &str, what: &str) -> Verdict {
@@ -118,11 +118,11 @@ pub(crate) fn listed_before_use(observations: &Observations, method: &str, use_m
     }
 }
 
-/// "answered in < 50 ms" style buckets, stable across machines.
+/// "answered in < 100 ms" style buckets, stable across machines.
 pub fn latency_bucket(us: u64) -> &'static str {
     match us {
-        0..=49_999 => "< 50 ms",
-        50_000..=999_999 => "50 ms – 1 s",
+        0..=99_999 => "< 100 ms",
+        100_000..=999_999 => "100 ms – 1 s",
         1_000_000..=9_999_999 => "1 – 10 s",
         _ => "≥ 10 s",
     }

@@ -15,7 +15,7 @@ use tokio::sync::Notify;
 use super::ablation::Ablation;
 
 /// How long the simulated person takes to answer a form: well above the auto-answer threshold.
-pub const PERSON_DELAY: Duration = Duration::from_millis(60);
+pub const PERSON_DELAY: Duration = Duration::from_millis(150);
 
 /// Which list_changed notifications arrived, with a way to wait for them.
 #[derive(Default)]

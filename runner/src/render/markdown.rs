@@ -33,7 +33,7 @@ fn cell(cell: &Cell, column: &Column) -> String {
 }
 
 const LEGEND: &str = "**yes** works as specified · **partial** some of it works · **no** exercised and not working, or never used · \
-**declared-only** declared, never honoured · **auto-answered** answered in under 50 ms with nobody asked · **violation** used without \
+**declared-only** declared, never honoured · **auto-answered** answered in under 100 ms with nobody asked · **violation** used without \
 declaring it, or forbidden by the specification · **not-reached** the run never got there · **inconclusive** the evidence does not decide · \
 **n/a** the probe does not exist in the protocol era the client chose. \"declared\" / \"not declared\" is what the client claimed in its \
 capabilities; the outcome is what it did. ↗ opens the journal line the verdict rests on.";
