@@ -91,16 +91,20 @@ pub fn from_records(records: &[crate::record::Located], prefix: &str) -> Matrix 
             }
         })
         .collect();
-    let rows = registry::probes()
+    Matrix { columns, rows: rows(&records.iter().map(|l| l.record.verdicts.as_slice()).collect::<Vec<_>>()) }
+}
+
+/// One row per registered probe, one cell per column's verdicts.
+fn rows(columns: &[&[Verdict]]) -> Vec<Row> {
+    registry::probes()
         .iter()
         .map(|p| Row {
             probe: p.id().into(),
             area: p.area(),
             title: p.title().into(),
-            cells: records.iter().map(|l| Cell::from_verdict(l.record.verdicts.iter().find(|v| v.probe == p.id()))).collect(),
+            cells: columns.iter().map(|verdicts| Cell::from_verdict(verdicts.iter().find(|v| v.probe == p.id()))).collect(),
         })
-        .collect();
-    Matrix { columns, rows }
+        .collect()
 }
 
 /// Builds a matrix with one column per run, named `client`.
@@ -117,9 +121,5 @@ pub fn from_runs(client: &str, runs: &[&RunResult]) -> Matrix {
             journal: None,
         })
         .collect();
-    let rows = registry::probes()
-        .iter()
-        .map(|p| Row { probe: p.id().into(), area: p.area(), title: p.title().into(), cells: runs.iter().map(|r| Cell::from_verdict(r.verdict(p.id()))).collect() })
-        .collect();
-    Matrix { columns, rows }
+    Matrix { columns, rows: rows(&runs.iter().map(|r| r.verdicts.as_slice()).collect::<Vec<_>>()) }
 }

@@ -101,19 +101,15 @@ fn failed(spec: RunSpec, error: String) -> RunResult {
 }
 
 fn judge_file(spec: RunSpec, path: &Path) -> RunResult {
-    match read_journal(path) {
-        Ok(read) => {
-            let observations = Observations::from_read(read);
-            let protocol_version = observations.lifecycle().and_then(|l| l.negotiated_version);
-            RunResult {
-                spec,
-                verdicts: registry::judge_all(&observations),
-                protocol_version,
-                harness_error: None,
-                journal_events: observations.events.len(),
-                duration_ms: 0,
-            }
-        }
+    match judge_recorded(path) {
+        Ok((observations, verdicts)) => RunResult {
+            spec,
+            verdicts,
+            protocol_version: observations.lifecycle().and_then(|l| l.negotiated_version),
+            harness_error: None,
+            journal_events: observations.events.len(),
+            duration_ms: 0,
+        },
         Err(e) => failed(spec, format!("cannot read the journal: {e}")),
     }
 }

@@ -161,7 +161,8 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     refetch_changed_lists(client, handler, ablation).await;
     reread_and_unsubscribe(client, handler, era, ablation).await;
     if era == Era::Modern && !matches!(ablation, Some(Ablation::NeverListen | Ablation::NoRelisten)) {
-        wait_for(&handler.changes.relistened, &handler.changes.arrived).await;
+        let relistened = &handler.changes.relistened;
+        wait_until(&handler.changes.arrived, || relistened.load(std::sync::atomic::Ordering::SeqCst)).await;
     }
     // Last, because a discover in a legacy HTTP session switches rmcp's server to per-request
     // metadata for the rest of that session.
@@ -183,13 +184,13 @@ async fn call(client: &Client, tool: &str) -> Option<Value> {
     serde_json::to_value(result).ok()
 }
 
-/// Waits (bounded) until `flag` is set.
-async fn wait_for(flag: &std::sync::atomic::AtomicBool, arrived: &tokio::sync::Notify) {
-    use std::sync::atomic::Ordering::SeqCst;
+/// Waits until `done()` holds, re-checking each time a notification arrives, for at most
+/// [`NOTIFICATION_WAIT`].
+async fn wait_until(arrived: &tokio::sync::Notify, done: impl Fn() -> bool) {
     let deadline = tokio::time::Instant::now() + NOTIFICATION_WAIT;
-    while !flag.load(SeqCst) {
+    while !done() {
         let notified = arrived.notified();
-        if flag.load(SeqCst) || tokio::time::timeout_at(deadline, notified).await.is_err() {
+        if done() || tokio::time::timeout_at(deadline, notified).await.is_err() {
             break;
         }
     }
@@ -207,12 +208,8 @@ async fn reread_and_unsubscribe(client: &Client, handler: &ReferenceHandler, era
     }
     let no_channel = ablation == Some(Ablation::NoGetStream);
     let changes = &handler.changes;
-    let deadline = tokio::time::Instant::now() + NOTIFICATION_WAIT;
-    while !no_channel && ablation != Some(Ablation::NoReread) && !changes.updated.load(SeqCst) {
-        let notified = changes.arrived.notified();
-        if changes.updated.load(SeqCst) || tokio::time::timeout_at(deadline, notified).await.is_err() {
-            break;
-        }
+    if !no_channel && ablation != Some(Ablation::NoReread) {
+        wait_until(&changes.arrived, || changes.updated.load(SeqCst)).await;
     }
     if changes.updated.load(SeqCst) {
         let _ = client.read_resource(params(json!({"uri": s::SECOND_PAGE_URI}))).await;
@@ -237,13 +234,7 @@ async fn refetch_changed_lists(client: &Client, handler: &ReferenceHandler, abla
     // Without a listen stream (2026-07-28) or a GET stream (HTTP), notifications have no way in.
     let no_channel = matches!(ablation, Some(Ablation::NeverListen | Ablation::NoGetStream));
     let all_arrived = || no_channel || expected.iter().all(|(flag, ignored)| ablation == Some(*ignored) || flag.load(SeqCst));
-    let deadline = tokio::time::Instant::now() + NOTIFICATION_WAIT;
-    while !all_arrived() {
-        let notified = changes.arrived.notified();
-        if all_arrived() || tokio::time::timeout_at(deadline, notified).await.is_err() {
-            break;
-        }
-    }
+    wait_until(&changes.arrived, all_arrived).await;
     if changes.tools.load(SeqCst) {
         let _ = client.list_tools(None).await;
     }
