@@ -58,11 +58,7 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::HARNESS);
         }
     };
-    let outcome = runtime.block_on(dispatch(cli.command));
-    // Tasks left behind (a blocked stdin read, a handler of a client that went away) must not
-    // delay the exit.
-    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
-    match outcome {
+    match runtime.block_on(dispatch(cli.command)) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
             let code = match (err.downcast_ref::<Exit>(), err.downcast_ref::<serve::BadInput>()) {

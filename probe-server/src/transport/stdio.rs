@@ -298,32 +298,9 @@ where
     let inbound = Arc::new(Mutex::new(in_rx));
     loop {
         let tap = StdioTap { inbound: inbound.clone(), outbound: outbound.clone(), server: handler.clone() };
-        let closing = handler.closing();
-        let gone = async move {
-            closing.cancelled().await;
-            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-        };
-        // rmcp may still be waiting for a lifecycle to start when the client goes.
-        let started = tokio::select! {
-            started = handler.clone().serve(tap) => started,
-            _ = gone => {
-                journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "session_abandoned", "reason": "the client left before a session started"})));
-                break;
-            }
-        };
-        match started {
+        match handler.clone().serve(tap).await {
             Ok(running) => {
-                // Once the client is gone, rmcp gets a moment to finish, then is stopped: a handler
-                // that outlives its client (an open listen stream) must not keep the process alive.
-                let stop = running.cancellation_token();
-                let closing = handler.closing();
-                let stopper = tokio::spawn(async move {
-                    closing.cancelled().await;
-                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-                    stop.cancel();
-                });
                 let reason = running.waiting().await;
-                stopper.abort();
                 journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "session_ended", "reason": format!("{reason:?}")})));
             }
             Err(err) => journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "session_failed", "error": err.to_string()}))),

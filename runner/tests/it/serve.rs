@@ -45,3 +45,21 @@ fn a_modern_only_server_refuses_initialize_but_keeps_serving() {
     assert_eq!(replies[0]["error"]["data"]["supported"], serde_json::json!(["2026-07-28"]));
     assert!(replies[1]["result"]["supportedVersions"].is_array(), "{}", replies[1]);
 }
+
+#[test]
+fn a_request_accepted_before_end_of_input_is_still_answered() {
+    // The client asks for a tool that needs its answer, then leaves: the server waits out its own
+    // timeout for the answer and still answers the accepted tools/call before it stops.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j.jsonl");
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#, "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"probe_elicit_form"}}"#, "\n",
+    );
+    let output = probe_cmd().args(["serve", "--stdio", "--journal", journal.to_str().unwrap()]).write_stdin(input).output().unwrap();
+    assert!(output.status.success());
+    let replies: Vec<serde_json::Value> = String::from_utf8(output.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let answer = replies.iter().find(|r| r["id"] == 2 && r.get("method").is_none()).expect("the accepted tools/call is answered");
+    assert!(answer["result"]["content"][0]["text"].as_str().unwrap().contains("answer failed"), "{answer}");
+}
