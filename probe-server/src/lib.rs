@@ -13,11 +13,13 @@ pub mod observe;
 pub mod probe;
 pub mod probes;
 pub mod registry;
+pub mod scenario;
 pub mod server;
 pub mod surface;
 pub mod transport;
 
 pub use era::{Era, EraPolicy};
+pub use scenario::Scenario;
 pub use journal::{Journal, JournalError};
 pub use probe::{Area, Outcome, Probe, Verdict};
 pub use server::{ProbeServer, ServeOptions};

@@ -170,9 +170,26 @@ impl Observations {
         self.events.iter().find(|e| e.kind == EventKind::Frame).map(|e| e.transport)
     }
 
+    /// The journal event with sequence number `seq`.
+    pub fn event(&self, seq: u64) -> Option<&Event> {
+        self.events.binary_search_by_key(&seq, |e| e.seq).ok().map(|i| &self.events[i]).or_else(|| self.events.iter().find(|e| e.seq == seq))
+    }
+
+    /// The HTTP headers the tap journalled with the POST that carried `frame` (HTTP only).
+    pub fn http_headers(&self, frame: &Frame) -> Option<&Value> {
+        self.event(frame.seq)?.detail.as_ref()?.get("headers")
+    }
+
     /// HTTP requests (method, path, headers) as journalled by the HTTP tap, in order.
     pub fn http_requests(&self) -> impl Iterator<Item = &Event> + '_ {
         self.events.iter().filter(|e| e.kind == EventKind::HttpRequest)
+    }
+
+    /// The server variant that served the run (the `serving` note; standard when absent).
+    pub fn scenario(&self) -> crate::scenario::Scenario {
+        self.notes("serving")
+            .find_map(|e| e.detail.as_ref()?.get("scenario")?.as_str()?.parse().ok())
+            .unwrap_or_default()
     }
 
     pub fn era(&self) -> Option<Era> {

@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::era::Era;
+use crate::scenario::Scenario;
 use crate::observe::Observations;
 
 /// The matrix section a probe belongs to, in matrix order.
@@ -116,11 +117,14 @@ pub struct Verdict {
     pub detail: String,
     /// Journal sequence numbers of the frames that support the verdict.
     pub evidence: Vec<u64>,
+    /// The server variant whose journal the evidence refers to.
+    #[serde(default, skip_serializing_if = "Scenario::is_standard")]
+    pub scenario: Scenario,
 }
 
 impl Verdict {
     pub fn new(outcome: Outcome, detail: impl Into<String>) -> Self {
-        Verdict { probe: String::new(), outcome, declared: Declaration::NoCapability, detail: detail.into(), evidence: Vec::new() }
+        Verdict { probe: String::new(), outcome, declared: Declaration::NoCapability, detail: detail.into(), evidence: Vec::new(), scenario: Scenario::Standard }
     }
 
     pub fn declared(mut self, declared: Declaration) -> Self {
@@ -153,6 +157,10 @@ pub trait Probe: Send + Sync {
     /// The transports over which the probe can observe anything.
     fn transports(&self) -> &'static [crate::journal::TransportKind] {
         &[crate::journal::TransportKind::Stdio, crate::journal::TransportKind::Http]
+    }
+    /// The server variant whose run this probe is judged on.
+    fn scenario(&self) -> crate::scenario::Scenario {
+        crate::scenario::Scenario::Standard
     }
     /// What the server advertises and serves for this probe, in plain words.
     fn serves(&self) -> &'static str;

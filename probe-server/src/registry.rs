@@ -3,6 +3,7 @@
 use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
+use crate::scenario::Scenario;
 use crate::probes::{connection, elicitation, http, prompts, resources, sampling_roots, subscriptions, tools, utilities};
 
 static REGISTRY: &[&dyn Probe] = &[
@@ -27,6 +28,8 @@ static REGISTRY: &[&dyn Probe] = &[
     &subscriptions::Unsubscribe,
     &subscriptions::Listen,
     &subscriptions::ListenReopen,
+    &subscriptions::RespectsCapability,
+    &subscriptions::FailureBackoff,
     &prompts::PromptsList,
     &prompts::PromptsGet,
     &prompts::PromptsListChanged,
@@ -47,6 +50,10 @@ static REGISTRY: &[&dyn Probe] = &[
     &http::ProtocolVersionHeader,
     &http::GetStream,
     &http::DeleteOnExit,
+    &http::SessionIdEchoed,
+    &http::StandardHeaders,
+    &http::SessionExpiry,
+    &http::Resumption,
 ];
 
 /// Every probe, in matrix order.
@@ -58,32 +65,46 @@ pub fn find(id: &str) -> Option<&'static dyn Probe> {
     REGISTRY.iter().copied().find(|p| p.id() == id)
 }
 
-/// Judges one run with every probe. Probes that do not apply to the era the client chose say so.
+/// Judges one run with every probe. Probes judged on another server variant say not-reached.
 pub fn judge_all(observations: &Observations) -> Vec<Verdict> {
-    let era = observations.era();
-    let transport = observations.transport();
-    if era.is_none() {
-        return REGISTRY
-            .iter()
-            .map(|probe| {
-                let mut verdict = Verdict::new(Outcome::NotReached, "the client never opened an MCP session with the probe server");
-                verdict.probe = probe.id().to_string();
-                verdict
-            })
-            .collect();
-    }
+    judge_runs(&[(observations.scenario(), observations)])
+}
+
+/// Judges the runs of one client over one transport, one run per server variant (named by the
+/// caller, who knows which variant it served even when the journal stayed empty): each probe is
+/// judged on the run of its own scenario. Probes that do not apply to the era the client chose,
+/// or to the transport, say so.
+pub fn judge_runs(runs: &[(Scenario, &Observations)]) -> Vec<Verdict> {
+    let transport = runs.iter().find_map(|(_, o)| o.transport());
+    let era = runs.iter().find_map(|(_, o)| o.era());
     REGISTRY
         .iter()
         .map(|probe| {
-            let mut verdict = match era {
-                Some(era) if !probe.eras().contains(&era) => Verdict::new(Outcome::NotApplicable, format!("does not exist in the {} era", era_name(era))),
+            let run = runs.iter().find(|(s, _)| *s == probe.scenario()).map(|(_, o)| *o);
+            let mut verdict = match run {
+                _ if era.is_none() => Verdict::new(Outcome::NotReached, NO_SESSION),
                 _ if transport.is_some_and(|t| !probe.transports().contains(&t)) => Verdict::new(Outcome::NotApplicable, "not observable over this transport"),
-                _ => probe.judge(observations),
+                Some(observations) => judge_probe(*probe, observations),
+                None => match era {
+                    Some(era) if !probe.eras().contains(&era) => Verdict::new(Outcome::NotApplicable, format!("does not exist in the {} era", era_name(era))),
+                    _ => Verdict::new(Outcome::NotReached, format!("judged on a run against the {} server variant, and there was none", probe.scenario())),
+                },
             };
             verdict.probe = probe.id().to_string();
+            verdict.scenario = probe.scenario();
             verdict
         })
         .collect()
+}
+
+const NO_SESSION: &str = "the client never opened an MCP session with the probe server";
+
+fn judge_probe(probe: &dyn Probe, observations: &Observations) -> Verdict {
+    match observations.era() {
+        None => Verdict::new(Outcome::NotReached, NO_SESSION),
+        Some(era) if !probe.eras().contains(&era) => Verdict::new(Outcome::NotApplicable, format!("does not exist in the {} era", era_name(era))),
+        Some(_) => probe.judge(observations),
+    }
 }
 
 fn era_name(era: Era) -> &'static str {

@@ -16,6 +16,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use crate::era::{Era, EraPolicy, LEGACY_VERSIONS, MODERN_VERSION};
+use crate::scenario::Scenario;
 use crate::journal::{Entry, Journal, TransportKind};
 use crate::surface as s;
 
@@ -25,6 +26,8 @@ pub struct ServeOptions {
     pub era: EraPolicy,
     /// Serve exactly this protocol version (a counter-offer for legacy clients).
     pub protocol_version: Option<String>,
+    /// The server variant.
+    pub scenario: Scenario,
 }
 
 /// How long the server waits for a client's answer to a server→client request.
@@ -100,6 +103,15 @@ impl ProbeServer {
                 listen_returned: tokio::sync::Notify::new(),
             }),
         }
+    }
+
+    /// Journals which server variant is serving: the first note of every journal.
+    pub fn note_serving(&self, extra: Value) {
+        let mut detail = json!({"event": "serving", "scenario": self.shared.options.scenario, "era_policy": self.shared.options.era});
+        if let (Some(detail), Some(extra)) = (detail.as_object_mut(), extra.as_object()) {
+            detail.extend(extra.clone());
+        }
+        self.note(detail);
     }
 
     /// Cancel this when the client has gone, so that long-lived handlers (listen) end.
@@ -278,7 +290,13 @@ impl ProbeServer {
 
 impl ServerHandler for ProbeServer {
     fn get_info(&self) -> ServerInfo {
-        let capabilities: ServerCapabilities = serde_json::from_value(s::server_capabilities()).unwrap_or_default();
+        let mut advertised = s::server_capabilities();
+        if self.shared.options.scenario == Scenario::SubscribeUnadvertised {
+            if let Some(resources) = advertised.get_mut("resources").and_then(Value::as_object_mut) {
+                resources.remove("subscribe");
+            }
+        }
+        let capabilities: ServerCapabilities = serde_json::from_value(advertised).unwrap_or_default();
         ServerInfo::new(capabilities)
             .with_server_info(Implementation::new(s::SERVER_NAME, env!("CARGO_PKG_VERSION")))
             .with_instructions(s::instructions())
@@ -378,6 +396,17 @@ impl ServerHandler for ProbeServer {
     }
 
     async fn subscribe(&self, request: SubscribeRequestParams, context: RequestContext<RoleServer>) -> Result<(), McpError> {
+        match self.shared.options.scenario {
+            Scenario::SubscribeUnadvertised => {
+                self.note(json!({"event": "subscribe_refused", "uri": request.uri}));
+                return Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, "resources/subscribe: this server does not advertise resources.subscribe", None));
+            }
+            Scenario::SubscribeFails => {
+                self.note(json!({"event": "subscribe_failed", "uri": request.uri}));
+                return Err(McpError::internal_error("resources/subscribe failed (the probe server fails every subscription in this scenario)", None));
+            }
+            _ => {}
+        }
         self.note(json!({"event": "subscribed", "uri": request.uri}));
         // Say the resource changed a moment later, outside the subscribe request.
         let (peer, uri) = (context.peer.clone(), request.uri.clone());

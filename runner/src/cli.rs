@@ -127,6 +127,14 @@ pub struct ServeArgs {
     /// Serve exactly this protocol version (a counter-offer to legacy clients).
     #[arg(long, value_name = "V")]
     pub protocol_version: Option<String>,
+    /// The server variant: standard, subscribe-unadvertised, subscribe-fails, session-expires
+    /// (HTTP), stream-drop (HTTP).
+    #[arg(long, default_value = "standard", value_parser = parse_scenario)]
+    pub scenario: probe_server::Scenario,
+}
+
+fn parse_scenario(s: &str) -> Result<probe_server::Scenario, String> {
+    s.parse().map_err(|e: probe_server::scenario::UnknownScenario| e.to_string())
 }
 
 fn parse_era(s: &str) -> Result<EraPolicy, String> {
@@ -218,8 +226,9 @@ pub struct BenchArgs {
     /// How many self-test runs at once.
     #[arg(long, default_value_t = 12)]
     pub jobs: usize,
-    /// Run the storm benchmark instead: pings at --storm-rate per second for --storm-seconds,
-    /// over stdio and HTTP, at the probe server in its own process.
+    /// Run the storm benchmark instead: a retry loop of failing `resources/subscribe` requests at
+    /// --storm-rate per second for --storm-seconds, over stdio and HTTP, at the probe server in
+    /// its own process (server variant subscribe-fails).
     #[arg(long)]
     pub storm: bool,
     #[arg(long, default_value_t = 20_000)]

@@ -1,6 +1,7 @@
-//! Probing a real client: a private HOME and working directory, the model stub (for agent hosts),
-//! the probe server (stdio: the client spawns this tool's `serve --stdio`; HTTP: served here on
-//! loopback), the client's configuration files, its launches, then the journal judged into a record.
+//! Probing a real client: one run per server variant, each with a private HOME and working
+//! directory, the model stub (for agent hosts), the probe server (stdio: the client spawns this
+//! tool's `serve --stdio`; HTTP: served here on loopback), the client's configuration files and
+//! its launches; then the journals judged together into one record per transport.
 //! A client that hangs, crashes or never connects still yields a complete record.
 
 use std::path::{Path, PathBuf};
@@ -9,7 +10,7 @@ use std::time::{Duration, Instant};
 use probe_server::journal::{concatenate, read_journal, write_events, Journal};
 use probe_server::observe::Observations;
 use probe_server::transport::http::{serve_http, MCP_PATH};
-use probe_server::{registry, ServeOptions};
+use probe_server::{registry, Scenario, ServeOptions};
 use tokio_util::sync::CancellationToken;
 
 use crate::launch::{launch, Ending, LaunchRecord, LaunchSpec};
@@ -26,23 +27,108 @@ pub struct Target {
     pub version: String,
 }
 
-/// Files beside a record.
-pub fn journal_name(transport: Transport) -> String {
-    format!("{}.journal.jsonl", transport.as_str())
+/// Files beside a record. The standard server variant's journal is `<transport>.journal.jsonl`;
+/// the other variants' carry their name: `<transport>.<scenario>.journal.jsonl`.
+pub fn journal_name(transport: Transport, scenario: Scenario) -> String {
+    format!("{}.journal.jsonl", file_stem(transport, scenario))
 }
 
-fn model_journal_name(transport: Transport) -> String {
-    format!("{}.model.jsonl", transport.as_str())
+fn model_journal_name(transport: Transport, scenario: Scenario) -> String {
+    format!("{}.model.jsonl", file_stem(transport, scenario))
+}
+
+fn file_stem(transport: Transport, scenario: Scenario) -> String {
+    if scenario.is_standard() {
+        transport.as_str().to_string()
+    } else {
+        format!("{}.{scenario}", transport.as_str())
+    }
 }
 
 fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
-/// Probes `target` once over `transport`; journals and the record go to `out_dir`.
+/// What one run against one server variant produced.
+struct ScenarioRun {
+    scenario: Scenario,
+    observations: Observations,
+    launches: Vec<LaunchRecord>,
+}
+
+/// Probes `target` over `transport`, once per server variant that means anything over it;
+/// journals and the record go to `out_dir`.
 pub async fn probe(target: &Target, transport: Transport, server_exe: &Path, out_dir: &Path) -> Result<Record, String> {
     let started = Instant::now();
     std::fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    let mut runs = Vec::new();
+    for scenario in Scenario::ALL.into_iter().filter(|s| s.applies_to(transport.kind())) {
+        runs.push(run_scenario(target, transport, scenario, server_exe, out_dir).await?);
+    }
+    let profile = &target.profile;
+    let observed: Vec<(Scenario, &Observations)> = runs.iter().map(|r| (r.scenario, &r.observations)).collect();
+    let mut verdicts = registry::judge_runs(&observed);
+    let mut notes = Vec::new();
+    for run in runs.iter().filter(|r| r.observations.lifecycle().is_none()) {
+        notes.push(format!("{}: the client never opened an MCP session: {}", run.scenario, describe_endings(&run.launches)));
+    }
+    for verdict in &mut verdicts {
+        // The run the verdict rests on (the standard one for variants not run over this transport).
+        let run = runs.iter().find(|r| r.scenario == verdict.scenario).unwrap_or(&runs[0]);
+        if verdict.outcome == probe_server::Outcome::NotReached && run.observations.lifecycle().is_none() {
+            verdict.detail = format!("{} (the client {})", verdict.detail, describe_endings(&run.launches));
+        }
+    }
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    for run in &runs {
+        for (i, r) in run.launches.iter().enumerate() {
+            let header = format!("=== {} launch {i}: {:?}\n", run.scenario, r.ending);
+            for (all, part) in [(&mut stdout, &r.stdout), (&mut stderr, &r.stderr)] {
+                all.extend_from_slice(header.as_bytes());
+                all.extend_from_slice(part);
+                if !part.ends_with(b"\n") {
+                    all.push(b'\n');
+                }
+            }
+            if r.swept > 0 {
+                notes.push(format!("{} launch {i}: {} process(es) outlived the client and were killed", run.scenario, r.swept));
+            }
+        }
+    }
+    let _ = std::fs::write(out_dir.join(format!("{}.stdout.txt", transport.as_str())), stdout);
+    let _ = std::fs::write(out_dir.join(format!("{}.stderr.txt", transport.as_str())), stderr);
+    let standard = &runs[0].observations;
+    let lifecycle = standard.lifecycle();
+    let record = Record {
+        format_version: RECORD_FORMAT,
+        client: profile.name.clone(),
+        version: target.version.clone(),
+        transport: transport.as_str().into(),
+        era: lifecycle.as_ref().map(|l| l.era),
+        client_info: lifecycle.as_ref().and_then(|l| l.client_info.clone()),
+        declared_capabilities: lifecycle.as_ref().and_then(|l| l.capabilities.clone()),
+        protocol_version: lifecycle.and_then(|l| l.negotiated_version),
+        date: record::today(),
+        probe_version: env!("CARGO_PKG_VERSION").into(),
+        probe_commit: record::probe_commit(),
+        os: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
+        verdicts,
+        launches: runs.iter().flat_map(|run| run.launches.iter().map(move |l| LaunchSummary::from(l).in_scenario(run.scenario))).collect(),
+        duration_ms: started.elapsed().as_millis() as u64,
+        journal: journal_name(transport, Scenario::Standard),
+        scenario_journals: runs.iter().skip(1).map(|r| (r.scenario.to_string(), journal_name(transport, r.scenario))).collect(),
+        model_journal: profile.dialect.map(|_| model_journal_name(transport, Scenario::Standard)),
+        notes,
+    };
+    record::write(&record, out_dir).map_err(|e| format!("cannot write the record: {e}"))?;
+    Ok(record)
+}
+
+/// One run against one server variant: a private HOME and working directory, the model stub (for
+/// agent hosts), the probe server (stdio: the client spawns this tool's `serve --stdio`; HTTP:
+/// served here on loopback), the client's configuration files and its launches. Its journal
+/// (and the stub's) are written to `out_dir`.
+async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario, server_exe: &Path, out_dir: &Path) -> Result<ScenarioRun, String> {
     let scratch = tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     let (home, work) = (scratch.path().join("home"), scratch.path().join("work"));
     for dir in [&home, &work] {
@@ -52,7 +138,7 @@ pub async fn probe(target: &Target, transport: Transport, server_exe: &Path, out
     let launches = profile.launches();
     let step_journal = |i: usize| scratch.path().join(format!("journal-{i}.jsonl"));
 
-    let model_journal_path = out_dir.join(model_journal_name(transport));
+    let model_journal_path = out_dir.join(model_journal_name(transport, scenario));
     let stub = match profile.dialect {
         Some(_) => Some(stub::start(Journal::create(&model_journal_path).map_err(|e| e.to_string())?).await.map_err(|e| format!("cannot start the model stub: {e}"))?),
         None => None,
@@ -64,13 +150,14 @@ pub async fn probe(target: &Target, transport: Transport, server_exe: &Path, out
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| format!("cannot bind loopback: {e}"))?;
         server_url = format!("http://{}{MCP_PATH}", listener.local_addr().map_err(|e| e.to_string())?);
         let journal = Journal::create(&step_journal(0)).map_err(|e| e.to_string())?;
-        http_server = Some(tokio::spawn(serve_http(listener, journal, ServeOptions::default(), shutdown.clone())));
+        let options = ServeOptions { scenario, ..ServeOptions::default() };
+        http_server = Some(tokio::spawn(serve_http(listener, journal, options, shutdown.clone())));
     }
 
     let mut records: Vec<LaunchRecord> = Vec::new();
     for (index, args) in launches.iter().enumerate() {
         let journal_path = step_journal(index);
-        let server_args = vec!["serve".to_string(), "--stdio".into(), "--journal".into(), journal_path.display().to_string()];
+        let server_args = vec!["serve".to_string(), "--stdio".into(), "--journal".into(), journal_path.display().to_string(), "--scenario".into(), scenario.to_string()];
         let mut vars = Vars::default();
         let command = server_exe.display().to_string();
         for (key, value) in [
@@ -110,7 +197,7 @@ pub async fn probe(target: &Target, transport: Transport, server_exe: &Path, out
             timeout: Duration::from_secs(profile.launch.timeout_secs),
             grace: Duration::from_secs(3),
             stdin: None,
-            marker: format!("{}-{}-{}-{index}", profile.name, transport.as_str(), std::process::id()),
+            marker: format!("{}-{}-{scenario}-{}-{index}", profile.name, transport.as_str(), std::process::id()),
         };
         records.push(launch(&spec).await);
     }
@@ -125,57 +212,8 @@ pub async fn probe(target: &Target, transport: Transport, server_exe: &Path, out
 
     let parts: Vec<_> = (0..launches.len()).map(step_journal).filter(|p| p.exists()).filter_map(|p| read_journal(&p).ok()).collect();
     let joined = concatenate(parts);
-    let journal_file = journal_name(transport);
-    write_events(&out_dir.join(&journal_file), &joined.events).map_err(|e| e.to_string())?;
-    let observations = Observations::from_read(joined);
-    let lifecycle = observations.lifecycle();
-    let mut notes = Vec::new();
-    let mut verdicts = registry::judge_all(&observations);
-    if lifecycle.is_none() {
-        let why = describe_endings(&records);
-        notes.push(format!("the client never opened an MCP session: {why}"));
-        for verdict in &mut verdicts {
-            verdict.detail = format!("{} (the client {why})", verdict.detail);
-        }
-    }
-    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-    for (i, r) in records.iter().enumerate() {
-        let header = format!("=== launch {i}: {:?}\n", r.ending);
-        for (all, part) in [(&mut stdout, &r.stdout), (&mut stderr, &r.stderr)] {
-            all.extend_from_slice(header.as_bytes());
-            all.extend_from_slice(part);
-            if !part.ends_with(b"\n") {
-                all.push(b'\n');
-            }
-        }
-        if r.swept > 0 {
-            notes.push(format!("launch {i}: {} process(es) outlived the client and were killed", r.swept));
-        }
-    }
-    let _ = std::fs::write(out_dir.join(format!("{}.stdout.txt", transport.as_str())), stdout);
-    let _ = std::fs::write(out_dir.join(format!("{}.stderr.txt", transport.as_str())), stderr);
-    let record = Record {
-        format_version: RECORD_FORMAT,
-        client: profile.name.clone(),
-        version: target.version.clone(),
-        transport: transport.as_str().into(),
-        era: lifecycle.as_ref().map(|l| l.era),
-        client_info: lifecycle.as_ref().and_then(|l| l.client_info.clone()),
-        declared_capabilities: lifecycle.as_ref().and_then(|l| l.capabilities.clone()),
-        protocol_version: lifecycle.and_then(|l| l.negotiated_version),
-        date: record::today(),
-        probe_version: env!("CARGO_PKG_VERSION").into(),
-        probe_commit: record::probe_commit(),
-        os: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
-        verdicts,
-        launches: records.iter().map(LaunchSummary::from).collect(),
-        duration_ms: started.elapsed().as_millis() as u64,
-        journal: journal_file,
-        model_journal: profile.dialect.map(|_| model_journal_name(transport)),
-        notes,
-    };
-    record::write(&record, out_dir).map_err(|e| format!("cannot write the record: {e}"))?;
-    Ok(record)
+    write_events(&out_dir.join(journal_name(transport, scenario)), &joined.events).map_err(|e| e.to_string())?;
+    Ok(ScenarioRun { scenario, observations: Observations::from_read(joined), launches: records })
 }
 
 fn describe_endings(records: &[LaunchRecord]) -> String {
@@ -183,7 +221,7 @@ fn describe_endings(records: &[LaunchRecord]) -> String {
         .iter()
         .map(|r| match &r.ending {
             Ending::Exited { code } => format!("exited with code {code}"),
-            Ending::Signalled { signal } => format!("killed by signal {signal}"),
+            Ending::Signalled { signal } => format!("was killed by signal {signal}"),
             Ending::TimedOut => "timed out and was stopped".to_string(),
             Ending::FailedToStart { error } => format!("failed to start ({error})"),
         })

@@ -2,7 +2,7 @@
 //! Pure data; renderers turn it into text.
 
 use probe_server::probe::{Declaration, Outcome};
-use probe_server::{registry, Area, Verdict};
+use probe_server::{registry, Area, Scenario, Verdict};
 use serde::Serialize;
 
 use crate::run::RunResult;
@@ -27,6 +27,20 @@ pub struct Column {
     pub record: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub journal: Option<String>,
+    /// The journals of the other server variants, by scenario name (records only).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub scenario_journals: std::collections::BTreeMap<String, String>,
+}
+
+impl Column {
+    /// The journal a cell's evidence lines refer to.
+    pub fn journal_of(&self, cell: &Cell) -> Option<&String> {
+        if cell.scenario.is_standard() {
+            self.journal.as_ref()
+        } else {
+            self.scenario_journals.get(cell.scenario.as_str())
+        }
+    }
 }
 
 impl Column {
@@ -50,6 +64,9 @@ pub struct Cell {
     pub declared: Declaration,
     pub detail: String,
     pub evidence: Vec<u64>,
+    /// The server variant whose journal the evidence refers to.
+    #[serde(skip_serializing_if = "Scenario::is_standard")]
+    pub scenario: Scenario,
     /// Self-test only: the outcome under this probe's ablation(s).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ablated: Vec<AblatedCell>,
@@ -65,8 +82,15 @@ pub struct AblatedCell {
 impl Cell {
     fn from_verdict(verdict: Option<&Verdict>) -> Cell {
         match verdict {
-            Some(v) => Cell { outcome: v.outcome, declared: v.declared.clone(), detail: v.detail.clone(), evidence: v.evidence.clone(), ablated: Vec::new() },
-            None => Cell { outcome: Outcome::NotReached, declared: Declaration::NoCapability, detail: "the run produced no verdict".into(), evidence: Vec::new(), ablated: Vec::new() },
+            Some(v) => Cell { outcome: v.outcome, declared: v.declared.clone(), detail: v.detail.clone(), evidence: v.evidence.clone(), scenario: v.scenario, ablated: Vec::new() },
+            None => Cell {
+                outcome: Outcome::NotReached,
+                declared: Declaration::NoCapability,
+                detail: "the run produced no verdict".into(),
+                evidence: Vec::new(),
+                scenario: Scenario::Standard,
+                ablated: Vec::new(),
+            },
         }
     }
 }
@@ -88,6 +112,7 @@ pub fn from_records(records: &[crate::record::Located], prefix: &str) -> Matrix 
                 date: Some(r.date.clone()),
                 record: Some(join(&located.relative.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default())),
                 journal: Some(join(&r.journal)),
+                scenario_journals: r.scenario_journals.iter().map(|(scenario, file)| (scenario.clone(), join(file))).collect(),
             }
         })
         .collect();
@@ -119,6 +144,7 @@ pub fn from_runs(client: &str, runs: &[&RunResult]) -> Matrix {
             date: None,
             record: None,
             journal: None,
+            scenario_journals: Default::default(),
         })
         .collect();
     Matrix { columns, rows: rows(&runs.iter().map(|r| r.verdicts.as_slice()).collect::<Vec<_>>()) }

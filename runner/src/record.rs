@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use probe_server::{Era, Verdict};
+use probe_server::{Era, Scenario, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::launch::{Ending, LaunchRecord};
@@ -12,6 +12,9 @@ pub const RECORD_FORMAT: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LaunchSummary {
+    /// The server variant of the run this launch belonged to.
+    #[serde(default, skip_serializing_if = "Scenario::is_standard")]
+    pub scenario: Scenario,
     pub ending: Ending,
     pub stdout_bytes: usize,
     pub stderr_bytes: usize,
@@ -19,9 +22,16 @@ pub struct LaunchSummary {
     pub swept: usize,
 }
 
+impl LaunchSummary {
+    pub fn in_scenario(mut self, scenario: Scenario) -> Self {
+        self.scenario = scenario;
+        self
+    }
+}
+
 impl From<&LaunchRecord> for LaunchSummary {
     fn from(r: &LaunchRecord) -> Self {
-        LaunchSummary { ending: r.ending.clone(), stdout_bytes: r.stdout_bytes, stderr_bytes: r.stderr_bytes, duration_ms: r.duration_ms, swept: r.swept }
+        LaunchSummary { scenario: Scenario::Standard, ending: r.ending.clone(), stdout_bytes: r.stdout_bytes, stderr_bytes: r.stderr_bytes, duration_ms: r.duration_ms, swept: r.swept }
     }
 }
 
@@ -48,8 +58,11 @@ pub struct Record {
     /// The capabilities the client declared, verbatim.
     #[serde(default)]
     pub declared_capabilities: Option<serde_json::Value>,
-    /// File names beside the record.
+    /// File names beside the record: the standard server variant's journal, and the journal of
+    /// each other variant (each verdict names the variant its evidence comes from).
     pub journal: String,
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub scenario_journals: std::collections::BTreeMap<String, String>,
     pub model_journal: Option<String>,
     /// Things the run noticed that are not verdicts (the client never connected, …).
     pub notes: Vec<String>,

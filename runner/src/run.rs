@@ -7,7 +7,7 @@ use std::time::Duration;
 use probe_server::journal::{read_journal, Journal};
 use probe_server::observe::Observations;
 use probe_server::transport::http::{serve_http, MCP_PATH};
-use probe_server::{registry, Era, ServeOptions, Verdict};
+use probe_server::{registry, Era, Scenario, ServeOptions, Verdict};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
@@ -18,6 +18,7 @@ use crate::reference::{self, Ablation, Endpoint};
 pub struct RunSpec {
     pub transport: Transport,
     pub era: Era,
+    pub scenario: Scenario,
     #[serde(serialize_with = "ablation_name")]
     pub ablation: Option<Ablation>,
 }
@@ -38,6 +39,13 @@ impl Transport {
         match self {
             Transport::Stdio => "stdio",
             Transport::Http => "http",
+        }
+    }
+
+    pub fn kind(self) -> probe_server::journal::TransportKind {
+        match self {
+            Transport::Stdio => probe_server::journal::TransportKind::Stdio,
+            Transport::Http => probe_server::journal::TransportKind::Http,
         }
     }
 }
@@ -88,7 +96,8 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
         result.harness_error = harness_error;
     }
     if let Some(keep) = keep_dir {
-        let name = format!("{}-{}-{}.jsonl", spec.transport.as_str(), spec.era, spec.ablation.map_or("full", Ablation::id));
+        let scenario = if spec.scenario.is_standard() { String::new() } else { format!("-{}", spec.scenario) };
+        let name = format!("{}-{}{scenario}-{}.jsonl", spec.transport.as_str(), spec.era, spec.ablation.map_or("full", Ablation::id));
         if let Err(e) = std::fs::create_dir_all(keep).and_then(|_| std::fs::copy(&journal_path, keep.join(name))) {
             result.harness_error.get_or_insert(format!("cannot keep the journal: {e}"));
         }
@@ -115,7 +124,7 @@ fn judge_file(spec: RunSpec, path: &Path) -> RunResult {
 }
 
 async fn run_stdio(spec: RunSpec, server_exe: &Path, journal: &Path) -> Result<(), String> {
-    let args = vec!["serve".into(), "--stdio".into(), "--journal".into(), journal.display().to_string()];
+    let args = vec!["serve".into(), "--stdio".into(), "--journal".into(), journal.display().to_string(), "--scenario".into(), spec.scenario.to_string()];
     let endpoint = Endpoint::Stdio { program: PathBuf::from(server_exe), args };
     let outcome = reference::run(&endpoint, spec.era, spec.ablation).await.map_err(|e| e.to_string());
     wait_for_input_closed(journal).await?;
@@ -143,7 +152,8 @@ async fn run_http(spec: RunSpec, journal_path: &Path) -> Result<(), String> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| format!("cannot bind loopback: {e}"))?;
     let url = format!("http://{}{MCP_PATH}", listener.local_addr().map_err(|e| e.to_string())?);
     let shutdown = CancellationToken::new();
-    let server = tokio::spawn(serve_http(listener, journal, ServeOptions::default(), shutdown.clone()));
+    let options = ServeOptions { scenario: spec.scenario, ..ServeOptions::default() };
+    let server = tokio::spawn(serve_http(listener, journal, options, shutdown.clone()));
     let outcome = reference::run(&Endpoint::Http { url }, spec.era, spec.ablation).await.map_err(|e| e.to_string());
     // Let the client's closing DELETE reach the server before it stops.
     tokio::time::sleep(Duration::from_millis(20)).await;
@@ -163,3 +173,30 @@ pub fn judge_recorded(path: &Path) -> Result<(Observations, Vec<Verdict>), probe
     Ok((observations, verdicts))
 }
 
+
+/// The full runs of each transport and era, their server variants merged into one: each probe's
+/// verdict comes from the run of its own scenario. Ablated runs are left out.
+pub fn merge_scenarios(results: &[RunResult]) -> Vec<RunResult> {
+    let mut keys: Vec<(Transport, Era)> = results.iter().filter(|r| r.spec.ablation.is_none()).map(|r| (r.spec.transport, r.spec.era)).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .map(|(transport, era)| {
+            let runs: Vec<&RunResult> = results.iter().filter(|r| r.spec.ablation.is_none() && r.spec.transport == transport && r.spec.era == era).collect();
+            let standard = runs.iter().find(|r| r.spec.scenario.is_standard()).copied().unwrap_or(runs[0]);
+            let verdicts = registry::probes()
+                .iter()
+                .filter_map(|probe| runs.iter().find(|r| r.spec.scenario == probe.scenario()).and_then(|r| r.verdict(probe.id())).or_else(|| standard.verdict(probe.id())).cloned())
+                .collect();
+            let harness_error = runs.iter().find_map(|r| r.harness_error.clone());
+            RunResult {
+                spec: RunSpec { scenario: Scenario::Standard, ..standard.spec },
+                verdicts,
+                protocol_version: standard.protocol_version.clone(),
+                harness_error,
+                journal_events: runs.iter().map(|r| r.journal_events).sum(),
+                duration_ms: runs.iter().map(|r| r.duration_ms).sum(),
+            }
+        })
+        .collect()
+}

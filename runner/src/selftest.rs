@@ -7,19 +7,20 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use probe_server::probe::Outcome;
-use probe_server::{registry, Era};
+use probe_server::{registry, Era, Scenario};
 use serde::Serialize;
 use tokio::sync::Semaphore;
 
 use crate::matrix::{self, AblatedCell, Matrix};
 use crate::reference::Ablation;
-use crate::run::{run_reference, RunResult, RunSpec, Transport};
+use crate::run::{merge_scenarios, run_reference, RunResult, RunSpec, Transport};
 
 /// One way the self-test failed.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Mismatch {
     pub transport: String,
     pub era: String,
+    pub scenario: String,
     pub ablation: String,
     pub probe: String,
     pub problem: String,
@@ -41,22 +42,29 @@ impl SelfTestReport {
     }
 }
 
-fn applies(probe_id: &str, era: Era, transport: Transport) -> bool {
-    let kind = match transport {
-        Transport::Stdio => probe_server::journal::TransportKind::Stdio,
-        Transport::Http => probe_server::journal::TransportKind::Http,
-    };
-    registry::find(probe_id).is_some_and(|p| p.wire_judged() && p.eras().contains(&era) && p.transports().contains(&kind))
+/// Whether the probe is part of the ground truth of a run in this era, over this transport,
+/// against this server variant.
+fn applies(probe_id: &str, era: Era, transport: Transport, scenario: Scenario) -> bool {
+    registry::find(probe_id).is_some_and(|p| p.wire_judged() && p.eras().contains(&era) && p.transports().contains(&transport.kind()) && p.scenario() == scenario)
 }
 
-/// Every run the self-test needs for these transports.
+/// The server variants worth running in this era over this transport: the standard one, and
+/// every one that some probe applying there is judged on.
+pub fn scenarios(transport: Transport, era: Era) -> Vec<Scenario> {
+    Scenario::ALL.into_iter().filter(|&s| s.is_standard() || registry::probes().iter().any(|p| applies(p.id(), era, transport, s))).collect()
+}
+
+/// Every run the self-test needs for these transports: per era, one full run against each server
+/// variant that some applicable probe is judged on, and one ablated run per applicable probe.
 pub fn plan(transports: &[Transport]) -> Vec<RunSpec> {
     let mut specs = Vec::new();
     for &transport in transports {
         for era in Era::ALL {
-            specs.push(RunSpec { transport, era, ablation: None });
-            for &ablation in Ablation::ALL.iter().filter(|a| applies(a.target(), era, transport)) {
-                specs.push(RunSpec { transport, era, ablation: Some(ablation) });
+            for scenario in scenarios(transport, era) {
+                specs.push(RunSpec { transport, era, scenario, ablation: None });
+                for &ablation in Ablation::ALL.iter().filter(|a| applies(a.target(), era, transport, scenario)) {
+                    specs.push(RunSpec { transport, era, scenario, ablation: Some(ablation) });
+                }
             }
         }
     }
@@ -90,11 +98,13 @@ pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep
 /// Compares the runs against the ground truth and builds the report.
 pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
     let mut mismatches = Vec::new();
-    let full: HashMap<(Transport, Era), &RunResult> = results.iter().filter(|r| r.spec.ablation.is_none()).map(|r| ((r.spec.transport, r.spec.era), r)).collect();
+    let full: HashMap<(Transport, Era, Scenario), &RunResult> =
+        results.iter().filter(|r| r.spec.ablation.is_none()).map(|r| ((r.spec.transport, r.spec.era, r.spec.scenario), r)).collect();
     let mut proven: HashMap<&str, bool> = HashMap::new();
     let mismatch = |r: &RunResult, probe: &str, problem: String| Mismatch {
         transport: r.spec.transport.as_str().into(),
         era: r.spec.era.to_string(),
+        scenario: r.spec.scenario.to_string(),
         ablation: r.spec.ablation.map_or("none".into(), |a| a.id().into()),
         probe: probe.into(),
         problem,
@@ -104,10 +114,10 @@ pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
             mismatches.push(mismatch(result, "-", format!("harness error: {error}")));
             continue;
         }
-        let (era, transport) = (result.spec.era, result.spec.transport);
+        let (era, transport, scenario) = (result.spec.era, result.spec.transport, result.spec.scenario);
         match result.spec.ablation {
             None => {
-                for probe in registry::probes().iter().filter(|p| applies(p.id(), era, transport)) {
+                for probe in registry::probes().iter().filter(|p| applies(p.id(), era, transport, scenario)) {
                     let verdict = result.verdict(probe.id());
                     if verdict.map(|v| v.outcome) != Some(Outcome::Yes) {
                         let what = verdict.map_or("no verdict".to_string(), |v| format!("{}: {}", v.outcome.label(), v.detail));
@@ -128,9 +138,9 @@ pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
                     }
                     None => mismatches.push(mismatch(result, target, "no verdict under its ablation".into())),
                 }
-                let Some(baseline) = full.get(&(result.spec.transport, era)) else { continue };
+                let Some(baseline) = full.get(&(transport, era, scenario)) else { continue };
                 let collateral = ablation.collateral();
-                for verdict in result.verdicts.iter().filter(|v| v.probe != target && !collateral.contains(&v.probe.as_str()) && applies(&v.probe, era, transport)) {
+                for verdict in result.verdicts.iter().filter(|v| v.probe != target && !collateral.contains(&v.probe.as_str()) && applies(&v.probe, era, transport, scenario)) {
                     let before = baseline.verdict(&verdict.probe).map(|v| v.outcome);
                     if before != Some(verdict.outcome) {
                         let was = before.map_or("nothing", Outcome::label);
@@ -144,10 +154,11 @@ pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
     SelfTestReport { runs: results.len(), probes_proven: proven.values().filter(|ok| **ok).count(), mismatches, matrix: self_test_matrix(results) }
 }
 
-/// The full runs as columns, each cell carrying the outcome under that probe's ablation.
+/// The full runs as columns (server variants merged), each cell carrying the outcome under that
+/// probe's ablation.
 fn self_test_matrix(results: &[RunResult]) -> Matrix {
-    let mut full: Vec<&RunResult> = results.iter().filter(|r| r.spec.ablation.is_none()).collect();
-    full.sort_by_key(|r| (r.spec.transport, r.spec.era));
+    let merged = merge_scenarios(results);
+    let full: Vec<&RunResult> = merged.iter().collect();
     let mut matrix = matrix::from_runs("reference", &full);
     for (column, run) in full.iter().enumerate() {
         for row in matrix.rows.iter_mut() {

@@ -1,5 +1,6 @@
-//! The storm benchmark: a misbehaving host that sends `ping` as fast as a target rate allows, at
-//! the probe server started as its own process (`serve --stdio`, `serve --http`), for a fixed time.
+//! The storm benchmark: a misbehaving host in a retry loop, re-sending a `resources/subscribe`
+//! that fails as fast as a target rate allows, at the probe server started as its own process in
+//! the `subscribe-fails` variant (`serve --stdio`, `serve --http`), for a fixed time.
 //! Reports what was sent and answered, what the journal holds, the server's peak RSS and the p99
 //! answer latency. A benchmark, never a test: the figures depend on the machine.
 
@@ -20,7 +21,7 @@ pub struct StormReport {
     pub sent: u64,
     pub answered: u64,
     pub sent_per_second: f64,
-    /// Inbound `ping` frames in the server's journal.
+    /// Inbound `resources/subscribe` frames in the server's journal.
     pub journalled: u64,
     pub peak_rss_mb: f64,
     pub p50_ms: f64,
@@ -57,16 +58,17 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
     sorted[index] as f64 / 1000.0
 }
 
-fn count_pings(journal: &Path) -> u64 {
+fn count_storm_frames(journal: &Path) -> u64 {
     let text = std::fs::read_to_string(journal).unwrap_or_default();
-    text.lines().filter(|l| l.contains("\"dir\":\"c2s\"") && l.contains("\"method\":\"ping\"")).count() as u64
+    text.lines().filter(|l| l.contains("\"dir\":\"c2s\"") && l.contains("\"method\":\"resources/subscribe\"")).count() as u64
 }
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"storm","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
-fn ping(id: u64) -> String {
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)
+/// One retry of the failing subscription.
+fn storm_request(id: u64) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/subscribe","params":{{"uri":"{}"}}}}"#, probe_server::surface::SECOND_PAGE_URI)
 }
 
 /// Sends at `rate` per second for `duration`, in 1 ms slices; `send` returns false to stop.
@@ -92,7 +94,7 @@ pub async fn stdio(server_exe: &Path, rate: u64, duration: Duration) -> Result<S
     let dir = tempfile::tempdir()?;
     let journal = dir.path().join("storm.jsonl");
     let mut child = tokio::process::Command::new(server_exe)
-        .args(["serve", "--stdio", "--journal"])
+        .args(["serve", "--stdio", "--scenario", "subscribe-fails", "--journal"])
         .arg(&journal)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -137,7 +139,7 @@ pub async fn stdio(server_exe: &Path, rate: u64, duration: Duration) -> Result<S
         let (sent_at, started) = (sent_at.clone(), started.clone());
         paced(rate, duration, move |id| {
             sent_at.lock().unwrap().push(started.elapsed().as_micros() as u64);
-            tx.send(format!("{}\n", ping(id)).into_bytes()).is_ok()
+            tx.send(format!("{}\n", storm_request(id)).into_bytes()).is_ok()
         })
         .await
     };
@@ -159,7 +161,7 @@ fn report(transport: &str, seconds: f64, sent: u64, latencies: &Mutex<Vec<u64>>,
         sent,
         answered: lat.len() as u64,
         sent_per_second: sent as f64 / seconds,
-        journalled: count_pings(journal),
+        journalled: count_storm_frames(journal),
         peak_rss_mb,
         p50_ms: percentile(&lat, 0.50),
         p99_ms: percentile(&lat, 0.99),
@@ -168,7 +170,7 @@ fn report(transport: &str, seconds: f64, sent: u64, latencies: &Mutex<Vec<u64>>,
 
 async fn start_http_server(server_exe: &Path, journal: &Path) -> Result<(tokio::process::Child, String)> {
     let mut child = tokio::process::Command::new(server_exe)
-        .args(["serve", "--http", "127.0.0.1:0", "--journal"])
+        .args(["serve", "--http", "127.0.0.1:0", "--scenario", "subscribe-fails", "--journal"])
         .arg(journal)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -220,11 +222,11 @@ pub async fn http(server_exe: &Path, rate: u64, duration: Duration, concurrency:
                     .header("accept", "application/json, text/event-stream")
                     .header("mcp-session-id", &session)
                     .header("mcp-protocol-version", "2025-11-25")
-                    .body(ping(id))
+                    .body(storm_request(id))
                     .send()
                     .await;
                 if let Ok(response) = response {
-                    if response.bytes().await.is_ok_and(|b| b.windows(6).any(|w| w == b"result")) {
+                    if response.bytes().await.is_ok_and(|b| b.windows(7).any(|w| w == b"\"error\"")) {
                         lat.lock().unwrap().push(sent.elapsed().as_micros() as u64);
                     }
                 }
@@ -233,7 +235,7 @@ pub async fn http(server_exe: &Path, rate: u64, duration: Duration, concurrency:
     }
     let sent = {
         let next = next.clone();
-        // When every worker is busy the ping is not sent: the achieved rate is what the server took.
+        // When every worker is busy the request is not sent: the achieved rate is what the server took.
         paced(rate, duration, move |_| {
             if let Ok(permit) = tx.try_reserve() {
                 permit.send(next.fetch_add(1, Ordering::SeqCst) + 1);

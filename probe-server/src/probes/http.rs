@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{probe, HTTP_ONLY, LEGACY};
+use super::{probe, HTTP_ONLY, LEGACY, MODERN};
 use crate::journal::Event;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
@@ -92,5 +92,168 @@ fn judge_delete(o: &Observations) -> Verdict {
         Some(delete) => Verdict::new(Outcome::Yes, "sent DELETE with its session id").evidence([delete.seq]),
         None if !deletes.is_empty() => Verdict::new(Outcome::Partial, "sent DELETE without its session id").evidence([deletes[0].seq]),
         None => Verdict::new(Outcome::No, "never sent DELETE"),
+    }
+}
+
+/// Every session id the server minted.
+fn minted(o: &Observations) -> Vec<&str> {
+    o.events.iter().filter(|e| e.kind == crate::journal::EventKind::HttpResponse).filter_map(|e| header(e, "mcp-session-id")).collect()
+}
+
+probe! {
+    /// Evidence: after the server minted `Mcp-Session-Id`, every POST (other than a new
+    /// `initialize`), GET and DELETE carries a session id the server minted. Some without it is
+    /// partial; none, no.
+    SessionIdEchoed {
+        id: "http.session_id_echoed", area: Http, title: "Mcp-Session-Id on every request",
+        revisions: ["2025-03-26"], eras: LEGACY, transports: HTTP_ONLY,
+        serves: "Streamable HTTP with sessions", judge: judge_session_echoed,
+    }
+}
+
+fn judge_session_echoed(o: &Observations) -> Verdict {
+    let Some((_, answered)) = session(o) else { return Verdict::new(Outcome::NotReached, "no session was minted") };
+    let sessions = minted(o);
+    let carries = |h: Option<&Value>| h.and_then(|h| h.get("mcp-session-id")).and_then(Value::as_str).is_some_and(|id| sessions.contains(&id));
+    // (journal line, what, carries the session id)
+    let mut checked: Vec<(u64, String, bool)> = o
+        .frames
+        .iter()
+        .filter(|f| f.seq > answered && f.dir == crate::journal::Direction::ClientToServer && f.method() != Some("initialize"))
+        .map(|f| (f.seq, f.method().unwrap_or("a response").to_string(), carries(o.http_headers(f))))
+        .collect();
+    checked.extend(o.http_requests().filter(|e| e.seq > answered && matches!(method(e), "GET" | "DELETE")).map(|e| (e.seq, method(e).to_string(), header(e, "mcp-session-id").is_some_and(|id| sessions.contains(&id)))));
+    checked.sort();
+    if checked.is_empty() {
+        return Verdict::new(Outcome::NotReached, "no request after initialize");
+    }
+    let missing: Vec<&(u64, String, bool)> = checked.iter().filter(|c| !c.2).collect();
+    match missing.first() {
+        None => Verdict::new(Outcome::Yes, format!("all {} requests carry their session id", checked.len())).evidence([checked[0].0]),
+        Some(_) if missing.len() == checked.len() => Verdict::new(Outcome::No, "no request carries the session id").evidence([missing[0].0]),
+        Some(first) => Verdict::new(Outcome::Partial, format!("{} of {} requests lack the session id ({} first)", missing.len(), checked.len(), first.1)).evidence([first.0]),
+    }
+}
+
+/// A header value, decoded when it uses the `=?base64?…?=` sentinel for non-ASCII values.
+fn decoded(value: &str) -> Option<String> {
+    use base64::Engine;
+    match value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) {
+        Some(encoded) => String::from_utf8(base64::engine::general_purpose::STANDARD.decode(encoded).ok()?).ok(),
+        None => Some(value.to_string()),
+    }
+}
+
+/// What a 2026-07-28 request's standard headers should say: `Mcp-Method`, and `Mcp-Name` for
+/// the methods that name something.
+fn expected_name(frame: &crate::observe::Frame) -> Option<&str> {
+    let key = match frame.method()? {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return None,
+    };
+    frame.params().get(key).and_then(Value::as_str)
+}
+
+probe! {
+    /// Evidence (2026-07-28): every POSTed request and notification carries `Mcp-Method` equal to
+    /// its body's method, and `tools/call`, `prompts/get` and `resources/read` carry `Mcp-Name`
+    /// equal to the tool or prompt name or the URI (Base64 sentinel decoded).
+    StandardHeaders {
+        id: "http.standard_headers", area: Http, title: "Mcp-Method and Mcp-Name mirror the body",
+        revisions: ["2026-07-28"], eras: MODERN, transports: HTTP_ONLY,
+        serves: "Streamable HTTP; rmcp answers 400 to requests whose headers disagree", judge: judge_standard_headers,
+    }
+}
+
+fn judge_standard_headers(o: &Observations) -> Verdict {
+    let posted: Vec<&crate::observe::Frame> = o.frames.iter().filter(|f| f.dir == crate::journal::Direction::ClientToServer && f.method().is_some()).collect();
+    if posted.is_empty() {
+        return Verdict::new(Outcome::NotReached, "no request was posted");
+    }
+    let wrong: Vec<(&crate::observe::Frame, &str)> = posted
+        .iter()
+        .filter_map(|f| {
+            let headers = o.http_headers(f);
+            let get = |name: &str| headers.and_then(|h| h.get(name)).and_then(Value::as_str);
+            if get("mcp-method") != f.method() {
+                return Some((*f, "Mcp-Method"));
+            }
+            let name = expected_name(f)?;
+            (get("mcp-name").and_then(decoded).as_deref() != Some(name)).then_some((*f, "Mcp-Name"))
+        })
+        .collect();
+    match wrong.first() {
+        None => Verdict::new(Outcome::Yes, format!("all {} posted messages carry matching headers", posted.len())).evidence([posted[0].seq]),
+        Some(_) if wrong.len() == posted.len() => Verdict::new(Outcome::No, "no posted message carries matching standard headers").evidence([wrong[0].0.seq]),
+        Some((frame, header)) => Verdict::new(Outcome::Partial, format!("{} of {} posted messages lack a matching {header} ({} first)", wrong.len(), posted.len(), frame.method().unwrap_or("")))
+            .evidence([frame.seq]),
+    }
+}
+
+probe! {
+    /// Evidence (server variant `session-expires`): after the server answers 404 to a request in
+    /// an expired session, the client sends a new `initialize` (the specification says it MUST
+    /// start a new session). Carrying on with the dead session id, or stopping, is no. A client
+    /// that opens more sessions than that anyway (one per command) is inconclusive.
+    SessionExpiry {
+        id: "http.session_expiry", area: Http, title: "re-initializes after 404 (session expired)",
+        revisions: ["2025-03-26"], eras: LEGACY, transports: HTTP_ONLY, scenario: SessionExpires,
+        serves: "expires the session at the first request after initialization (404)", judge: judge_session_expiry,
+    }
+}
+
+fn judge_session_expiry(o: &Observations) -> Verdict {
+    let Some(expired) = o.notes("session_expired").next() else {
+        return Verdict::new(Outcome::NotReached, "the session never reached a request after initialization, so it never expired");
+    };
+    let dead = expired.detail.as_ref().and_then(|d| d.get("session")).and_then(Value::as_str).unwrap_or_default();
+    let sessions_opened = o.client_requests("initialize").count();
+    if let Some(again) = o.client_requests_after("initialize", expired.seq).next() {
+        // A client that opens a session per step (one process per command) initializes again
+        // anyway: a new initialize then proves nothing about recovery.
+        if sessions_opened > 2 {
+            return Verdict::new(Outcome::Inconclusive, format!("opened {sessions_opened} sessions in all, so the new initialize after the 404 need not be a recovery"))
+                .evidence([expired.seq, again.seq]);
+        }
+        return Verdict::new(Outcome::Yes, "started a new session after the 404").evidence([expired.seq, again.seq]);
+    }
+    let reused = o.http_requests().filter(|e| e.seq > expired.seq && header(e, "mcp-session-id") == Some(dead)).count();
+    match reused {
+        0 => Verdict::new(Outcome::No, "gave up after the 404").evidence([expired.seq]),
+        n => Verdict::new(Outcome::No, format!("kept sending the expired session id ({n} more request{})", if n == 1 { "" } else { "s" })).evidence([expired.seq]),
+    }
+}
+
+probe! {
+    /// Evidence (server variant `stream-drop`): the server ends the first standalone GET stream
+    /// after its first event with an id (and `retry: 100`); the client opens a new GET in the same
+    /// session carrying `Last-Event-ID` equal to that id. A new GET without it (or with another
+    /// id) is partial.
+    Resumption {
+        id: "http.resumption", area: Http, title: "resumes a dropped stream with Last-Event-ID",
+        revisions: ["2025-03-26"], eras: LEGACY, transports: HTTP_ONLY, scenario: StreamDrop,
+        serves: "ends the first GET stream after its first event with an id", judge: judge_resumption,
+    }
+}
+
+fn judge_resumption(o: &Observations) -> Verdict {
+    let Some(dropped) = o.notes("stream_dropped").next() else {
+        return Verdict::new(Outcome::NotReached, "no GET stream was opened, so none was dropped");
+    };
+    let last_id = dropped.detail.as_ref().and_then(|d| d.get("last_sse_id")).and_then(Value::as_str).unwrap_or_default();
+    // A reconnection belongs to the session whose stream was dropped.
+    let session = dropped.session.as_str();
+    let in_session = |e: &&Event| e.seq > dropped.seq && header(e, "mcp-session-id") == Some(session);
+    let Some(again) = o.http_requests().filter(in_session).find(|e| method(e) == "GET") else {
+        let later = o.http_requests().filter(in_session).count();
+        return Verdict::new(Outcome::No, format!("never reconnected the dropped stream ({later} later request{} in that session)", if later == 1 { "" } else { "s" }))
+            .evidence([dropped.seq]);
+    };
+    let after = super::latency_bucket(again.t_us.saturating_sub(dropped.t_us));
+    match header(again, "last-event-id") {
+        Some(id) if id == last_id => Verdict::new(Outcome::Yes, format!("reconnected with Last-Event-ID, {after} after the drop")).evidence([dropped.seq, again.seq]),
+        Some(_) => Verdict::new(Outcome::Partial, "reconnected with a Last-Event-ID the server never sent on that stream").evidence([dropped.seq, again.seq]),
+        None => Verdict::new(Outcome::Partial, "reconnected without Last-Event-ID").evidence([dropped.seq, again.seq]),
     }
 }

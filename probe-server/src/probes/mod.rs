@@ -20,7 +20,7 @@ use crate::probe::{Declaration, Outcome, Verdict};
 macro_rules! probe {
     ($(#[doc = $doc:literal])* $ty:ident {
         id: $id:literal, area: $area:ident, title: $title:literal, revisions: [$($rev:literal),*],
-        eras: $eras:expr, $(transports: $transports:expr,)? serves: $serves:literal, judge: $judge:expr $(, wire_judged: $wire:literal)? $(,)?
+        eras: $eras:expr, $(transports: $transports:expr,)? $(scenario: $scenario:ident,)? serves: $serves:literal, judge: $judge:expr $(, wire_judged: $wire:literal)? $(,)?
     }) => {
         $(#[doc = $doc])*
         pub struct $ty;
@@ -34,6 +34,7 @@ macro_rules! probe {
             fn evidence(&self) -> &'static str { concat!($($doc, "\n"),*) }
             $(fn wire_judged(&self) -> bool { $wire })?
             $(fn transports(&self) -> &'static [$crate::journal::TransportKind] { $transports })?
+            $(fn scenario(&self) -> $crate::scenario::Scenario { $crate::scenario::Scenario::$scenario })?
             fn judge(&self, observations: &$crate::observe::Observations) -> $crate::probe::Verdict {
                 let judge: fn(&$crate::observe::Observations) -> $crate::probe::Verdict = $judge;
                 judge(observations)

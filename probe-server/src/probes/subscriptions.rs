@@ -108,3 +108,84 @@ fn judge_reopen(o: &Observations) -> Verdict {
         None => Verdict::new(Outcome::No, "did not listen again after the stream ended").evidence([ended.seq]),
     }
 }
+
+probe! {
+    /// Evidence (server variant `subscribe-unadvertised`): no `resources/subscribe` while the
+    /// server's `resources` capability lacks `subscribe`. Any subscribe is a violation: the client
+    /// used a feature the server never offered. A client that never subscribes passes trivially;
+    /// the `subscriptions.subscribe` row says whether it subscribes when it may.
+    RespectsCapability {
+        id: "subscriptions.respects_capability", area: Resources, title: "no subscribe unless advertised",
+        revisions: ["2024-11-05"], eras: LEGACY, scenario: SubscribeUnadvertised,
+        serves: "resources without subscribe; resources/subscribe refused with -32601", judge: judge_respects_capability,
+    }
+}
+
+fn judge_respects_capability(o: &Observations) -> Verdict {
+    let subscriptions: Vec<&Frame> = o.client_requests("resources/subscribe").collect();
+    match subscriptions.first() {
+        None => Verdict::new(Outcome::Yes, "never subscribed while resources.subscribe was not advertised"),
+        Some(first) => Verdict::new(Outcome::Violation, format!("subscribed {} although resources.subscribe was not advertised", times(subscriptions.len())))
+            .evidence([first.seq].into_iter().chain(o.answer_to(first).map(|a| a.seq))),
+    }
+}
+
+fn times(n: usize) -> String {
+    if n == 1 { "once".into() } else { format!("{n} times") }
+}
+
+/// More retries than this, faster than [`RETRY_LOOP_PER_SECOND`], is a retry loop.
+pub const RETRY_LOOP_MIN_RETRIES: usize = 5;
+/// Retries per second (over the window from the first failure to the last retry) above which
+/// repeated retries count as a loop.
+pub const RETRY_LOOP_PER_SECOND: f64 = 5.0;
+
+probe! {
+    /// Evidence (server variant `subscribe-fails`): what follows the first failed
+    /// `resources/subscribe`. No further subscribe to that URI (gave up), or retries whose gaps
+    /// never shrink (back-off), is yes. More than 5 retries at more than 5 per second, measured from
+    /// the first failure to the last retry, is a retry loop: a violation, since it floods a server
+    /// that already said no. Other retrying is partial.
+    FailureBackoff {
+        id: "subscriptions.failure_backoff", area: Resources, title: "gives up or backs off when subscribe fails",
+        revisions: ["2024-11-05"], eras: LEGACY, scenario: SubscribeFails,
+        serves: "resources.subscribe advertised; every resources/subscribe fails with -32603", judge: judge_failure_backoff,
+    }
+}
+
+fn judge_failure_backoff(o: &Observations) -> Verdict {
+    let subscriptions: Vec<&Frame> = o.client_requests("resources/subscribe").collect();
+    let Some(failed) = subscriptions.iter().find(|f| o.answer_to(f).is_some_and(|a| a.error().is_some())) else {
+        return match subscriptions.first() {
+            None => Verdict::new(Outcome::NotReached, "never subscribed, so no subscription failed"),
+            Some(first) => Verdict::new(Outcome::Inconclusive, "no subscription was answered with its failure").evidence([first.seq]),
+        };
+    };
+    let retries: Vec<&Frame> = subscriptions.iter().copied().filter(|f| f.seq > failed.seq && uri(f) == uri(failed)).collect();
+    let answer = o.answer_to(failed).map(|a| a.seq);
+    let Some(last) = retries.last() else {
+        return Verdict::new(Outcome::Yes, "gave up after the subscription failed").evidence([failed.seq].into_iter().chain(answer));
+    };
+    let evidence = [failed.seq, retries[0].seq, last.seq].into_iter().chain(answer);
+    let window_s = (last.t_us.saturating_sub(failed.t_us) as f64 / 1e6).max(1e-3);
+    let rate = retries.len() as f64 / window_s;
+    if retries.len() > RETRY_LOOP_MIN_RETRIES && rate > RETRY_LOOP_PER_SECOND {
+        return Verdict::new(Outcome::Violation, format!("retry loop: {} retries at more than {RETRY_LOOP_PER_SECOND} per second", count_bucket(retries.len()))).evidence(evidence);
+    }
+    let instants: Vec<u64> = std::iter::once(failed.t_us).chain(retries.iter().map(|f| f.t_us)).collect();
+    let gaps: Vec<u64> = instants.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
+    if gaps.windows(2).all(|g| g[1] >= g[0]) {
+        return Verdict::new(Outcome::Yes, format!("retried {} with growing intervals (back-off)", times(retries.len()))).evidence(evidence);
+    }
+    Verdict::new(Outcome::Partial, format!("retried {} without back-off, below the loop threshold", times(retries.len()))).evidence(evidence)
+}
+
+/// Exact small counts, buckets for large ones (real clients' storms vary from run to run).
+fn count_bucket(n: usize) -> String {
+    match n {
+        0..=10 => n.to_string(),
+        11..=100 => "11–100".into(),
+        101..=1000 => "101–1000".into(),
+        _ => "more than 1000".into(),
+    }
+}

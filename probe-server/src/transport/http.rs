@@ -6,7 +6,8 @@
 //! instead of rmcp's plain-text 415, so a client sees a protocol answer.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -22,12 +23,16 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::journal::{Direction, Entry, EventKind, Journal, TransportKind};
+use crate::scenario::Scenario;
 use crate::server::{ProbeServer, ServeOptions};
 
 /// The path the MCP endpoint is mounted at.
 pub const MCP_PATH: &str = "/mcp";
 /// The largest POST body read.
 pub const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// The `retry:` the server sends in the `stream-drop` scenario.
+pub const STREAM_DROP_RETRY: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Headers journalled with every request and response.
 pub const JOURNALLED_HEADERS: [&str; 10] = [
@@ -46,6 +51,33 @@ pub const JOURNALLED_HEADERS: [&str; 10] = [
 #[derive(Clone)]
 struct TapState {
     journal: Journal,
+    scenario: Scenario,
+    /// Session ids the server has expired (scenario `session-expires`: only the first session).
+    expired: Arc<Mutex<Vec<String>>>,
+    /// Whether a GET stream was already dropped (scenario `stream-drop`: only the first).
+    dropped_a_stream: Arc<AtomicBool>,
+}
+
+impl TapState {
+    /// Whether this request must be answered 404 because its session expired. In the
+    /// `session-expires` scenario the first session expires at its first request after
+    /// initialization.
+    fn expires(&self, session: &str, frame: Option<&Value>) -> bool {
+        if session == "-" || self.scenario != Scenario::SessionExpires {
+            return false;
+        }
+        let mut expired = self.expired.lock().unwrap_or_else(|p| p.into_inner());
+        if expired.iter().any(|s| s == session) {
+            return true;
+        }
+        let is_request = frame.is_some_and(|f| f.get("id").is_some() && f.get("method").and_then(Value::as_str).is_some_and(|m| m != "initialize"));
+        if expired.is_empty() && is_request {
+            expired.push(session.to_string());
+            self.journal.log(Entry::note(session, TransportKind::Http, json!({"event": "session_expired", "session": session})));
+            return true;
+        }
+        false
+    }
 }
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -87,9 +119,15 @@ fn session_of(headers: &HeaderMap) -> String {
     header(headers, "mcp-session-id").unwrap_or("-").to_string()
 }
 
-fn json_error(status: StatusCode, code: i64, message: String) -> Response {
+/// An answer the tap gives itself (rmcp never sees the request): a JSON-RPC error, journalled
+/// like every other response.
+fn json_error(journal: &Journal, session: &str, status: StatusCode, code: i64, message: String) -> Response {
     let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
-    (status, [("content-type", "application/json")], body.to_string()).into_response()
+    let text = body.to_string();
+    let detail = json!({"status": status.as_u16(), "headers": {"content-type": "application/json"}, "by": "tap"});
+    journal.log(Entry::new(session, TransportKind::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
+    journal.log(Entry::frame(session, TransportKind::Http, Direction::ServerToClient, EventKind::Frame, text.as_bytes(), Some(&body)));
+    (status, [("content-type", "application/json")], text).into_response()
 }
 
 /// Splits an SSE byte stream into events and journals each one.
@@ -100,15 +138,18 @@ struct SseJournal {
 }
 
 impl SseJournal {
-    fn feed(&mut self, chunk: &[u8]) {
+    /// Journals every event completed by `chunk`; returns the last event id among them.
+    fn feed(&mut self, chunk: &[u8]) -> Option<String> {
         self.buffer.extend_from_slice(chunk);
+        let mut last_id = None;
         while let Some((end, sep)) = find_event_end(&self.buffer) {
             let event: Vec<u8> = self.buffer.drain(..end + sep).collect();
-            self.journal_event(&event[..end]);
+            last_id = self.journal_event(&event[..end]).or(last_id);
         }
+        last_id
     }
 
-    fn journal_event(&self, event: &[u8]) {
+    fn journal_event(&self, event: &[u8]) -> Option<String> {
         let text = String::from_utf8_lossy(event);
         let (mut data, mut id, mut retry, mut name) = (Vec::new(), None, None, None);
         for line in text.lines() {
@@ -126,12 +167,13 @@ impl SseJournal {
             let mut entry = Entry::new(&self.session, TransportKind::Http, Direction::ServerToClient, EventKind::Note);
             entry.detail = Some(json!({"event": "sse_without_data", "sse_id": id, "retry": retry}));
             self.journal.log(entry);
-            return;
+            return id;
         }
         let data = data.join("\n");
         let parsed: Option<Value> = serde_json::from_str(&data).ok();
         let kind = if parsed.is_some() { EventKind::Frame } else { EventKind::Unparsable };
         self.journal.log(Entry::frame(&self.session, TransportKind::Http, Direction::ServerToClient, kind, data.as_bytes(), parsed.as_ref()).with_detail(detail));
+        id
     }
 }
 
@@ -168,20 +210,25 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
             let mut entry = Entry::new(&session, TransportKind::Http, Direction::ClientToServer, EventKind::Oversize);
             entry.detail = Some(json!({"error": err.to_string(), "content_length": header(&parts.headers, "content-length")}));
             journal.log(entry);
-            return json_error(StatusCode::PAYLOAD_TOO_LARGE, -32600, format!("body refused: {err}"));
+            return json_error(journal, &session, StatusCode::PAYLOAD_TOO_LARGE, -32600, format!("body refused: {err}"));
         }
     };
+    let mut frame = None;
     if parts.method == axum::http::Method::POST {
         let (kind, parsed) = classify_body(&bytes);
-        journal.log(Entry::frame(&session, TransportKind::Http, Direction::ClientToServer, kind, &bytes, parsed.as_ref()));
+        journal.log(Entry::frame(&session, TransportKind::Http, Direction::ClientToServer, kind, &bytes, parsed.as_ref()).with_detail(json!({"headers": selected_headers(&parts.headers)})));
         match kind {
-            EventKind::Unparsable => return json_error(StatusCode::BAD_REQUEST, -32700, "parse error: body is not JSON".into()),
+            EventKind::Unparsable => return json_error(journal, &session, StatusCode::BAD_REQUEST, -32700, "parse error: body is not JSON".into()),
             EventKind::NotJsonRpc => {
-                return json_error(StatusCode::BAD_REQUEST, -32600, "invalid request: not a JSON-RPC 2.0 message (batches are not served)".into())
+                return json_error(journal, &session, StatusCode::BAD_REQUEST, -32600, "invalid request: not a JSON-RPC 2.0 message (batches are not served)".into())
             }
-            _ => {}
+            _ => frame = parsed,
         }
     }
+    if state.expires(&session, frame.as_ref()) {
+        return json_error(journal, &session, StatusCode::NOT_FOUND, -32001, "session expired".into());
+    }
+    let drop_stream = state.scenario == Scenario::StreamDrop && parts.method == axum::http::Method::GET;
     let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
     let (parts_out, body_out) = response.into_parts();
     let out_session = header(&parts_out.headers, "mcp-session-id").map(str::to_string).unwrap_or(session);
@@ -189,12 +236,20 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     journal.log(Entry::new(&out_session, TransportKind::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
     let content_type = header(&parts_out.headers, "content-type").unwrap_or("").to_string();
     if content_type.starts_with("text/event-stream") {
-        let mut sse = SseJournal { journal: journal.clone(), session: out_session, buffer: Vec::new() };
-        let stream = body_out.into_data_stream().map(move |chunk| {
-            if let Ok(bytes) = &chunk {
-                sse.feed(bytes);
+        let sse = SseJournal { journal: journal.clone(), session: out_session, buffer: Vec::new() };
+        // In `stream-drop`, the first GET stream ends right after its first event with an id.
+        let drop_here = drop_stream && parts_out.status.is_success() && !state.dropped_a_stream.swap(true, Ordering::SeqCst);
+        let stream = futures::stream::unfold((body_out.into_data_stream(), sse, false), move |(mut inner, mut sse, ended)| async move {
+            if ended {
+                return None;
             }
-            chunk
+            let chunk = inner.next().await?;
+            let last_id = chunk.as_ref().ok().and_then(|bytes| sse.feed(bytes));
+            let end_now = drop_here && last_id.is_some();
+            if end_now {
+                sse.journal.log(Entry::note(&sse.session, TransportKind::Http, json!({"event": "stream_dropped", "last_sse_id": last_id})));
+            }
+            Some((chunk, (inner, sse, end_now)))
         });
         return Response::from_parts(parts_out, Body::from_stream(stream));
     }
@@ -211,7 +266,10 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
 
 /// Serves the probe server on `listener` until `shutdown` is cancelled.
 pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeOptions, shutdown: CancellationToken) -> std::io::Result<()> {
+    let scenario = options.scenario;
     let handler = ProbeServer::new(journal.clone(), "http", TransportKind::Http, options);
+    let local: SocketAddr = listener.local_addr()?;
+    handler.note_serving(json!({"loopback": local.ip().is_loopback()}));
     let closing = handler.closing();
     let on_shutdown = shutdown.clone();
     tokio::spawn(async move {
@@ -221,14 +279,15 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
     let mut config = StreamableHttpServerConfig::default();
     config.cancellation_token = shutdown.child_token();
     config.sse_keep_alive = None;
+    if scenario == Scenario::StreamDrop {
+        config.sse_retry = Some(STREAM_DROP_RETRY);
+    }
     // Host and Origin are checked (and journalled) by the tap; rmcp's own guard would refuse unjournalled.
     config.allowed_hosts = Vec::new();
     let service = StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(LocalSessionManager::default()), config);
     let app = axum::Router::new()
         .nest_service(MCP_PATH, service)
-        .layer(axum::middleware::from_fn_with_state(TapState { journal: journal.clone() }, tap));
-    let local: SocketAddr = listener.local_addr()?;
-    journal.log(Entry::note("-", TransportKind::Http, json!({"event": "listening", "loopback": local.ip().is_loopback()})));
+        .layer(axum::middleware::from_fn_with_state(TapState { journal: journal.clone(), scenario, expired: Arc::default(), dropped_a_stream: Arc::default() }, tap));
     // Small SSE writes must not wait for delayed ACKs (a 40 ms stall per answer otherwise).
     use axum::serve::ListenerExt;
     let listener = listener.tap_io(|tcp| {

@@ -294,6 +294,7 @@ where
     let outbound = Outbound { journal: journal.clone(), tx: out_tx, pending: Arc::default() };
     let (in_tx, in_rx) = mpsc::channel(64);
     let handler = ProbeServer::new(journal.clone(), SESSION, TransportKind::Stdio, options);
+    handler.note_serving(json!({}));
     let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx, handler.closing()));
     let inbound = Arc::new(Mutex::new(in_rx));
     loop {

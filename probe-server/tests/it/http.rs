@@ -51,4 +51,46 @@ async fn bad_bodies_and_foreign_origins_are_answered_and_journalled() {
     let initialize = events.iter().find(|e| e.method.as_deref() == Some("initialize")).unwrap();
     assert!(initialize.raw.as_ref().unwrap().contains("clientInfo"));
     assert!(events.iter().any(|e| e.kind == EventKind::Frame && e.raw.as_deref().is_some_and(|r| r.contains("\"result\""))), "the SSE answer is reassembled into a frame");
+    let answered_by_tap = events.iter().filter(|e| e.kind == EventKind::HttpResponse && e.detail.as_ref().is_some_and(|d| d["by"] == "tap")).count();
+    assert_eq!(answered_by_tap, 2, "the tap's own 400 answers are journalled too");
+}
+
+fn session_id(response: &str) -> String {
+    response.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("mcp-session-id:").map(|v| v.trim().to_string())).expect("a session id")
+}
+
+#[tokio::test]
+async fn an_expired_session_is_answered_404_and_a_new_one_is_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shutdown = CancellationToken::new();
+    let options = ServeOptions { scenario: probe_server::Scenario::SessionExpires, ..ServeOptions::default() };
+    let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), options, shutdown.clone()));
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let in_session = |id: &str| format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+    let first = session_id(&post(addr, "", initialize).await);
+    assert!(post(addr, &in_session(&first), initialized).await.starts_with("HTTP/1.1 202"), "a notification does not expire the session");
+    let expired = post(addr, &in_session(&first), list).await;
+    assert!(expired.starts_with("HTTP/1.1 404"), "{expired}");
+    assert!(post(addr, &in_session(&first), list).await.starts_with("HTTP/1.1 404"), "the expired session stays expired");
+    let second = session_id(&post(addr, "", initialize).await);
+    assert_ne!(first, second);
+    let _ = post(addr, &in_session(&second), initialized).await;
+    let listed = post(addr, &in_session(&second), list).await;
+    assert!(listed.starts_with("HTTP/1.1 200") && listed.contains("\"tools\""), "only the first session expires: {listed}");
+
+    shutdown.cancel();
+    tokio::time::timeout(Duration::from_secs(5), server).await.unwrap().unwrap().unwrap();
+    let observations = probe_server::observe::Observations::from_read(read_journal(&path).unwrap());
+    assert_eq!(observations.scenario(), probe_server::Scenario::SessionExpires);
+    let expiries: Vec<_> = observations.notes("session_expired").collect();
+    assert_eq!(expiries.len(), 1);
+    assert_eq!(expiries[0].detail.as_ref().unwrap()["session"], first.as_str());
+    let not_found = observations.events.iter().filter(|e| e.kind == EventKind::HttpResponse && e.detail.as_ref().is_some_and(|d| d["status"] == 404)).count();
+    assert_eq!(not_found, 2, "both 404 answers are journalled");
 }

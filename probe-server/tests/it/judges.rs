@@ -29,6 +29,9 @@ fn ablated_journals_flip_their_target_probe() {
         ("reference-stdio-legacy-ignore-downgrade", "connection.version_downgrade", "no"),
         ("reference-stdio-modern-url-unsupported", "elicitation.url", "no"),
         ("reference-stdio-legacy-strip-progress-token", "utilities.progress_token", "no"),
+        ("reference-stdio-legacy-subscribe-fails-subscribe-retry-storm", "subscriptions.failure_backoff", "violation"),
+        ("reference-stdio-legacy-subscribe-unadvertised-subscribe-unadvertised", "subscriptions.respects_capability", "violation"),
+        ("reference-http-legacy-stream-drop-no-resumption", "http.resumption", "partial"),
     ];
     for (journal, probe, expected) in cases {
         let path = format!("{}/../fixtures/journals/{journal}.jsonl", env!("CARGO_MANIFEST_DIR"));
@@ -46,4 +49,30 @@ fn a_journal_cut_mid_line_is_still_judged() {
     assert_eq!(observations.events.len(), 30);
     let verdicts = registry::judge_all(&observations);
     assert_eq!(verdicts.len(), registry::probes().len());
+}
+
+fn recorded(journal: &str) -> Observations {
+    let path = format!("{}/../fixtures/journals/{journal}.jsonl", env!("CARGO_MANIFEST_DIR"));
+    Observations::from_text(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn each_probe_is_judged_on_the_journal_of_its_own_server_variant() {
+    let standard = recorded("reference-http-legacy-full");
+    let expires = recorded("reference-http-legacy-session-expires-full");
+    let drop = recorded("reference-http-legacy-stream-drop-full");
+    assert_eq!(expires.scenario(), probe_server::Scenario::SessionExpires);
+    // Alone, the standard journal cannot judge the probes of other variants.
+    let alone = registry::judge_all(&standard);
+    let expiry = alone.iter().find(|v| v.probe == "http.session_expiry").unwrap();
+    assert_eq!(expiry.outcome.label(), "not-reached", "{}", expiry.detail);
+    // Together, each probe takes its verdict (and its evidence) from its own variant's journal.
+    let merged = registry::judge_runs(&[(standard.scenario(), &standard), (expires.scenario(), &expires), (drop.scenario(), &drop)]);
+    let verdict = |id: &str| merged.iter().find(|v| v.probe == id).unwrap().clone();
+    assert_eq!(verdict("http.session_expiry").outcome.label(), "yes");
+    assert_eq!(verdict("http.session_expiry").scenario, probe_server::Scenario::SessionExpires);
+    assert_eq!(verdict("http.resumption").outcome.label(), "yes");
+    assert_eq!(verdict("http.get_stream"), alone.iter().find(|v| v.probe == "http.get_stream").unwrap().clone());
+    // Probes of variants that were not run say so.
+    assert_eq!(verdict("subscriptions.failure_backoff").outcome.label(), "not-reached");
 }

@@ -48,6 +48,8 @@ ablations! {
     NeverSubscribe => "never-subscribe", "subscriptions.subscribe", "never subscribes to a resource";
     NoReread => "no-reread", "subscriptions.reread", "ignores notifications/resources/updated";
     NoUnsubscribe => "no-unsubscribe", "subscriptions.unsubscribe", "never unsubscribes";
+    SubscribeUnadvertised => "subscribe-unadvertised", "subscriptions.respects_capability", "subscribes although the server does not advertise resources.subscribe";
+    SubscribeRetryStorm => "subscribe-retry-storm", "subscriptions.failure_backoff", "retries a failed subscription 30 times at once";
     NeverListen => "never-listen", "subscriptions.listen", "never opens subscriptions/listen";
     NoRelisten => "no-relisten", "subscriptions.listen_reopen", "does not listen again when the server ends the stream";
     IgnoreResourcesListChanged => "ignore-resources-list-changed", "resources.list_changed", "does not refetch resources on list_changed";
@@ -71,6 +73,10 @@ ablations! {
     NoProtocolVersionHeader => "no-protocol-version-header", "http.protocol_version_header", "leaves MCP-Protocol-Version off its HTTP requests";
     NoGetStream => "no-get-stream", "http.get_stream", "never opens the standalone GET stream";
     NoDelete => "no-delete", "http.delete_on_exit", "leaves without DELETE";
+    NoSessionHeader => "no-session-header", "http.session_id_echoed", "leaves Mcp-Session-Id off its logging/setLevel request";
+    NoStandardHeaders => "no-standard-headers", "http.standard_headers", "leaves Mcp-Method and Mcp-Name off its prompts/get request";
+    NoReinitialize => "no-reinitialize", "http.session_expiry", "gives up when its session expires";
+    NoResumption => "no-resumption", "http.resumption", "reconnects a dropped stream without Last-Event-ID";
 }
 
 impl Ablation {

@@ -1,5 +1,6 @@
 //! The reference client's HTTP layer: rmcp's reqwest client, with the HTTP-level ablations applied
-//! (no `MCP-Protocol-Version` header, no standalone GET stream, no DELETE at the end).
+//! (no `MCP-Protocol-Version` header, no standalone GET stream, no DELETE at the end, a request
+//! without its session id or standard headers, a reconnection without `Last-Event-ID`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -31,6 +32,23 @@ impl AblatingHttpClient {
         }
         headers
     }
+
+    /// The headers and session id of one POST, with the message-specific ablations applied.
+    fn post_parts(&self, message: &ClientJsonRpcMessage, session_id: Option<Arc<str>>, headers: HashMap<HeaderName, HeaderValue>) -> (Option<Arc<str>>, HashMap<HeaderName, HeaderValue>) {
+        let mut headers = self.headers(headers);
+        let method = serde_json::to_value(message).ok().and_then(|v| v.get("method").and_then(|m| m.as_str()).map(str::to_string));
+        let mut session_id = session_id;
+        match (self.ablation, method.as_deref()) {
+            (Some(Ablation::NoSessionHeader), Some("logging/setLevel")) => session_id = None,
+            (Some(Ablation::NoStandardHeaders), Some("prompts/get")) => headers.retain(|name, _| !matches!(name.as_str(), "mcp-method" | "mcp-name")),
+            _ => {}
+        }
+        (session_id, headers)
+    }
+
+    fn last_event_id(&self, last_event_id: Option<String>) -> Option<String> {
+        last_event_id.filter(|_| self.ablation != Some(Ablation::NoResumption))
+    }
 }
 
 type Error = StreamableHttpError<reqwest::Error>;
@@ -46,7 +64,8 @@ impl StreamableHttpClient for AblatingHttpClient {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, Error> {
-        self.inner.post_message(uri, message, session_id, auth_header, self.headers(custom_headers)).await
+        let (session_id, headers) = self.post_parts(&message, session_id, custom_headers);
+        self.inner.post_message(uri, message, session_id, auth_header, headers).await
     }
 
     async fn post_message_with_response_limits(
@@ -58,7 +77,8 @@ impl StreamableHttpClient for AblatingHttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, Error> {
-        self.inner.post_message_with_response_limits(uri, message, session_id, auth_header, self.headers(custom_headers), limits).await
+        let (session_id, headers) = self.post_parts(&message, session_id, custom_headers);
+        self.inner.post_message_with_response_limits(uri, message, session_id, auth_header, headers, limits).await
     }
 
     async fn delete_session(&self, uri: Arc<str>, session_id: Arc<str>, auth_header: Option<String>, custom_headers: HashMap<HeaderName, HeaderValue>) -> Result<(), Error> {
@@ -79,7 +99,7 @@ impl StreamableHttpClient for AblatingHttpClient {
         if self.ablation == Some(Ablation::NoGetStream) {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);
         }
-        self.inner.get_stream(uri, session_id, last_event_id, auth_header, self.headers(custom_headers)).await
+        self.inner.get_stream(uri, session_id, self.last_event_id(last_event_id), auth_header, self.headers(custom_headers)).await
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -94,6 +114,6 @@ impl StreamableHttpClient for AblatingHttpClient {
         if self.ablation == Some(Ablation::NoGetStream) {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);
         }
-        self.inner.get_stream_with_max_sse_event_size(uri, session_id, last_event_id, auth_header, self.headers(custom_headers), max_sse_event_size).await
+        self.inner.get_stream_with_max_sse_event_size(uri, session_id, self.last_event_id(last_event_id), auth_header, self.headers(custom_headers), max_sse_event_size).await
     }
 }

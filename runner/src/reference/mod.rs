@@ -68,7 +68,8 @@ pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>) -> R
             handler.clone().serve_with_lifecycle(Rewriting::new(process, ablation), mode).await
         }
         Endpoint::Http { url } => {
-            let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                .reinit_on_expired_session(ablation != Some(Ablation::NoReinitialize));
             let transport = StreamableHttpClientTransport::with_client(http_client::AblatingHttpClient::new(ablation), config);
             handler.clone().serve_with_lifecycle(Rewriting::new(transport, ablation), mode).await
         }
@@ -123,10 +124,7 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     if !skip(Ablation::SkipTextRead) {
         let _ = client.read_resource(params(json!({"uri": s::TEXT_URI}))).await;
     }
-    if era == Era::Legacy && !skip(Ablation::NeverSubscribe) {
-        #[allow(deprecated)]
-        let _ = client.subscribe(params(json!({"uri": s::SECOND_PAGE_URI}))).await;
-    }
+    let subscribed = era == Era::Legacy && subscribe(client, ablation).await;
     if !skip(Ablation::SkipBlobRead) {
         let _ = client.read_resource(params(json!({"uri": s::BLOB_URI}))).await;
     }
@@ -159,7 +157,7 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     }
     let _ = call(client, s::TOOL_LIST_CHANGED).await;
     refetch_changed_lists(client, handler, ablation).await;
-    reread_and_unsubscribe(client, handler, era, ablation).await;
+    reread_and_unsubscribe(client, handler, era, subscribed, ablation).await;
     if era == Era::Modern && !matches!(ablation, Some(Ablation::NeverListen | Ablation::NoRelisten)) {
         let relistened = &handler.changes.relistened;
         wait_until(&handler.changes.arrived, || relistened.load(std::sync::atomic::Ordering::SeqCst)).await;
@@ -196,14 +194,34 @@ async fn wait_until(arrived: &tokio::sync::Notify, done: impl Fn() -> bool) {
     }
 }
 
+/// Subscribes to a resource (legacy era) when the server advertises `resources.subscribe`, and
+/// gives up when the subscription fails. Returns whether a subscription is in place.
+async fn subscribe(client: &Client, ablation: Option<Ablation>) -> bool {
+    let advertised = client.peer_info().and_then(|i| i.capabilities.resources.as_ref().and_then(|r| r.subscribe)).unwrap_or(false);
+    if ablation == Some(Ablation::NeverSubscribe) || !(advertised || ablation == Some(Ablation::SubscribeUnadvertised)) {
+        return false;
+    }
+    let attempts = if ablation == Some(Ablation::SubscribeRetryStorm) { 1 + STORM_RETRIES } else { 1 };
+    for _ in 0..attempts {
+        #[allow(deprecated)]
+        if client.subscribe(params(json!({"uri": s::SECOND_PAGE_URI}))).await.is_ok() {
+            return true;
+        }
+    }
+    false
+}
+
+/// How many times the `subscribe-retry-storm` ablation retries a failed subscription, at once.
+const STORM_RETRIES: usize = 30;
+
 /// Re-reads the subscribed resource once its update arrived, then unsubscribes.
-async fn reread_and_unsubscribe(client: &Client, handler: &ReferenceHandler, era: Era, ablation: Option<Ablation>) {
+async fn reread_and_unsubscribe(client: &Client, handler: &ReferenceHandler, era: Era, subscribed: bool, ablation: Option<Ablation>) {
     use std::sync::atomic::Ordering::SeqCst;
-    let never = match era {
-        Era::Legacy => Ablation::NeverSubscribe,
-        Era::Modern => Ablation::NeverListen,
+    let nothing_watched = match era {
+        Era::Legacy => !subscribed,
+        Era::Modern => ablation == Some(Ablation::NeverListen),
     };
-    if ablation == Some(never) {
+    if nothing_watched {
         return;
     }
     let no_channel = ablation == Some(Ablation::NoGetStream);

@@ -25,7 +25,7 @@ fn cell(cell: &Cell, column: &Column) -> String {
         Declaration::NotDeclared => " · not declared",
         Declaration::NoCapability => "",
     };
-    let evidence = match (&column.journal, cell.evidence.first()) {
+    let evidence = match (column.journal_of(cell), cell.evidence.first()) {
         (Some(journal), Some(line)) => format!(" [↗]({journal}#L{line})"),
         _ => String::new(),
     };

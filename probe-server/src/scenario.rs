@@ -1,0 +1,102 @@
+//! Server variants. Most probes are judged on the standard server; a few need the server to
+//! behave differently for a whole session (not advertise a capability, fail a method, expire the
+//! session, drop a stream). Each such probe names its scenario; a client is run once per scenario
+//! and each probe is judged on the journal of its own scenario.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::journal::TransportKind;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scenario {
+    /// Everything advertised and served as `surface.rs` describes.
+    #[default]
+    Standard,
+    /// `resources.subscribe` is not advertised, and `resources/subscribe` is refused.
+    SubscribeUnadvertised,
+    /// `resources.subscribe` is advertised, and every `resources/subscribe` fails.
+    SubscribeFails,
+    /// Streamable HTTP: the session expires at the client's first request after initialization
+    /// (that request and every later one in the session are answered 404).
+    SessionExpires,
+    /// Streamable HTTP: the server ends the first standalone GET stream after its first event
+    /// that carries an id, and tells the client to retry soon.
+    StreamDrop,
+}
+
+impl Scenario {
+    pub const ALL: [Scenario; 5] = [Scenario::Standard, Scenario::SubscribeUnadvertised, Scenario::SubscribeFails, Scenario::SessionExpires, Scenario::StreamDrop];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scenario::Standard => "standard",
+            Scenario::SubscribeUnadvertised => "subscribe-unadvertised",
+            Scenario::SubscribeFails => "subscribe-fails",
+            Scenario::SessionExpires => "session-expires",
+            Scenario::StreamDrop => "stream-drop",
+        }
+    }
+
+    /// What the server does differently, in plain words.
+    pub fn description(self) -> &'static str {
+        match self {
+            Scenario::Standard => "everything advertised and served",
+            Scenario::SubscribeUnadvertised => "resources.subscribe not advertised; resources/subscribe refused (-32601)",
+            Scenario::SubscribeFails => "resources.subscribe advertised; every resources/subscribe fails (-32603)",
+            Scenario::SessionExpires => "HTTP: the session expires at the first request after initialization (404)",
+            Scenario::StreamDrop => "HTTP: the first GET stream is ended after its first event with an id (retry: 100 ms)",
+        }
+    }
+
+    /// The transports over which the scenario means anything.
+    pub fn transports(self) -> &'static [TransportKind] {
+        match self {
+            Scenario::SessionExpires | Scenario::StreamDrop => &[TransportKind::Http],
+            _ => &[TransportKind::Stdio, TransportKind::Http],
+        }
+    }
+
+    pub fn is_standard(&self) -> bool {
+        *self == Scenario::Standard
+    }
+
+    pub fn applies_to(self, transport: TransportKind) -> bool {
+        self.transports().contains(&transport)
+    }
+}
+
+impl fmt::Display for Scenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("unknown scenario {0:?}: expected one of standard, subscribe-unadvertised, subscribe-fails, session-expires, stream-drop")]
+pub struct UnknownScenario(String);
+
+impl FromStr for Scenario {
+    type Err = UnknownScenario;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Scenario::ALL.into_iter().find(|sc| sc.as_str() == s).ok_or_else(|| UnknownScenario(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_are_refused() {
+        for scenario in Scenario::ALL {
+            assert_eq!(scenario.as_str().parse::<Scenario>().unwrap(), scenario);
+            assert_eq!(serde_json::to_value(scenario).unwrap(), scenario.as_str());
+        }
+        assert!("sideways".parse::<Scenario>().is_err());
+        assert!(!Scenario::StreamDrop.applies_to(TransportKind::Stdio));
+    }
+}
