@@ -1,6 +1,7 @@
 //! The instrumented MCP probe server: probes, wire journal, transports, both protocol eras.
 //!
 //! * [`surface`] — what the server advertises and serves, shared by server, probes and clients.
+//! * [`skills`] — the SEP-2640 skills served in the skills variants, hostile ones included.
 //! * [`server`] — the rmcp handler that serves the surface in both eras.
 //! * [`transport`] — the stdio and Streamable HTTP taps that journal every frame.
 //! * [`journal`] — the JSONL wire journal and its reader.
@@ -15,6 +16,7 @@ pub mod probes;
 pub mod registry;
 pub mod scenario;
 pub mod server;
+pub mod skills;
 pub mod surface;
 pub mod transport;
 

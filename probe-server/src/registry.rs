@@ -4,7 +4,7 @@ use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
 use crate::scenario::Scenario;
-use crate::probes::{connection, elicitation, http, prompts, resources, sampling_roots, subscriptions, tools, utilities};
+use crate::probes::{connection, elicitation, http, prompts, resources, sampling_roots, skills, subscriptions, tools, utilities};
 
 static REGISTRY: &[&dyn Probe] = &[
     &connection::Initialized,
@@ -30,6 +30,23 @@ static REGISTRY: &[&dyn Probe] = &[
     &subscriptions::ListenReopen,
     &subscriptions::RespectsCapability,
     &subscriptions::FailureBackoff,
+    &skills::List,
+    &skills::Pagination,
+    &skills::Get,
+    &skills::GetUnlisted,
+    &skills::ReadFiles,
+    &skills::NoPrefetch,
+    &skills::DirectoryRead,
+    &skills::DirectoryUndeclared,
+    &skills::DirectoryManifestOnly,
+    &skills::VerifyDigest,
+    &skills::VerifySize,
+    &skills::VerifyFrontmatter,
+    &skills::UnlistedFile,
+    &skills::PathEscape,
+    &skills::ManifestLimits,
+    &skills::NameMismatch,
+    &skills::SameName,
     &prompts::PromptsList,
     &prompts::PromptsGet,
     &prompts::PromptsListChanged,

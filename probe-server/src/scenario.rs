@@ -26,10 +26,23 @@ pub enum Scenario {
     /// Streamable HTTP: the server ends the first standalone GET stream after its first event
     /// that carries an id, and tells the client to retry soon.
     StreamDrop,
+    /// The skills extension (SEP-2640) declared with `directoryRead: true`, serving the skills of
+    /// `skills.rs`, hostile ones included.
+    Skills,
+    /// The same skills, with the extension declared without `directoryRead`.
+    SkillsNoDirectoryRead,
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 5] = [Scenario::Standard, Scenario::SubscribeUnadvertised, Scenario::SubscribeFails, Scenario::SessionExpires, Scenario::StreamDrop];
+    pub const ALL: [Scenario; 7] = [
+        Scenario::Standard,
+        Scenario::SubscribeUnadvertised,
+        Scenario::SubscribeFails,
+        Scenario::SessionExpires,
+        Scenario::StreamDrop,
+        Scenario::Skills,
+        Scenario::SkillsNoDirectoryRead,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -38,6 +51,8 @@ impl Scenario {
             Scenario::SubscribeFails => "subscribe-fails",
             Scenario::SessionExpires => "session-expires",
             Scenario::StreamDrop => "stream-drop",
+            Scenario::Skills => "skills",
+            Scenario::SkillsNoDirectoryRead => "skills-no-directory-read",
         }
     }
 
@@ -49,6 +64,8 @@ impl Scenario {
             Scenario::SubscribeFails => "resources.subscribe advertised; every resources/subscribe fails (-32603)",
             Scenario::SessionExpires => "HTTP: the session expires at the first request after initialization (404)",
             Scenario::StreamDrop => "HTTP: the first GET stream is ended after its first event with an id (retry: 100 ms)",
+            Scenario::Skills => "the skills extension with directoryRead: true; good, idle, hidden, twin and hostile skills",
+            Scenario::SkillsNoDirectoryRead => "the skills extension without directoryRead; the same skills",
         }
     }
 
@@ -58,6 +75,11 @@ impl Scenario {
             Scenario::SessionExpires | Scenario::StreamDrop => &[TransportKind::Http],
             _ => &[TransportKind::Stdio, TransportKind::Http],
         }
+    }
+
+    /// Whether the server declares the skills extension.
+    pub fn serves_skills(self) -> bool {
+        matches!(self, Scenario::Skills | Scenario::SkillsNoDirectoryRead)
     }
 
     pub fn is_standard(&self) -> bool {
@@ -76,7 +98,7 @@ impl fmt::Display for Scenario {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown scenario {0:?}: expected one of standard, subscribe-unadvertised, subscribe-fails, session-expires, stream-drop")]
+#[error("unknown scenario {0:?}: expected one of standard, subscribe-unadvertised, subscribe-fails, session-expires, stream-drop, skills, skills-no-directory-read")]
 pub struct UnknownScenario(String);
 
 impl FromStr for Scenario {

@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 use crate::era::{Era, EraPolicy, LEGACY_VERSIONS, MODERN_VERSION};
 use crate::scenario::Scenario;
 use crate::journal::{Entry, Journal, TransportKind};
+use crate::skills;
 use crate::surface as s;
 
 /// How the server presents itself for one run.
@@ -224,7 +225,11 @@ impl ProbeServer {
     }
 
     fn read(&self, uri: &str, modern: bool) -> Result<ReadResourceResult, McpError> {
-        let contents = if uri == s::TEXT_URI {
+        let skill_file = self.shared.options.scenario.serves_skills().then(|| skills::catalogue().files.get(uri)).flatten();
+        let contents = if let Some(bytes) = skill_file {
+            let mime = if uri.ends_with(".md") { "text/markdown" } else { "text/plain" };
+            json!({"uri": uri, "mimeType": mime, "text": String::from_utf8_lossy(bytes)})
+        } else if uri == s::TEXT_URI {
             json!({"uri": uri, "mimeType": "text/plain", "text": format!("canary: {}", s::TEXT_CANARY)})
         } else if uri == s::BLOB_URI {
             json!({"uri": uri, "mimeType": "application/octet-stream",
@@ -296,10 +301,19 @@ impl ServerHandler for ProbeServer {
                 resources.remove("subscribe");
             }
         }
+        let mut instructions = s::instructions();
+        if self.shared.options.scenario.serves_skills() {
+            let skills = match self.shared.options.scenario {
+                Scenario::Skills => json!({"directoryRead": true}),
+                _ => json!({}),
+            };
+            advertised["extensions"] = json!({rmcp::model::SKILLS_EXTENSION_ID: skills});
+            instructions.push_str(&format!(" Skills: besides the listed ones, this server serves the skill {}.", skills::HIDDEN_URI));
+        }
         let capabilities: ServerCapabilities = serde_json::from_value(advertised).unwrap_or_default();
         ServerInfo::new(capabilities)
             .with_server_info(Implementation::new(s::SERVER_NAME, env!("CARGO_PKG_VERSION")))
-            .with_instructions(s::instructions())
+            .with_instructions(instructions)
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -432,6 +446,34 @@ impl ServerHandler for ProbeServer {
     async fn unsubscribe(&self, request: UnsubscribeRequestParams, _context: RequestContext<RoleServer>) -> Result<(), McpError> {
         self.note(json!({"event": "unsubscribed", "uri": request.uri}));
         Ok(())
+    }
+
+    async fn list_skills(&self, request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListSkillsResult, McpError> {
+        let listed: Vec<Value> = skills::catalogue().listed().into_iter().map(|s| s.entry.clone()).collect();
+        let (page, next) = page(&listed, skills::SKILLS_PAGE_ONE, request.as_ref().and_then(|r| r.cursor.as_deref()), skills::SKILLS_CURSOR)?;
+        complete(json!({"skills": page, "nextCursor": next, "ttlMs": 0, "cacheScope": "private"}))
+    }
+
+    async fn get_skill(&self, request: GetSkillRequestParams, _context: RequestContext<RoleServer>) -> Result<GetSkillResult, McpError> {
+        match skills::catalogue().by_uri(&request.uri) {
+            Some(skill) => complete(json!({"skill": skill.entry, "ttlMs": 0, "cacheScope": "private"})),
+            None => Err(McpError::invalid_params(format!("no skill at {}", request.uri), Some(json!({"uri": request.uri})))),
+        }
+    }
+
+    async fn read_resource_directory(&self, request: ReadResourceDirectoryRequestParams, _context: RequestContext<RoleServer>) -> Result<ReadResourceDirectoryResult, McpError> {
+        let Some(children) = skills::catalogue().directories.get(&request.uri) else {
+            return Err(McpError::invalid_params(format!("{} is not a directory (directory URIs have no trailing slash)", request.uri), Some(json!({"uri": request.uri}))));
+        };
+        let resources: Vec<Value> = children
+            .iter()
+            .map(|(uri, is_dir)| {
+                let name = uri.rsplit('/').next().unwrap_or(uri);
+                let mime = if *is_dir { rmcp::model::DIRECTORY_MIME_TYPE } else { "text/markdown" };
+                json!({"uri": uri, "name": name, "mimeType": mime})
+            })
+            .collect();
+        complete(json!({"resources": resources}))
     }
 
     async fn list_prompts(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListPromptsResult, McpError> {

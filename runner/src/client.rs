@@ -135,10 +135,19 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let profile = &target.profile;
-    let launches = profile.launches();
+    // In the skills variants a host with skills support is launched its own way.
+    let skills_launch = profile.skills.as_ref().filter(|_| scenario.serves_skills());
+    let launches = match skills_launch {
+        Some(skills) => vec![skills.args.clone()],
+        None => profile.launches(),
+    };
     let step_journal = |i: usize| scratch.path().join(format!("journal-{i}.jsonl"));
 
-    let model_journal_path = out_dir.join(model_journal_name(transport, scenario));
+    // The model's side is kept where it is evidence: the standard run (what the host offered its
+    // model) and the skills runs (the commands and their results). In the other variants it
+    // repeats the standard run's, so it stays in the scratch directory.
+    let keeps_model_journal = scenario.is_standard() || scenario.serves_skills();
+    let model_journal_path = if keeps_model_journal { out_dir.join(model_journal_name(transport, scenario)) } else { scratch.path().join("model.jsonl") };
     let stub = match profile.dialect {
         Some(_) => Some(stub::start(Journal::create(&model_journal_path).map_err(|e| e.to_string())?).await.map_err(|e| format!("cannot start the model stub: {e}"))?),
         None => None,
@@ -177,7 +186,13 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
             Transport::Stdio => std::iter::once(command).chain(server_args).collect(),
             Transport::Http => vec![server_url.clone()],
         };
-        for file in &profile.files {
+        if let Some(skills) = skills_launch {
+            let dir = vars.fill(&skills.skills_dir);
+            vars.values.insert("skills_dir", dir);
+            let prompt = vars.fill(&skills.prompt);
+            vars.values.insert("prompt", prompt);
+        }
+        for file in profile.files.iter().chain(skills_launch.iter().flat_map(|s| s.files.iter())) {
             let content = match transport {
                 Transport::Stdio => file.stdio.as_ref().or(file.content.as_ref()),
                 Transport::Http => file.http.as_ref().or(file.content.as_ref()),
@@ -210,10 +225,51 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
         let _ = tokio::time::timeout(Duration::from_secs(5), server).await;
     }
 
-    let parts: Vec<_> = (0..launches.len()).map(step_journal).filter(|p| p.exists()).filter_map(|p| read_journal(&p).ok()).collect();
+    let mut parts: Vec<_> = (0..launches.len()).map(step_journal).filter(|p| p.exists()).filter_map(|p| read_journal(&p).ok()).collect();
+    if let Some(skills) = skills_launch {
+        // What the host left on disk is evidence too: journalled after the server's events.
+        let mut vars = Vars::default();
+        vars.values.insert("home", home.display().to_string());
+        vars.values.insert("work", work.display().to_string());
+        let skills_dir = PathBuf::from(vars.fill(&skills.skills_dir));
+        let note_path = scratch.path().join("disk.jsonl");
+        let journal = Journal::create(&note_path).map_err(|e| e.to_string())?;
+        let session = if transport == Transport::Stdio { "stdio" } else { "http" };
+        journal.log(probe_server::journal::Entry::note(session, transport.kind(), files_on_disk(&[&home, &work], &skills_dir)));
+        drop(journal);
+        parts.extend(read_journal(&note_path).ok());
+    }
     let joined = concatenate(parts);
     write_events(&out_dir.join(journal_name(transport, scenario)), &joined.events).map_err(|e| e.to_string())?;
     Ok(ScenarioRun { scenario, observations: Observations::from_read(joined), launches: records })
+}
+
+/// The files under `roots` after a skills run: those inside the host's skills directory (relative
+/// to it), and those elsewhere whose path names a served skill or an escaping target.
+fn files_on_disk(roots: &[&Path], skills_dir: &Path) -> serde_json::Value {
+    fn walk(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.filter_map(|e| e.ok()) {
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() && depth < 12 => walk(&path, found, depth + 1),
+                Ok(t) if t.is_file() => found.push(path),
+                _ => {}
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for root in roots {
+        walk(root, &mut found, 0);
+    }
+    found.sort();
+    let skill_like = |p: &Path| {
+        let text = p.display().to_string();
+        text.contains(probe_server::skills::ESCAPE_MARK) || probe_server::skills::catalogue().skills.iter().any(|s| text.contains(&format!("/{}/", s.name)))
+    };
+    let inside: Vec<String> = found.iter().filter_map(|p| p.strip_prefix(skills_dir).ok()).map(|p| p.display().to_string()).collect();
+    let outside: Vec<String> = found.iter().filter(|p| !p.starts_with(skills_dir) && skill_like(p)).map(|p| p.display().to_string()).collect();
+    serde_json::json!({"event": "files_on_disk", "skills_dir": skills_dir.display().to_string(), "in_skills_dir": inside, "elsewhere": outside})
 }
 
 fn describe_endings(records: &[LaunchRecord]) -> String {
@@ -227,4 +283,25 @@ fn describe_endings(records: &[LaunchRecord]) -> String {
         })
         .collect();
     parts.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_on_disk_lists_the_skills_directory_and_skill_files_elsewhere() {
+        let root = tempfile::tempdir().unwrap();
+        let (home, work) = (root.path().join("home"), root.path().join("work"));
+        let skills = work.join("installed-skills");
+        for (dir, file) in [(skills.join("probe-good"), "SKILL.md"), (home.join("x"), "escape-secret.md"), (home.join(".cache"), "unrelated.txt")] {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join(file), "x").unwrap();
+        }
+        let note = files_on_disk(&[&home, &work], &skills);
+        assert_eq!(note["in_skills_dir"], serde_json::json!(["probe-good/SKILL.md"]));
+        let elsewhere = note["elsewhere"].as_array().unwrap();
+        assert_eq!(elsewhere.len(), 1, "{note}");
+        assert!(elsewhere[0].as_str().unwrap().ends_with("x/escape-secret.md"));
+    }
 }

@@ -154,6 +154,7 @@ fn command_profile(command_line: &str, timeout: u64) -> Result<(profile::Profile
         version: profile::VersionCheck { args: Vec::new(), word: 1 },
         files: Vec::new(),
         launch: profile::Launch { args: args.to_vec(), steps: Vec::new(), env: Default::default(), prompt: String::new(), timeout_secs: timeout },
+        skills: None,
     };
     Ok((profile, std::path::PathBuf::from(program)))
 }

@@ -36,6 +36,22 @@ pub struct Profile {
     #[serde(default)]
     pub files: Vec<ConfigFile>,
     pub launch: Launch,
+    /// How to drive the host's skills support in the skills server variants, if it has any.
+    #[serde(default)]
+    pub skills: Option<SkillsLaunch>,
+}
+
+/// The skills variants' launch: its own arguments and prompt (the model stub reads the skills
+/// directory from the prompt's `--skills-dir DIR`), extra files, and where the host installs
+/// skills (the runner lists what it finds there, and anything skill-like outside it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillsLaunch {
+    pub args: Vec<String>,
+    pub prompt: String,
+    pub skills_dir: String,
+    #[serde(default)]
+    pub files: Vec<ConfigFile>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -102,7 +118,7 @@ impl Profile {
         if profile.launch.args.is_empty() && profile.launch.steps.is_empty() {
             return Err(invalid("launch needs `args` or `steps`"));
         }
-        for file in &profile.files {
+        for file in profile.files.iter().chain(profile.skills.iter().flat_map(|s| s.files.iter())) {
             if file.content.is_none() && (file.stdio.is_none() || file.http.is_none()) {
                 return Err(invalid("a file needs `content`, or both `stdio` and `http`"));
             }

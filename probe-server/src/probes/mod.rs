@@ -7,6 +7,7 @@ pub mod http;
 pub mod prompts;
 pub mod resources;
 pub mod sampling_roots;
+pub mod skills;
 pub mod subscriptions;
 pub mod tools;
 pub mod utilities;

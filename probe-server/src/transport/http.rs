@@ -130,23 +130,42 @@ fn json_error(journal: &Journal, session: &str, status: StatusCode, code: i64, m
     (status, [("content-type", "application/json")], text).into_response()
 }
 
-/// Splits an SSE byte stream into events and journals each one.
+/// Splits an SSE byte stream into events, rewrites hostile skill placeholders (skills variants),
+/// journals each event as sent, and passes the events on.
 struct SseJournal {
     journal: Journal,
     session: String,
     buffer: Vec<u8>,
+    rewrite_skills: bool,
 }
 
 impl SseJournal {
-    /// Journals every event completed by `chunk`; returns the last event id among them.
-    fn feed(&mut self, chunk: &[u8]) -> Option<String> {
+    /// Journals every event completed by `chunk`; returns the bytes to send on (complete events
+    /// only) and the last event id among them.
+    fn feed(&mut self, chunk: &[u8]) -> (Vec<u8>, Option<String>) {
         self.buffer.extend_from_slice(chunk);
+        let mut out = Vec::with_capacity(self.buffer.len());
         let mut last_id = None;
         while let Some((end, sep)) = find_event_end(&self.buffer) {
             let event: Vec<u8> = self.buffer.drain(..end + sep).collect();
-            last_id = self.journal_event(&event[..end]).or(last_id);
+            let rewritten = self.rewrite_skills.then(|| std::str::from_utf8(&event).ok().and_then(crate::skills::rewrite_outgoing)).flatten();
+            let event = rewritten.map_or(event, String::into_bytes);
+            let body = &event[..event.len() - sep];
+            last_id = self.journal_event(body).or(last_id);
+            out.extend_from_slice(&event);
         }
-        last_id
+        (out, last_id)
+    }
+
+    /// Bytes left after the last complete event (a stream cut mid-event), journalled and sent on.
+    fn finish(&mut self) -> Vec<u8> {
+        let rest = std::mem::take(&mut self.buffer);
+        if !rest.is_empty() {
+            let mut entry = Entry::new(&self.session, TransportKind::Http, Direction::ServerToClient, EventKind::Note);
+            entry.detail = Some(json!({"event": "sse_incomplete_event", "bytes": rest.len(), "head": String::from_utf8_lossy(&rest[..rest.len().min(256)])}));
+            self.journal.log(entry);
+        }
+        rest
     }
 
     fn journal_event(&self, event: &[u8]) -> Option<String> {
@@ -230,33 +249,45 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     }
     let drop_stream = state.scenario == Scenario::StreamDrop && parts.method == axum::http::Method::GET;
     let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
-    let (parts_out, body_out) = response.into_parts();
+    let (mut parts_out, body_out) = response.into_parts();
     let out_session = header(&parts_out.headers, "mcp-session-id").map(str::to_string).unwrap_or(session);
     let detail = json!({"status": parts_out.status.as_u16(), "headers": selected_headers(&parts_out.headers)});
     journal.log(Entry::new(&out_session, TransportKind::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
     let content_type = header(&parts_out.headers, "content-type").unwrap_or("").to_string();
+    let rewrite_skills = state.scenario.serves_skills();
     if content_type.starts_with("text/event-stream") {
-        let sse = SseJournal { journal: journal.clone(), session: out_session, buffer: Vec::new() };
+        let sse = SseJournal { journal: journal.clone(), session: out_session, buffer: Vec::new(), rewrite_skills };
         // In `stream-drop`, the first GET stream ends right after its first event with an id.
         let drop_here = drop_stream && parts_out.status.is_success() && !state.dropped_a_stream.swap(true, Ordering::SeqCst);
         let stream = futures::stream::unfold((body_out.into_data_stream(), sse, false), move |(mut inner, mut sse, ended)| async move {
             if ended {
                 return None;
             }
-            let chunk = inner.next().await?;
-            let last_id = chunk.as_ref().ok().and_then(|bytes| sse.feed(bytes));
+            let Some(chunk) = inner.next().await else {
+                let rest = sse.finish();
+                return (!rest.is_empty()).then(|| (Ok(Bytes::from(rest)), (inner, sse, true)));
+            };
+            let chunk = match chunk {
+                Ok(bytes) => bytes,
+                Err(err) => return Some((Err(err), (inner, sse, false))),
+            };
+            let (out, last_id) = sse.feed(&chunk);
             let end_now = drop_here && last_id.is_some();
             if end_now {
                 sse.journal.log(Entry::note(&sse.session, TransportKind::Http, json!({"event": "stream_dropped", "last_sse_id": last_id})));
             }
-            Some((chunk, (inner, sse, end_now)))
+            Some((Ok(Bytes::from(out)), (inner, sse, end_now)))
         });
         return Response::from_parts(parts_out, Body::from_stream(stream));
     }
-    let bytes: Bytes = match body_out.collect().await {
+    let mut bytes: Bytes = match body_out.collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(_) => Bytes::new(),
     };
+    if let Some(rewritten) = rewrite_skills.then(|| std::str::from_utf8(&bytes).ok().and_then(crate::skills::rewrite_outgoing)).flatten() {
+        bytes = Bytes::from(rewritten);
+        parts_out.headers.remove(axum::http::header::CONTENT_LENGTH);
+    }
     if !bytes.is_empty() {
         let (kind, parsed) = classify_body(&bytes);
         journal.log(Entry::frame(&out_session, TransportKind::Http, Direction::ServerToClient, kind, &bytes, parsed.as_ref()));

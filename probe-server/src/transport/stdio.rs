@@ -135,10 +135,14 @@ struct Outbound {
     journal: Journal,
     tx: mpsc::UnboundedSender<Vec<u8>>,
     pending: Arc<Pending>,
+    /// Whether hostile skill manifests replace their placeholders on the way out.
+    rewrite_skills: bool,
 }
 
 impl Outbound {
     fn send(&self, bytes: Vec<u8>) {
+        let rewritten = self.rewrite_skills.then(|| std::str::from_utf8(&bytes).ok().and_then(crate::skills::rewrite_outgoing)).flatten();
+        let bytes = rewritten.map_or(bytes, String::into_bytes);
         let parsed: Option<Value> = serde_json::from_slice(&bytes).ok();
         self.journal.log(Entry::frame(SESSION, TransportKind::Stdio, Direction::ServerToClient, EventKind::Frame, &bytes, parsed.as_ref()));
         if let Some(frame) = &parsed {
@@ -291,7 +295,7 @@ where
         }
         true
     });
-    let outbound = Outbound { journal: journal.clone(), tx: out_tx, pending: Arc::default() };
+    let outbound = Outbound { journal: journal.clone(), tx: out_tx, pending: Arc::default(), rewrite_skills: options.scenario.serves_skills() };
     let (in_tx, in_rx) = mpsc::channel(64);
     let handler = ProbeServer::new(journal.clone(), SESSION, TransportKind::Stdio, options);
     handler.note_serving(json!({}));

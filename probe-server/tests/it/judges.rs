@@ -32,6 +32,12 @@ fn ablated_journals_flip_their_target_probe() {
         ("reference-stdio-legacy-subscribe-fails-subscribe-retry-storm", "subscriptions.failure_backoff", "violation"),
         ("reference-stdio-legacy-subscribe-unadvertised-subscribe-unadvertised", "subscriptions.respects_capability", "violation"),
         ("reference-http-legacy-stream-drop-no-resumption", "http.resumption", "partial"),
+        ("reference-http-legacy-skills-skip-digest-check", "skills.verify_digest", "violation"),
+        ("reference-stdio-legacy-skills-no-directory-read-directory-read-undeclared", "skills.directory_undeclared", "violation"),
+        ("reference-stdio-modern-skills-full", "skills.verify_digest", "yes"),
+        // A real host that installs skills: judged with what it left on disk.
+        ("fast-agent-stdio-skills", "skills.verify_frontmatter", "yes"),
+        ("fast-agent-stdio-skills", "skills.same_name", "partial"),
     ];
     for (journal, probe, expected) in cases {
         let path = format!("{}/../fixtures/journals/{journal}.jsonl", env!("CARGO_MANIFEST_DIR"));

@@ -2,5 +2,6 @@
 
 mod http;
 mod judges;
+mod skills;
 mod stdio;
 mod wire_schema;

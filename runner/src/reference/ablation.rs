@@ -50,6 +50,23 @@ ablations! {
     NoUnsubscribe => "no-unsubscribe", "subscriptions.unsubscribe", "never unsubscribes";
     SubscribeUnadvertised => "subscribe-unadvertised", "subscriptions.respects_capability", "subscribes although the server does not advertise resources.subscribe";
     SubscribeRetryStorm => "subscribe-retry-storm", "subscriptions.failure_backoff", "retries a failed subscription 30 times at once";
+    NeverListSkills => "never-list-skills", "skills.list", "never lists skills";
+    SkillsFirstPageOnly => "skills-first-page-only", "skills.pagination", "ignores nextCursor on skills/list";
+    SkipSkillsGet => "skip-skills-get", "skills.get", "acts on listed entries without skills/get";
+    IgnoreInstructionsSkill => "ignore-instructions-skill", "skills.get_unlisted", "ignores the skill the instructions name";
+    NeverReadSkillFiles => "never-read-skill-files", "skills.read_files", "never reads a skill file";
+    PrefetchSkills => "prefetch-skills", "skills.no_prefetch", "reads every file of the idle skill right after listing";
+    SkipDirectoryRead => "skip-directory-read", "skills.directory_read", "never lists a skill directory";
+    DirectoryReadUndeclared => "directory-read-undeclared", "skills.directory_undeclared", "lists a skill directory although directoryRead is not declared";
+    ReadDirectoryChildren => "read-directory-children", "skills.directory_manifest_only", "reads every child a directory lists, in the manifest or not";
+    SkipDigestCheck => "skip-digest-check", "skills.verify_digest", "does not check SKILL.md digests";
+    SkipSizeCheck => "skip-size-check", "skills.verify_size", "does not check SKILL.md sizes";
+    SkipFrontmatterCheck => "skip-frontmatter-check", "skills.verify_frontmatter", "does not compare SKILL.md frontmatter with the entry";
+    ReadUnlisted => "read-unlisted", "skills.unlisted_file", "reads a file SKILL.md names although the manifest omits it";
+    FollowTraversal => "follow-traversal", "skills.path_escape", "accepts manifest paths outside the skill and reads them";
+    IgnoreLimits => "ignore-limits", "skills.manifest_limits", "accepts manifests over 512 files or 16 MiB";
+    IgnoreNameMismatch => "ignore-name-mismatch", "skills.name_mismatch", "accepts a name that differs from the URI segment";
+    OneTwinOnly => "one-twin-only", "skills.same_name", "acts on only the first of two skills with the same name";
     NeverListen => "never-listen", "subscriptions.listen", "never opens subscriptions/listen";
     NoRelisten => "no-relisten", "subscriptions.listen_reopen", "does not listen again when the server ends the stream";
     IgnoreResourcesListChanged => "ignore-resources-list-changed", "resources.list_changed", "does not refetch resources on list_changed";
@@ -93,6 +110,20 @@ impl Ablation {
             Ablation::NoGetStream => &["tools.list_changed", "resources.list_changed", "prompts.list_changed", "subscriptions.reread"],
             // Nothing to re-read or unsubscribe from without a subscription.
             Ablation::NeverSubscribe => &["subscriptions.reread", "subscriptions.unsubscribe"],
+            // Without a listing there is no skill to page through, get, read or refuse.
+            Ablation::NeverListSkills => &[
+                "skills.pagination", "skills.get", "skills.read_files", "skills.no_prefetch", "skills.directory_read", "skills.directory_manifest_only",
+                "skills.verify_digest", "skills.verify_size", "skills.verify_frontmatter", "skills.unlisted_file", "skills.path_escape",
+                "skills.manifest_limits", "skills.name_mismatch", "skills.same_name",
+            ],
+            // The twins are on page two.
+            Ablation::SkillsFirstPageOnly => &["skills.same_name"],
+            // A host that reads nothing acts on nothing: no refusal can be seen, no directory is listed.
+            Ablation::NeverReadSkillFiles => &[
+                "skills.directory_read", "skills.directory_manifest_only", "skills.verify_digest", "skills.verify_size", "skills.verify_frontmatter",
+                "skills.unlisted_file", "skills.path_escape", "skills.manifest_limits", "skills.name_mismatch", "skills.same_name",
+            ],
+            Ablation::SkipDirectoryRead => &["skills.directory_manifest_only"],
             // In 2026-07-28 every change notification travels on the listen stream.
             Ablation::NeverListen => &["tools.list_changed", "resources.list_changed", "prompts.list_changed", "subscriptions.reread", "subscriptions.listen_reopen"],
             _ => &[],

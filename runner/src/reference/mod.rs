@@ -5,6 +5,7 @@
 pub mod ablation;
 pub mod handler;
 pub mod http_client;
+pub mod skills;
 pub mod wire;
 
 use std::path::PathBuf;
@@ -137,6 +138,7 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     if !skip(Ablation::SkipPromptsGet) {
         let _ = client.get_prompt(params(json!({"name": s::PROMPT, "arguments": {s::PROMPT_ARGUMENT: "probes"}}))).await;
     }
+    skills::run(client, ablation).await;
     if era == Era::Legacy && !skip(Ablation::SkipSetLevel) {
         #[allow(deprecated)]
         let _ = client.set_level(params(json!({"level": "info"}))).await;

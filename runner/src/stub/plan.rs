@@ -119,10 +119,44 @@ pub fn mentioned_tools(body: &Value) -> Vec<String> {
     found.into_iter().collect()
 }
 
+/// The skills directory the prompt names (`--skills-dir DIR`), if any: the skills variants'
+/// prompt for hosts that install skills through a slash command.
+pub fn skills_dir(body: &Value) -> Option<String> {
+    let text = body.to_string();
+    let rest = &text[text.find("--skills-dir ")? + "--skills-dir ".len()..];
+    let dir: String = rest.chars().take_while(|c| !c.is_whitespace() && !matches!(c, '"' | '\\' | '\'')).collect();
+    (!dir.is_empty()).then_some(dir)
+}
+
+/// The skills the model asks the host to install, in order: the good one, the one the
+/// instructions name, each hostile one and both twins — never the idle one.
+pub fn skills_to_install() -> Vec<String> {
+    use probe_server::skills as k;
+    let mut uris = vec![k::skill_uri(k::GOOD), k::HIDDEN_URI.to_string()];
+    uris.extend(k::HOSTILE.iter().map(|(name, _)| k::skill_uri(name)));
+    uris.extend(k::TWIN_URIS.iter().map(|u| u.to_string()));
+    uris
+}
+
+/// A host's slash-command tool (fast-agent's harness `slash_command`).
+fn is_slash_command_tool(t: &OfferedTool) -> bool {
+    normalized(&t.name) == "slashcommand" && has_property(&t.schema, "command")
+}
+
 /// The whole script for this catalogue. `mentioned` are wanted tools the host named in text:
-/// when it offers a tool-search tool, the first step loads them.
-pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>) -> Vec<Step> {
+/// when it offers a tool-search tool, the first step loads them. With a slash-command tool and a
+/// skills directory in the prompt, the script installs the probe server's skills instead.
+pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>) -> Vec<Step> {
     let mut steps = Vec::new();
+    if let (Some(slash), Some(dir)) = (catalogue.iter().find(|t| is_slash_command_tool(t)), skills_dir) {
+        let command = |text: String, purpose: String| Step::Call { tool: slash.clone(), arguments: json!({"command": text}), purpose };
+        steps.push(command(format!("/skills registry {SERVER_NAME}"), "choose the probe server as skills registry".into()));
+        for uri in skills_to_install() {
+            steps.push(command(format!("/skills add {uri} --registry {SERVER_NAME} --skills-dir {dir}"), format!("install {uri}")));
+        }
+        steps.push(Step::Finish { text: FINAL_TEXT.into() });
+        return steps;
+    }
     if let Some(search) = catalogue.iter().find(|t| is_tool_search(t)).filter(|_| !mentioned.is_empty()) {
         steps.push(Step::Call { tool: search.clone(), arguments: json!({"query": format!("select:{}", mentioned.join(",")), "max_results": mentioned.len()}), purpose: "load deferred tools".into() });
     }
@@ -149,8 +183,8 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str
 }
 
 /// The step for a request that already carries `results` tool results.
-pub fn step(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, results: usize) -> Step {
-    let mut steps = plan(catalogue, mentioned, linked);
+pub fn step(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, results: usize) -> Step {
+    let mut steps = plan(catalogue, mentioned, linked, skills_dir);
     let last = steps.len() - 1;
     steps.swap_remove(results.min(last))
 }
@@ -173,7 +207,7 @@ mod tests {
             tool("mcp__probe__probe_sampling", json!({})),
             tool("Bash", json!({})),
         ];
-        let steps = plan(&catalogue, &[], None);
+        let steps = plan(&catalogue, &[], None, None);
         let calls: Vec<String> = steps.iter().map(|s| match s { Step::Call { tool, arguments, .. } => format!("{} {arguments}", tool.name), Step::Finish { .. } => "finish".into() }).collect();
         assert_eq!(calls, vec![
             r#"ListMcpResourcesTool {"server":"probe"}"#.to_string(),
@@ -184,8 +218,8 @@ mod tests {
             r#"mcp__probe__probe_sampling_tools {}"#.into(),
             "finish".into(),
         ]);
-        assert_eq!(step(&catalogue, &[], None, 99), Step::Finish { text: FINAL_TEXT.into() });
-        assert_eq!(step(&catalogue, &[], None, 4), steps[4]);
+        assert_eq!(step(&catalogue, &[], None, None, 99), Step::Finish { text: FINAL_TEXT.into() });
+        assert_eq!(step(&catalogue, &[], None, None, 4), steps[4]);
     }
 
     #[test]
@@ -197,7 +231,7 @@ mod tests {
         let mentioned = mentioned_tools(&body);
         assert_eq!(mentioned, vec!["ReadMcpResourceTool".to_string(), "mcp__probe__probe_ping".into()]);
         let catalogue = vec![tool("ToolSearch", json!({"properties": {"query": {}}}))];
-        match &plan(&catalogue, &mentioned, None)[0] {
+        match &plan(&catalogue, &mentioned, None, None)[0] {
             Step::Call { tool, arguments, .. } => {
                 assert_eq!(tool.name, "ToolSearch");
                 assert_eq!(arguments["query"], "select:ReadMcpResourceTool,mcp__probe__probe_ping");
@@ -212,8 +246,24 @@ mod tests {
         let body = json!({"messages": [{"role": "tool", "content": "see probe://linked/7 please"}]});
         let linked = linked_uri(&body);
         assert_eq!(linked.as_deref(), Some("probe://linked/7"));
-        let steps = plan(&catalogue, &[], linked.as_deref());
+        let steps = plan(&catalogue, &[], linked.as_deref(), None);
         assert!(matches!(&steps[4], Step::Call { arguments, .. } if arguments["uri"] == "probe://linked/7"), "{steps:?}");
+    }
+
+    #[test]
+    fn a_slash_command_tool_and_a_skills_dir_install_every_skill_but_the_idle_one() {
+        let body = json!({"messages": [{"role": "user", "content": "Install the skills with --skills-dir /tmp/x/skills please"}]});
+        let dir = skills_dir(&body);
+        assert_eq!(dir.as_deref(), Some("/tmp/x/skills"));
+        let catalogue = vec![tool("slash_command", json!({"properties": {"command": {}}})), tool("probe__probe_ping", json!({}))];
+        let steps = plan(&catalogue, &[], None, dir.as_deref());
+        let commands: Vec<String> = steps.iter().filter_map(|s| match s { Step::Call { arguments, .. } => arguments["command"].as_str().map(str::to_string), _ => None }).collect();
+        assert_eq!(commands[0], "/skills registry probe");
+        assert_eq!(commands[1], "/skills add skill://probe/probe-good/SKILL.md --registry probe --skills-dir /tmp/x/skills");
+        assert_eq!(commands.len(), 1 + skills_to_install().len());
+        assert!(!commands.iter().any(|c| c.contains("probe-idle")));
+        // Without the directory in the prompt, the ordinary script runs.
+        assert!(matches!(&plan(&catalogue, &[], None, None)[0], Step::Call { tool, .. } if tool.name == "probe__probe_ping"));
     }
 
     #[test]
