@@ -99,8 +99,8 @@ async fn dispatch(command: Command) -> Result<u8> {
                 Format::Table => {
                     for r in &reports {
                         println!(
-                            "storm {}: sent {} in {:.1} s ({:.0}/s), answered {}, journalled {}, peak RSS {:.1} MB, p50 {:.2} ms, p99 {:.2} ms",
-                            r.transport, r.sent, r.seconds, r.sent_per_second, r.answered, r.journalled, r.peak_rss_mb, r.p50_ms, r.p99_ms
+                            "storm {}: sent {} in {:.1} s ({:.0}/s), answered {} (backlog drained {:.1} s after), journalled {}, peak RSS {:.1} MB, p50 {:.2} ms, p99 {:.2} ms",
+                            r.transport, r.sent, r.seconds, r.sent_per_second, r.answered, r.drain_seconds, r.journalled, r.peak_rss_mb, r.p50_ms, r.p99_ms
                         );
                     }
                 }

@@ -1,12 +1,13 @@
 //! The storm benchmark: a misbehaving host in a retry loop, re-sending a `resources/subscribe`
 //! that fails as fast as a target rate allows, at the probe server started as its own process in
 //! the `subscribe-fails` variant (`serve --stdio`, `serve --http`), for a fixed time.
-//! Reports what was sent and answered, what the journal holds, the server's peak RSS and the p99
-//! answer latency. A benchmark, never a test: the figures depend on the machine.
+//! Reports what was sent and answered (after the storm the backlog is drained and timed), what the
+//! journal holds, the server's peak RSS and the p99 answer latency. Over HTTP the requests are
+//! pipelined on keep-alive connections, so the offered rate never waits for answers.
+//! A benchmark, never a test: the figures depend on the machine.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -26,6 +27,8 @@ pub struct StormReport {
     pub peak_rss_mb: f64,
     pub p50_ms: f64,
     pub p99_ms: f64,
+    /// Seconds after the storm until the last request sent was answered (the backlog).
+    pub drain_seconds: f64,
 }
 
 fn peak_rss_mb(pid: u32) -> f64 {
@@ -146,10 +149,13 @@ pub async fn stdio(server_exe: &Path, rate: u64, duration: Duration) -> Result<S
     let seconds = started.elapsed().as_secs_f64();
     let _ = writer.await;
     let _ = tokio::time::timeout(Duration::from_secs(30), reader).await;
+    let drain_seconds = (started.elapsed().as_secs_f64() - seconds).max(0.0);
     stop_sampling.cancel();
     let peak = sampler.await.unwrap_or(0.0);
     let _ = tokio::time::timeout(Duration::from_secs(15), child.wait()).await;
-    report("stdio", seconds, sent, &latencies, &journal, peak)
+    let mut report = report("stdio", seconds, sent, &latencies, &journal, peak)?;
+    report.drain_seconds = drain_seconds;
+    Ok(report)
 }
 
 fn report(transport: &str, seconds: f64, sent: u64, latencies: &Mutex<Vec<u64>>, journal: &Path, peak_rss_mb: f64) -> Result<StormReport> {
@@ -165,6 +171,7 @@ fn report(transport: &str, seconds: f64, sent: u64, latencies: &Mutex<Vec<u64>>,
         peak_rss_mb,
         p50_ms: percentile(&lat, 0.50),
         p99_ms: percentile(&lat, 0.99),
+        drain_seconds: 0.0,
     })
 }
 
@@ -191,7 +198,7 @@ pub async fn http(server_exe: &Path, rate: u64, duration: Duration, concurrency:
     let (mut child, url) = start_http_server(server_exe, &journal).await?;
     let pid = child.id().ok_or_else(|| anyhow!("no pid"))?;
     let (sampler, stop_sampling) = rss_sampler(pid);
-    let client = reqwest::Client::builder().pool_max_idle_per_host(concurrency).build()?;
+    let client = reqwest::Client::builder().build()?;
     let post = |body: String, session: Option<String>| {
         let mut request = client.post(&url).header("content-type", "application/json").header("accept", "application/json, text/event-stream").body(body);
         if let Some(session) = session {
@@ -204,53 +211,107 @@ pub async fn http(server_exe: &Path, rate: u64, duration: Duration, concurrency:
     let _ = init.bytes().await;
     let _ = post(INITIALIZED.into(), Some(session.clone())).await?.bytes().await;
 
+    // The storm itself: HTTP/1.1 keep-alive connections with requests pipelined as they fall due,
+    // so the offered rate does not depend on how fast answers come back.
+    let authority = url.trim_start_matches("http://").split('/').next().unwrap_or_default().to_string();
     let started = Instant::now();
-    let next = Arc::new(AtomicU64::new(0));
     let answered_latencies = Arc::new(Mutex::new(Vec::<u64>::new()));
-    let (tx, rx) = tokio::sync::mpsc::channel::<u64>(concurrency * 4);
-    let rx = Arc::new(tokio::sync::Mutex::new(rx));
-    let mut workers = Vec::new();
-    for _ in 0..concurrency {
-        let (rx, client, url, session, lat) = (rx.clone(), client.clone(), url.clone(), session.clone(), answered_latencies.clone());
-        workers.push(tokio::spawn(async move {
+    let mut lanes = Vec::new();
+    let mut readers = Vec::new();
+    for _ in 0..concurrency.max(1) {
+        let stream = tokio::net::TcpStream::connect(&authority).await.context("cannot connect to the probe server")?;
+        stream.set_nodelay(true)?;
+        let (mut read, mut write) = stream.into_split();
+        let in_flight = Arc::new(Mutex::new(std::collections::VecDeque::<Instant>::new()));
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+        let sent_at = in_flight.clone();
+        tokio::spawn(async move {
+            while let Some(mut bytes) = rx.recv().await {
+                while let Ok(more) = rx.try_recv() {
+                    bytes.extend_from_slice(&more);
+                }
+                if write.write_all(&bytes).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let lat = answered_latencies.clone();
+        readers.push(tokio::spawn(async move {
+            use tokio::io::AsyncReadExt;
+            let mut buffer = Vec::with_capacity(64 * 1024);
+            let mut chunk = vec![0u8; 64 * 1024];
             loop {
-                let Some(id) = rx.lock().await.recv().await else { break };
-                let sent = Instant::now();
-                let response = client
-                    .post(&url)
-                    .header("content-type", "application/json")
-                    .header("accept", "application/json, text/event-stream")
-                    .header("mcp-session-id", &session)
-                    .header("mcp-protocol-version", "2025-11-25")
-                    .body(storm_request(id))
-                    .send()
-                    .await;
-                if let Ok(response) = response {
-                    if response.bytes().await.is_ok_and(|b| b.windows(7).any(|w| w == b"\"error\"")) {
+                while let Some(body) = take_response(&mut buffer) {
+                    let sent = sent_at.lock().unwrap().pop_front();
+                    if let (Some(sent), true) = (sent, body.windows(7).any(|w| w == b"\"error\"")) {
                         lat.lock().unwrap().push(sent.elapsed().as_micros() as u64);
                     }
                 }
+                match read.read(&mut chunk).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => buffer.extend_from_slice(&chunk[..n]),
+                }
             }
         }));
+        lanes.push((tx, in_flight));
     }
     let sent = {
-        let next = next.clone();
-        // When every worker is busy the request is not sent: the achieved rate is what the server took.
-        paced(rate, duration, move |_| {
-            if let Ok(permit) = tx.try_reserve() {
-                permit.send(next.fetch_add(1, Ordering::SeqCst) + 1);
-            }
-            true
+        let (lanes, session, authority) = (&lanes, session.clone(), authority.clone());
+        paced(rate, duration, move |id| {
+            let body = storm_request(id);
+            let request = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            let (tx, in_flight) = &lanes[id as usize % lanes.len()];
+            in_flight.lock().unwrap().push_back(Instant::now());
+            tx.send(request.into_bytes()).is_ok()
         })
         .await
     };
     let seconds = started.elapsed().as_secs_f64();
-    for worker in workers {
-        let _ = tokio::time::timeout(Duration::from_secs(30), worker).await;
+    // Drain: every request sent is answered, however long the backlog takes (bounded wait).
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while answered_latencies.lock().unwrap().len() < sent as usize && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let drain_seconds = (started.elapsed().as_secs_f64() - seconds).max(0.0);
+    drop(lanes);
+    for reader in readers {
+        reader.abort();
     }
     stop_sampling.cancel();
     let peak = sampler.await.unwrap_or(0.0);
     let _ = child.kill().await;
-    let sent = sent.min(next.load(Ordering::SeqCst));
-    report("http", seconds, sent, &answered_latencies, &journal, peak)
+    let mut report = report("http", seconds, sent, &answered_latencies, &journal, peak)?;
+    report.drain_seconds = drain_seconds;
+    Ok(report)
 }
+
+/// Takes one complete HTTP/1.1 response (content-length or chunked) off the front of `buffer`
+/// and returns its body bytes (chunk framing left in: only searched, never decoded).
+fn take_response(buffer: &mut Vec<u8>) -> Option<Vec<u8>> {
+    let head_end = buffer.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let head = String::from_utf8_lossy(&buffer[..head_end]).to_ascii_lowercase();
+    let length = head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|v| v.trim().parse::<usize>().ok());
+    let end = match length {
+        Some(length) => (buffer.len() >= head_end + length).then_some(head_end + length)?,
+        None if head.contains("transfer-encoding: chunked") => {
+            let mut at = head_end;
+            loop {
+                let line_end = buffer[at..].windows(2).position(|w| w == b"\r\n")? + at;
+                let size = usize::from_str_radix(String::from_utf8_lossy(&buffer[at..line_end]).split(';').next()?.trim(), 16).ok()?;
+                at = line_end + 2 + size + 2;
+                if buffer.len() < at {
+                    return None;
+                }
+                if size == 0 {
+                    break at;
+                }
+            }
+        }
+        None => head_end,
+    };
+    Some(buffer.drain(..end).skip(head_end).collect())
+}
+
