@@ -93,6 +93,8 @@ pub struct Observations {
     pub events: Vec<Event>,
     pub frames: Vec<Frame>,
     pub truncated: bool,
+    /// The model stub's journal of the same run, when the client is a host with a model.
+    pub model: Vec<Event>,
 }
 
 impl Observations {
@@ -106,7 +108,7 @@ impl Observations {
                 Some(Frame { seq: e.seq, t_us: e.t_us, dir: e.dir, msg })
             })
             .collect();
-        Observations { events: read.events, frames, truncated: read.truncated_tail }
+        Observations { events: read.events, frames, truncated: read.truncated_tail, model: Vec::new() }
     }
 
     pub fn from_text(text: &str) -> Result<Self, crate::journal::JournalError> {
@@ -183,6 +185,43 @@ impl Observations {
     /// HTTP requests (method, path, headers) as journalled by the HTTP tap, in order.
     pub fn http_requests(&self) -> impl Iterator<Item = &Event> + '_ {
         self.events.iter().filter(|e| e.kind == EventKind::HttpRequest)
+    }
+
+    /// Adds the model stub's journal of the same run.
+    pub fn with_model(mut self, model: JournalRead) -> Self {
+        self.model = model.events;
+        self
+    }
+
+    /// What the model was shown, request by request: (model journal line, `model_view` detail).
+    pub fn model_views(&self) -> impl Iterator<Item = (u64, &Value)> + '_ {
+        self.model.iter().filter_map(|e| {
+            let detail = e.detail.as_ref().filter(|d| d.get("event").and_then(Value::as_str) == Some("model_view"))?;
+            Some((e.seq, detail))
+        })
+    }
+
+    /// The calls the model made, in order: (model journal line, tool name, arguments).
+    pub fn model_calls(&self) -> impl Iterator<Item = (u64, &str, &Value)> + '_ {
+        self.model.iter().filter_map(|e| {
+            let call = e.detail.as_ref()?.get("step")?.get("Call")?;
+            Some((e.seq, call.get("tool")?.get("name")?.as_str()?, call.get("arguments")?))
+        })
+    }
+
+    /// Every tool offered to the model, first sighting of each name: (model journal line, entry).
+    pub fn offered_tools(&self) -> Vec<(u64, &Value)> {
+        let mut seen = std::collections::HashSet::new();
+        let mut tools = Vec::new();
+        for (seq, view) in self.model_views() {
+            for tool in view.get("tools").and_then(Value::as_array).into_iter().flatten() {
+                let key = (tool.get("namespace").and_then(Value::as_str).unwrap_or(""), tool.get("name").and_then(Value::as_str).unwrap_or(""));
+                if seen.insert(key) {
+                    tools.push((seq, tool));
+                }
+            }
+        }
+        tools
     }
 
     /// The server variant that served the run (the `serving` note; standard when absent).

@@ -22,6 +22,7 @@ pub enum Area {
     Roots,
     Utilities,
     Http,
+    Affordances,
 }
 
 impl Area {
@@ -37,6 +38,7 @@ impl Area {
             Area::Roots => "Roots",
             Area::Utilities => "Progress, logging and ping",
             Area::Http => "Streamable HTTP",
+            Area::Affordances => "Model-facing affordances",
         }
     }
 }
@@ -122,11 +124,14 @@ pub struct Verdict {
     /// The server variant whose journal the evidence refers to.
     #[serde(default, skip_serializing_if = "Scenario::is_standard")]
     pub scenario: Scenario,
+    /// Whether the evidence lines are those of the model stub's journal.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub model_evidence: bool,
 }
 
 impl Verdict {
     pub fn new(outcome: Outcome, detail: impl Into<String>) -> Self {
-        Verdict { probe: String::new(), outcome, declared: Declaration::NoCapability, detail: detail.into(), evidence: Vec::new(), scenario: Scenario::Standard }
+        Verdict { probe: String::new(), outcome, declared: Declaration::NoCapability, detail: detail.into(), evidence: Vec::new(), scenario: Scenario::Standard, model_evidence: false }
     }
 
     pub fn declared(mut self, declared: Declaration) -> Self {
@@ -168,6 +173,10 @@ pub trait Probe: Send + Sync {
     fn serves(&self) -> &'static str;
     /// The evidence the probe looks for: its doc comment.
     fn evidence(&self) -> &'static str;
+    /// Whether the probe judges what a host showed its model (the model stub's journal).
+    fn needs_model(&self) -> bool {
+        false
+    }
     /// Whether the probe can be judged from the wire alone (false: needs a model transcript).
     fn wire_judged(&self) -> bool {
         true

@@ -4,7 +4,7 @@ use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
 use crate::scenario::Scenario;
-use crate::probes::{connection, elicitation, http, prompts, resources, sampling_roots, skills, subscriptions, tools, utilities};
+use crate::probes::{affordances, connection, elicitation, http, prompts, resources, sampling_roots, skills, subscriptions, tools, utilities};
 
 static REGISTRY: &[&dyn Probe] = &[
     &connection::Initialized,
@@ -71,6 +71,18 @@ static REGISTRY: &[&dyn Probe] = &[
     &http::StandardHeaders,
     &http::SessionExpiry,
     &http::Resumption,
+    &affordances::ReadTool,
+    &affordances::ListTool,
+    &affordances::TemplateListTool,
+    &affordances::ServerParam,
+    &affordances::ReadReachesServer,
+    &affordances::TextToModel,
+    &affordances::BlobToModel,
+    &affordances::TemplateRead,
+    &affordances::ToolNames,
+    &affordances::ToolSchemas,
+    &affordances::ToolDescriptions,
+    &affordances::ResourcesGated,
 ];
 
 /// Every probe, in matrix order.
@@ -109,6 +121,7 @@ pub fn judge_runs(runs: &[(Scenario, &Observations)]) -> Vec<Verdict> {
             };
             verdict.probe = probe.id().to_string();
             verdict.scenario = probe.scenario();
+            verdict.model_evidence = probe.needs_model();
             verdict
         })
         .collect()
@@ -120,6 +133,9 @@ fn judge_probe(probe: &dyn Probe, observations: &Observations) -> Verdict {
     match observations.era() {
         None => Verdict::new(Outcome::NotReached, NO_SESSION),
         Some(era) if !probe.eras().contains(&era) => Verdict::new(Outcome::NotApplicable, format!("does not exist in the {} era", era_name(era))),
+        Some(_) if probe.needs_model() && observations.model_views().next().is_none() => {
+            Verdict::new(Outcome::NotReached, "no model transcript: the client has no model, or never asked it")
+        }
         Some(_) => probe.judge(observations),
     }
 }

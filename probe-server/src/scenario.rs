@@ -31,10 +31,12 @@ pub enum Scenario {
     Skills,
     /// The same skills, with the extension declared without `directoryRead`.
     SkillsNoDirectoryRead,
+    /// No resources capability: resources, templates and subscriptions are not served.
+    NoResources,
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 7] = [
+    pub const ALL: [Scenario; 8] = [
         Scenario::Standard,
         Scenario::SubscribeUnadvertised,
         Scenario::SubscribeFails,
@@ -42,6 +44,7 @@ impl Scenario {
         Scenario::StreamDrop,
         Scenario::Skills,
         Scenario::SkillsNoDirectoryRead,
+        Scenario::NoResources,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -53,6 +56,7 @@ impl Scenario {
             Scenario::StreamDrop => "stream-drop",
             Scenario::Skills => "skills",
             Scenario::SkillsNoDirectoryRead => "skills-no-directory-read",
+            Scenario::NoResources => "no-resources",
         }
     }
 
@@ -66,6 +70,7 @@ impl Scenario {
             Scenario::StreamDrop => "HTTP: the first GET stream is ended after its first event with an id (retry: 100 ms)",
             Scenario::Skills => "the skills extension with directoryRead: true; good, idle, hidden, twin and hostile skills",
             Scenario::SkillsNoDirectoryRead => "the skills extension without directoryRead; the same skills",
+            Scenario::NoResources => "no resources capability (resources/* refused)",
         }
     }
 
@@ -98,7 +103,7 @@ impl fmt::Display for Scenario {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown scenario {0:?}: expected one of standard, subscribe-unadvertised, subscribe-fails, session-expires, stream-drop, skills, skills-no-directory-read")]
+#[error("unknown scenario {0:?}: expected one of standard, subscribe-unadvertised, subscribe-fails, session-expires, stream-drop, skills, skills-no-directory-read, no-resources")]
 pub struct UnknownScenario(String);
 
 impl FromStr for Scenario {

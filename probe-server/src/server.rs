@@ -282,6 +282,14 @@ impl ProbeServer {
         Ok(())
     }
 
+    /// In the `no-resources` variant every resources method is refused as unknown.
+    fn resources_served(&self) -> Result<(), McpError> {
+        if self.shared.options.scenario == Scenario::NoResources {
+            return Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, "this server does not declare resources", None));
+        }
+        Ok(())
+    }
+
     fn supported(&self) -> Vec<ProtocolVersion> {
         let versions: Vec<String> = match (&self.shared.options.protocol_version, self.shared.options.era) {
             (Some(v), _) => vec![v.clone()],
@@ -296,6 +304,11 @@ impl ProbeServer {
 impl ServerHandler for ProbeServer {
     fn get_info(&self) -> ServerInfo {
         let mut advertised = s::server_capabilities();
+        if self.shared.options.scenario == Scenario::NoResources {
+            if let Some(caps) = advertised.as_object_mut() {
+                caps.remove("resources");
+            }
+        }
         if self.shared.options.scenario == Scenario::SubscribeUnadvertised {
             if let Some(resources) = advertised.get_mut("resources").and_then(Value::as_object_mut) {
                 resources.remove("subscribe");
@@ -396,16 +409,19 @@ impl ServerHandler for ProbeServer {
     }
 
     async fn list_resources(&self, request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourcesResult, McpError> {
+        self.resources_served()?;
         let all = s::resources(self.changed());
         let (resources, next) = page(&all, s::RESOURCES_PAGE_ONE, request.as_ref().and_then(|r| r.cursor.as_deref()), s::RESOURCES_CURSOR)?;
         complete(json!({"resources": resources, "nextCursor": next}))
     }
 
     async fn list_resource_templates(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourceTemplatesResult, McpError> {
+        self.resources_served()?;
         complete(json!({"resourceTemplates": s::resource_templates()}))
     }
 
     async fn read_resource(&self, request: ReadResourceRequestParams, context: RequestContext<RoleServer>) -> Result<ReadResourceResponse, McpError> {
+        self.resources_served()?;
         Ok(self.read(&request.uri, is_modern(&context))?.into())
     }
 

@@ -43,6 +43,7 @@ pub fn synthetic_matrix(columns: usize, rows: usize) -> crate::matrix::Matrix {
                 record: Some(format!("records/client-{c}/1.{c}.0/stdio.json")),
                 journal: Some(format!("records/client-{c}/1.{c}.0/stdio.journal.jsonl")),
                 scenario_journals: Default::default(),
+                model_journal: None,
             })
             .collect(),
         rows: (0..rows)
@@ -57,6 +58,7 @@ pub fn synthetic_matrix(columns: usize, rows: usize) -> crate::matrix::Matrix {
                         detail: "answered decline in < 100 ms, nobody asked".into(),
                         evidence: vec![(r * 7 + c) as u64],
                         scenario: Default::default(),
+                        model_evidence: false,
                         ablated: Vec::new(),
                     })
                     .collect(),

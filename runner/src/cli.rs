@@ -39,6 +39,20 @@ pub enum Command {
     Clients(ClientsCommand),
     /// List the probes: id, area, eras, what each serves.
     Probes(ProbesArgs),
+    /// The reference host as a program of its own (client plus a Chat Completions model loop), for
+    /// `probe --command … --dialect chat`. SERVER is the probe server's command line (stdio) or URL.
+    #[command(hide = true)]
+    ReferenceHost(ReferenceHostArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReferenceHostArgs {
+    /// The model's base URL (the stub's `{stub_url}`).
+    #[arg(long, value_name = "URL")]
+    pub model_url: String,
+    /// The probe server: a URL, or a command and its arguments.
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    pub server: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -180,6 +194,10 @@ pub struct ProbeArgs {
     /// arguments (stdio) or its URL (HTTP); `{server_url}` and `{server_command_line}` also work.
     #[arg(long, value_name = "COMMAND LINE", conflicts_with = "client")]
     pub command: Option<String>,
+    /// For --command: the host talks to a model in this dialect; the model stub is started and
+    /// `{stub_url}` in the command line becomes its base URL.
+    #[arg(long, value_enum, requires = "command")]
+    pub dialect: Option<crate::stub::Dialect>,
     /// Where records go: `<DIR>/<client>/<version>/<transport>.json` with journals beside them.
     #[arg(long, value_name = "DIR", default_value = "matrices/records")]
     pub records: PathBuf,

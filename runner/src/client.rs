@@ -144,9 +144,10 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
     let step_journal = |i: usize| scratch.path().join(format!("journal-{i}.jsonl"));
 
     // The model's side is kept where it is evidence: the standard run (what the host offered its
-    // model) and the skills runs (the commands and their results). In the other variants it
+    // model), the no-resources run (whether resource tools are still offered) and the skills runs
+    // (the commands and their results). In the other variants it
     // repeats the standard run's, so it stays in the scratch directory.
-    let keeps_model_journal = scenario.is_standard() || scenario.serves_skills();
+    let keeps_model_journal = scenario.is_standard() || scenario.serves_skills() || scenario == Scenario::NoResources;
     let model_journal_path = if keeps_model_journal { out_dir.join(model_journal_name(transport, scenario)) } else { scratch.path().join("model.jsonl") };
     let stub = match profile.dialect {
         Some(_) => Some(stub::start(Journal::create(&model_journal_path).map_err(|e| e.to_string())?).await.map_err(|e| format!("cannot start the model stub: {e}"))?),
@@ -241,7 +242,13 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
     }
     let joined = concatenate(parts);
     write_events(&out_dir.join(journal_name(transport, scenario)), &joined.events).map_err(|e| e.to_string())?;
-    Ok(ScenarioRun { scenario, observations: Observations::from_read(joined), launches: records })
+    let mut observations = Observations::from_read(joined);
+    if profile.dialect.is_some() {
+        if let Ok(model) = read_journal(&model_journal_path) {
+            observations = observations.with_model(model);
+        }
+    }
+    Ok(ScenarioRun { scenario, observations, launches: records })
 }
 
 /// The files under `roots` after a skills run: those inside the host's skills directory (relative

@@ -42,7 +42,8 @@ pub fn cache_root() -> PathBuf {
 }
 
 pub fn install_dir(profile: &Profile) -> PathBuf {
-    cache_root().join("clients").join(&profile.name).join(&profile.install.version)
+    let name = profile.install.shares.as_deref().unwrap_or(&profile.name);
+    cache_root().join("clients").join(name).join(&profile.install.version)
 }
 
 async fn run(command: &mut tokio::process::Command, what: &str) -> Result<(), InstallError> {

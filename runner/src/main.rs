@@ -131,6 +131,15 @@ async fn dispatch(command: Command) -> Result<u8> {
             list_probes(args.format.format);
             Ok(exit::OK)
         }
+        Command::ReferenceHost(args) => {
+            let endpoint = match args.server.split_first() {
+                Some((url, [])) if url.starts_with("http://") => reference::Endpoint::Http { url: url.clone() },
+                Some((program, rest)) => reference::Endpoint::Stdio { program: program.into(), args: rest.to_vec() },
+                None => return Err(bad_input("give the probe server's command line or URL")),
+            };
+            reference::host::run(&endpoint, Era::Legacy, None, &args.model_url).await?;
+            Ok(exit::OK)
+        }
     }
 }
 
@@ -142,15 +151,16 @@ fn bad_input(message: impl Into<String>) -> anyhow::Error {
     Exit { code: exit::BAD_INPUT, message: message.into() }.into()
 }
 
-/// A profile for a client given by command line: no install, no model, the server as arguments.
-fn command_profile(command_line: &str, timeout: u64) -> Result<(profile::Profile, std::path::PathBuf)> {
+/// A profile for a client given by command line: no install, the server as arguments, a model
+/// stub when the host speaks a model dialect.
+fn command_profile(command_line: &str, timeout: u64, dialect: Option<stub::Dialect>) -> Result<(profile::Profile, std::path::PathBuf)> {
     let words: Vec<String> = command_line.split_whitespace().map(str::to_string).collect();
     let Some((program, args)) = words.split_first() else { return Err(bad_input("--command is empty")) };
     let profile = profile::Profile {
         name: std::path::Path::new(program).file_name().and_then(|n| n.to_str()).unwrap_or("command").to_string(),
         description: format!("command line: {command_line}"),
-        dialect: None,
-        install: profile::Install { npm: None, pypi: None, python: None, version: "unversioned".into(), executable: program.clone() },
+        dialect,
+        install: profile::Install { npm: None, pypi: None, python: None, version: "unversioned".into(), executable: program.clone(), shares: None },
         version: profile::VersionCheck { args: Vec::new(), word: 1 },
         files: Vec::new(),
         launch: profile::Launch { args: args.to_vec(), steps: Vec::new(), env: Default::default(), prompt: String::new(), timeout_secs: timeout },
@@ -161,12 +171,12 @@ fn command_profile(command_line: &str, timeout: u64) -> Result<(profile::Profile
 
 async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     let target = if let Some(command) = &args.command {
-        let (profile, executable) = command_profile(command, args.timeout)?;
+        let (profile, executable) = command_profile(command, args.timeout, args.dialect)?;
         client::Target { version: profile.install.version.clone(), profile, executable }
     } else {
         let spec = args.client.clone().unwrap_or_default();
         if spec.contains('/') {
-            let (profile, executable) = command_profile(&format!("{spec} {{server}}"), args.timeout)?;
+            let (profile, executable) = command_profile(&format!("{spec} {{server}}"), args.timeout, None)?;
             if !executable.exists() {
                 return Err(bad_input(format!("no client executable at {spec}")));
             }
@@ -238,7 +248,9 @@ async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     let mut specs = Vec::new();
     for transport in args.transport.transports() {
         for era in Era::ALL {
-            specs.extend(selftest::scenarios(transport, era).into_iter().map(|scenario| RunSpec { transport, era, scenario, ablation }));
+            for host in [false, true] {
+                specs.extend(selftest::scenarios(transport, era, host).into_iter().map(|scenario| RunSpec { transport, era, scenario, host, ablation }));
+            }
         }
     }
     let results = selftest::execute(specs, own_exe()?, 4, args.keep_journals).await;
@@ -319,6 +331,9 @@ session names its server variant; a client is run once per variant and each prob
         }
         if !p.wire_judged() {
             let _ = writeln!(out, "- needs a model transcript: recorded, not judged from the wire");
+        }
+        if p.needs_model() {
+            let _ = writeln!(out, "- judged from the model stub's journal (what the host showed its model) beside the server's; evidence lines are the model journal's");
         }
         let evidence: Vec<&str> = p.evidence().lines().map(str::trim).filter(|l| !l.is_empty()).collect();
         let _ = writeln!(out, "\n{}", evidence.join(" "));

@@ -30,15 +30,25 @@ pub struct Column {
     /// The journals of the other server variants, by scenario name (records only).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub scenario_journals: std::collections::BTreeMap<String, String>,
+    /// The model stub's journal of the standard run (records of hosts with a model only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_journal: Option<String>,
 }
 
 impl Column {
     /// The journal a cell's evidence lines refer to.
-    pub fn journal_of(&self, cell: &Cell) -> Option<&String> {
+    pub fn journal_of(&self, cell: &Cell) -> Option<String> {
+        if cell.model_evidence {
+            let standard = self.model_journal.as_ref()?;
+            return Some(match cell.scenario.is_standard() {
+                true => standard.clone(),
+                false => standard.replace(".model.jsonl", &format!(".{}.model.jsonl", cell.scenario)),
+            });
+        }
         if cell.scenario.is_standard() {
-            self.journal.as_ref()
+            self.journal.clone()
         } else {
-            self.scenario_journals.get(cell.scenario.as_str())
+            self.scenario_journals.get(cell.scenario.as_str()).cloned()
         }
     }
 }
@@ -67,6 +77,9 @@ pub struct Cell {
     /// The server variant whose journal the evidence refers to.
     #[serde(skip_serializing_if = "Scenario::is_standard")]
     pub scenario: Scenario,
+    /// Whether the evidence lines are those of the model stub's journal.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub model_evidence: bool,
     /// Self-test only: the outcome under this probe's ablation(s).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ablated: Vec<AblatedCell>,
@@ -82,13 +95,14 @@ pub struct AblatedCell {
 impl Cell {
     fn from_verdict(verdict: Option<&Verdict>) -> Cell {
         match verdict {
-            Some(v) => Cell { outcome: v.outcome, declared: v.declared.clone(), detail: v.detail.clone(), evidence: v.evidence.clone(), scenario: v.scenario, ablated: Vec::new() },
+            Some(v) => Cell { outcome: v.outcome, declared: v.declared.clone(), detail: v.detail.clone(), evidence: v.evidence.clone(), scenario: v.scenario, model_evidence: v.model_evidence, ablated: Vec::new() },
             None => Cell {
                 outcome: Outcome::NotReached,
                 declared: Declaration::NoCapability,
                 detail: "the run produced no verdict".into(),
                 evidence: Vec::new(),
                 scenario: Scenario::Standard,
+                model_evidence: false,
                 ablated: Vec::new(),
             },
         }
@@ -113,6 +127,7 @@ pub fn from_records(records: &[crate::record::Located], prefix: &str) -> Matrix 
                 record: Some(join(&located.relative.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default())),
                 journal: Some(join(&r.journal)),
                 scenario_journals: r.scenario_journals.iter().map(|(scenario, file)| (scenario.clone(), join(file))).collect(),
+                model_journal: r.model_journal.as_deref().map(join),
             }
         })
         .collect();
@@ -145,6 +160,7 @@ pub fn from_runs(client: &str, runs: &[&RunResult]) -> Matrix {
             record: None,
             journal: None,
             scenario_journals: Default::default(),
+            model_journal: None,
         })
         .collect();
     Matrix { columns, rows: rows(&runs.iter().map(|r| r.verdicts.as_slice()).collect::<Vec<_>>()) }

@@ -67,6 +67,9 @@ pub struct Install {
     pub version: String,
     /// The executable, relative to the install directory.
     pub executable: String,
+    /// Another profile whose installation this one uses (same package, launched differently).
+    #[serde(default)]
+    pub shares: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

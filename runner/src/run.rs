@@ -19,6 +19,8 @@ pub struct RunSpec {
     pub transport: Transport,
     pub era: Era,
     pub scenario: Scenario,
+    /// The reference host (client plus model loop, with the model stub) instead of the client.
+    pub host: bool,
     #[serde(serialize_with = "ablation_name")]
     pub ablation: Option<Ablation>,
 }
@@ -86,19 +88,39 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
         Err(e) => return failed(spec, format!("cannot create a temporary directory: {e}")),
     };
     let journal_path = dir.path().join("journal.jsonl");
+    let model_path = dir.path().join("model.jsonl");
+    let stub = match spec.host {
+        true => match Journal::create(&model_path) {
+            Ok(journal) => match crate::stub::start(journal).await {
+                Ok(stub) => Some(stub),
+                Err(e) => return failed(spec, format!("cannot start the model stub: {e}")),
+            },
+            Err(e) => return failed(spec, format!("cannot create the model journal: {e}")),
+        },
+        false => None,
+    };
+    let model_url = stub.as_ref().map(|s| s.base_url.clone());
     let harness_error = match spec.transport {
-        Transport::Stdio => run_stdio(spec, server_exe, &journal_path).await,
-        Transport::Http => run_http(spec, &journal_path).await,
+        Transport::Stdio => run_stdio(spec, server_exe, &journal_path, model_url.as_deref()).await,
+        Transport::Http => run_http(spec, &journal_path, model_url.as_deref()).await,
     }
     .err();
-    let mut result = judge_file(spec, &journal_path);
+    if let Some(stub) = stub {
+        stub.stop().await;
+    }
+    let mut result = judge_file(spec, &journal_path, spec.host.then_some(model_path.as_path()));
     if result.harness_error.is_none() {
         result.harness_error = harness_error;
     }
     if let Some(keep) = keep_dir {
         let scenario = if spec.scenario.is_standard() { String::new() } else { format!("-{}", spec.scenario) };
-        let name = format!("{}-{}{scenario}-{}.jsonl", spec.transport.as_str(), spec.era, spec.ablation.map_or("full", Ablation::id));
-        if let Err(e) = std::fs::create_dir_all(keep).and_then(|_| std::fs::copy(&journal_path, keep.join(name))) {
+        let runner = if spec.host { "-host" } else { "" };
+        let stem = format!("{}-{}{scenario}{runner}-{}", spec.transport.as_str(), spec.era, spec.ablation.map_or("full", Ablation::id));
+        let mut kept = std::fs::create_dir_all(keep).and_then(|_| std::fs::copy(&journal_path, keep.join(format!("{stem}.jsonl"))));
+        if spec.host && kept.is_ok() {
+            kept = std::fs::copy(&model_path, keep.join(format!("{stem}.model.jsonl")));
+        }
+        if let Err(e) = kept {
             result.harness_error.get_or_insert(format!("cannot keep the journal: {e}"));
         }
     }
@@ -109,8 +131,8 @@ fn failed(spec: RunSpec, error: String) -> RunResult {
     RunResult { spec, verdicts: Vec::new(), protocol_version: None, harness_error: Some(error), journal_events: 0, duration_ms: 0 }
 }
 
-fn judge_file(spec: RunSpec, path: &Path) -> RunResult {
-    match judge_recorded(path) {
+fn judge_file(spec: RunSpec, path: &Path, model: Option<&Path>) -> RunResult {
+    match judge_recorded_with_model(path, model) {
         Ok((observations, verdicts)) => RunResult {
             spec,
             verdicts,
@@ -123,10 +145,19 @@ fn judge_file(spec: RunSpec, path: &Path) -> RunResult {
     }
 }
 
-async fn run_stdio(spec: RunSpec, server_exe: &Path, journal: &Path) -> Result<(), String> {
+/// The reference client, or the reference host when a model URL is given.
+async fn drive(endpoint: &Endpoint, spec: RunSpec, model_url: Option<&str>) -> Result<(), String> {
+    match model_url {
+        Some(url) => reference::host::run(endpoint, spec.era, spec.ablation, url).await,
+        None => reference::run(endpoint, spec.era, spec.ablation).await,
+    }
+    .map_err(|e| e.to_string())
+}
+
+async fn run_stdio(spec: RunSpec, server_exe: &Path, journal: &Path, model_url: Option<&str>) -> Result<(), String> {
     let args = vec!["serve".into(), "--stdio".into(), "--journal".into(), journal.display().to_string(), "--scenario".into(), spec.scenario.to_string()];
     let endpoint = Endpoint::Stdio { program: PathBuf::from(server_exe), args };
-    let outcome = reference::run(&endpoint, spec.era, spec.ablation).await.map_err(|e| e.to_string());
+    let outcome = drive(&endpoint, spec, model_url).await;
     wait_for_input_closed(journal).await?;
     outcome
 }
@@ -147,14 +178,14 @@ async fn wait_for_input_closed(journal: &Path) -> Result<(), String> {
     }
 }
 
-async fn run_http(spec: RunSpec, journal_path: &Path) -> Result<(), String> {
+async fn run_http(spec: RunSpec, journal_path: &Path, model_url: Option<&str>) -> Result<(), String> {
     let journal = Journal::create(journal_path).map_err(|e| e.to_string())?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| format!("cannot bind loopback: {e}"))?;
     let url = format!("http://{}{MCP_PATH}", listener.local_addr().map_err(|e| e.to_string())?);
     let shutdown = CancellationToken::new();
     let options = ServeOptions { scenario: spec.scenario, ..ServeOptions::default() };
     let server = tokio::spawn(serve_http(listener, journal, options, shutdown.clone()));
-    let outcome = reference::run(&Endpoint::Http { url }, spec.era, spec.ablation).await.map_err(|e| e.to_string());
+    let outcome = drive(&Endpoint::Http { url }, spec, model_url).await;
     // Let the client's closing DELETE reach the server before it stops.
     tokio::time::sleep(Duration::from_millis(20)).await;
     shutdown.cancel();
@@ -168,7 +199,15 @@ async fn run_http(spec: RunSpec, journal_path: &Path) -> Result<(), String> {
 
 /// Judges a journal recorded earlier (by `serve` or by a run).
 pub fn judge_recorded(path: &Path) -> Result<(Observations, Vec<Verdict>), probe_server::JournalError> {
-    let observations = Observations::from_read(read_journal(path)?);
+    judge_recorded_with_model(path, None)
+}
+
+/// Judges a journal together with the model stub's journal of the same run, if there is one.
+pub fn judge_recorded_with_model(path: &Path, model: Option<&Path>) -> Result<(Observations, Vec<Verdict>), probe_server::JournalError> {
+    let mut observations = Observations::from_read(read_journal(path)?);
+    if let Some(model) = model {
+        observations = observations.with_model(read_journal(model)?);
+    }
     let verdicts = registry::judge_all(&observations);
     Ok((observations, verdicts))
 }
@@ -183,14 +222,17 @@ pub fn merge_scenarios(results: &[RunResult]) -> Vec<RunResult> {
     keys.into_iter()
         .map(|(transport, era)| {
             let runs: Vec<&RunResult> = results.iter().filter(|r| r.spec.ablation.is_none() && r.spec.transport == transport && r.spec.era == era).collect();
-            let standard = runs.iter().find(|r| r.spec.scenario.is_standard()).copied().unwrap_or(runs[0]);
+            let standard = runs.iter().find(|r| r.spec.scenario.is_standard() && !r.spec.host).copied().unwrap_or(runs[0]);
             let verdicts = registry::probes()
                 .iter()
-                .filter_map(|probe| runs.iter().find(|r| r.spec.scenario == probe.scenario()).and_then(|r| r.verdict(probe.id())).or_else(|| standard.verdict(probe.id())).cloned())
+                .filter_map(|probe| {
+                    let own = runs.iter().find(|r| r.spec.scenario == probe.scenario() && r.spec.host == probe.needs_model());
+                    own.and_then(|r| r.verdict(probe.id())).or_else(|| standard.verdict(probe.id())).cloned()
+                })
                 .collect();
             let harness_error = runs.iter().find_map(|r| r.harness_error.clone());
             RunResult {
-                spec: RunSpec { scenario: Scenario::Standard, ..standard.spec },
+                spec: RunSpec { scenario: Scenario::Standard, host: false, ..standard.spec },
                 verdicts,
                 protocol_version: standard.protocol_version.clone(),
                 harness_error,

@@ -43,15 +43,29 @@ impl SelfTestReport {
 }
 
 /// Whether the probe is part of the ground truth of a run in this era, over this transport,
-/// against this server variant.
-fn applies(probe_id: &str, era: Era, transport: Transport, scenario: Scenario) -> bool {
-    registry::find(probe_id).is_some_and(|p| p.wire_judged() && p.eras().contains(&era) && p.transports().contains(&transport.kind()) && p.scenario() == scenario)
+/// against this server variant, by the reference client or (`host`) the reference host. The
+/// host's runs prove the probes judged from the model's side, the client's all others.
+fn applies(probe_id: &str, era: Era, transport: Transport, scenario: Scenario, host: bool) -> bool {
+    registry::find(probe_id).is_some_and(|p| {
+        p.wire_judged() && p.eras().contains(&era) && p.transports().contains(&transport.kind()) && p.scenario() == scenario && p.needs_model() == host
+    })
 }
 
-/// The server variants worth running in this era over this transport: the standard one, and
-/// every one that some probe applying there is judged on.
-pub fn scenarios(transport: Transport, era: Era) -> Vec<Scenario> {
-    Scenario::ALL.into_iter().filter(|&s| s.is_standard() || registry::probes().iter().any(|p| applies(p.id(), era, transport, s))).collect()
+/// The reference host runs over stdio only: what a host shows its model does not depend on
+/// the transport.
+pub const HOST_TRANSPORT: Transport = Transport::Stdio;
+
+/// The server variants worth running in this era over this transport (by the client, or by the
+/// host): the standard one for the client, and every one that some probe applying there is
+/// judged on.
+pub fn scenarios(transport: Transport, era: Era, host: bool) -> Vec<Scenario> {
+    if host && transport != HOST_TRANSPORT {
+        return Vec::new();
+    }
+    Scenario::ALL
+        .into_iter()
+        .filter(|&s| (s.is_standard() && !host) || registry::probes().iter().any(|p| applies(p.id(), era, transport, s, host)))
+        .collect()
 }
 
 /// Every run the self-test needs for these transports: per era, one full run against each server
@@ -60,10 +74,12 @@ pub fn plan(transports: &[Transport]) -> Vec<RunSpec> {
     let mut specs = Vec::new();
     for &transport in transports {
         for era in Era::ALL {
-            for scenario in scenarios(transport, era) {
-                specs.push(RunSpec { transport, era, scenario, ablation: None });
-                for &ablation in Ablation::ALL.iter().filter(|a| applies(a.target(), era, transport, scenario)) {
-                    specs.push(RunSpec { transport, era, scenario, ablation: Some(ablation) });
+            for host in [false, true] {
+                for scenario in scenarios(transport, era, host) {
+                    specs.push(RunSpec { transport, era, scenario, host, ablation: None });
+                    for &ablation in Ablation::ALL.iter().filter(|a| applies(a.target(), era, transport, scenario, host)) {
+                        specs.push(RunSpec { transport, era, scenario, host, ablation: Some(ablation) });
+                    }
                 }
             }
         }
@@ -98,13 +114,13 @@ pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep
 /// Compares the runs against the ground truth and builds the report.
 pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
     let mut mismatches = Vec::new();
-    let full: HashMap<(Transport, Era, Scenario), &RunResult> =
-        results.iter().filter(|r| r.spec.ablation.is_none()).map(|r| ((r.spec.transport, r.spec.era, r.spec.scenario), r)).collect();
+    let full: HashMap<(Transport, Era, Scenario, bool), &RunResult> =
+        results.iter().filter(|r| r.spec.ablation.is_none()).map(|r| ((r.spec.transport, r.spec.era, r.spec.scenario, r.spec.host), r)).collect();
     let mut proven: HashMap<&str, bool> = HashMap::new();
     let mismatch = |r: &RunResult, probe: &str, problem: String| Mismatch {
         transport: r.spec.transport.as_str().into(),
         era: r.spec.era.to_string(),
-        scenario: r.spec.scenario.to_string(),
+        scenario: if r.spec.host { format!("{} (host)", r.spec.scenario) } else { r.spec.scenario.to_string() },
         ablation: r.spec.ablation.map_or("none".into(), |a| a.id().into()),
         probe: probe.into(),
         problem,
@@ -114,10 +130,10 @@ pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
             mismatches.push(mismatch(result, "-", format!("harness error: {error}")));
             continue;
         }
-        let (era, transport, scenario) = (result.spec.era, result.spec.transport, result.spec.scenario);
+        let (era, transport, scenario, host) = (result.spec.era, result.spec.transport, result.spec.scenario, result.spec.host);
         match result.spec.ablation {
             None => {
-                for probe in registry::probes().iter().filter(|p| applies(p.id(), era, transport, scenario)) {
+                for probe in registry::probes().iter().filter(|p| applies(p.id(), era, transport, scenario, host)) {
                     let verdict = result.verdict(probe.id());
                     if verdict.map(|v| v.outcome) != Some(Outcome::Yes) {
                         let what = verdict.map_or("no verdict".to_string(), |v| format!("{}: {}", v.outcome.label(), v.detail));
@@ -138,9 +154,9 @@ pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
                     }
                     None => mismatches.push(mismatch(result, target, "no verdict under its ablation".into())),
                 }
-                let Some(baseline) = full.get(&(transport, era, scenario)) else { continue };
+                let Some(baseline) = full.get(&(transport, era, scenario, host)) else { continue };
                 let collateral = ablation.collateral();
-                for verdict in result.verdicts.iter().filter(|v| v.probe != target && !collateral.contains(&v.probe.as_str()) && applies(&v.probe, era, transport, scenario)) {
+                for verdict in result.verdicts.iter().filter(|v| v.probe != target && !collateral.contains(&v.probe.as_str()) && applies(&v.probe, era, transport, scenario, host)) {
                     let before = baseline.verdict(&verdict.probe).map(|v| v.outcome);
                     if before != Some(verdict.outcome) {
                         let was = before.map_or("nothing", Outcome::label);

@@ -117,22 +117,22 @@ fn judge_request_meta(o: &Observations) -> Verdict {
 }
 
 probe! {
-    /// Evidence: the canary in the server's `instructions` appears in what the host offered its
-    /// model. Needs a model transcript; from the wire alone it is only recorded.
+    /// Evidence (model journal): the canary in the server's `instructions` appears in the model's
+    /// context (system prompt or messages). Only inside a tool description is partial.
     Instructions {
         id: "connection.instructions", area: Connection, title: "server instructions reach the model",
         revisions: ["2025-03-26", "2026-07-28"], eras: BOTH,
-        serves: "instructions carrying a canary string", judge: judge_instructions, wire_judged: false,
+        serves: "instructions carrying a canary string", judge: judge_instructions, needs_model: true,
     }
 }
 
 fn judge_instructions(o: &Observations) -> Verdict {
-    let delivered = o.frames.iter().find(|f| {
-        f.dir == crate::journal::Direction::ServerToClient
-            && f.result().and_then(|r| r.get("instructions")).and_then(Value::as_str).is_some_and(|i| i.contains(surface::INSTRUCTIONS_CANARY))
-    });
-    match delivered {
-        Some(f) => Verdict::new(Outcome::NotReached, "instructions canary delivered; whether it reaches the model needs a model transcript").evidence([f.seq]),
-        None => Verdict::new(Outcome::NotReached, "instructions were never delivered"),
+    let places = |v: &Value| v.get("mentions").and_then(|m| m.get(surface::INSTRUCTIONS_CANARY)).and_then(Value::as_array).cloned().unwrap_or_default();
+    if let Some((seq, _)) = o.model_views().find(|(_, v)| places(v).iter().any(|p| p == "context")) {
+        return Verdict::new(Outcome::Yes, "the canary is in the model's context").evidence([seq]);
+    }
+    match o.model_views().find(|(_, v)| !places(v).is_empty()) {
+        Some((seq, _)) => Verdict::new(Outcome::Partial, "the canary is only in a tool description").evidence([seq]),
+        None => Verdict::new(Outcome::No, "the canary never reached the model"),
     }
 }

@@ -1,6 +1,7 @@
 //! The probes, one file per small family. Each probe's doc comment says what evidence it looks
 //! for. Shared judging helpers live here.
 
+pub mod affordances;
 pub mod connection;
 pub mod elicitation;
 pub mod http;
@@ -21,7 +22,7 @@ use crate::probe::{Declaration, Outcome, Verdict};
 macro_rules! probe {
     ($(#[doc = $doc:literal])* $ty:ident {
         id: $id:literal, area: $area:ident, title: $title:literal, revisions: [$($rev:literal),*],
-        eras: $eras:expr, $(transports: $transports:expr,)? $(scenario: $scenario:ident,)? serves: $serves:literal, judge: $judge:expr $(, wire_judged: $wire:literal)? $(,)?
+        eras: $eras:expr, $(transports: $transports:expr,)? $(scenario: $scenario:ident,)? serves: $serves:literal, judge: $judge:expr $(, wire_judged: $wire:literal)? $(, needs_model: $model:literal)? $(,)?
     }) => {
         $(#[doc = $doc])*
         pub struct $ty;
@@ -34,6 +35,7 @@ macro_rules! probe {
             fn serves(&self) -> &'static str { $serves }
             fn evidence(&self) -> &'static str { concat!($($doc, "\n"),*) }
             $(fn wire_judged(&self) -> bool { $wire })?
+            $(fn needs_model(&self) -> bool { $model })?
             $(fn transports(&self) -> &'static [$crate::journal::TransportKind] { $transports })?
             $(fn scenario(&self) -> $crate::scenario::Scenario { $crate::scenario::Scenario::$scenario })?
             fn judge(&self, observations: &$crate::observe::Observations) -> $crate::probe::Verdict {

@@ -100,7 +100,12 @@ probe! {
 }
 
 fn judge_reopen(o: &Observations) -> Verdict {
-    let Some(ended) = o.client_requests("subscriptions/listen").find_map(|listen| o.answer_to(listen).filter(|a| a.result().is_some())) else {
+    // Only a stream the server ended on purpose counts: one that ends because the client left is
+    // no question put to the client.
+    let by_server = o.notes("listen_ended").find(|e| e.detail.as_ref().and_then(|d| d.get("by")).and_then(Value::as_str) == Some("server"));
+    let Some(ended) = by_server.and_then(|note| {
+        o.client_requests("subscriptions/listen").filter_map(|listen| o.answer_to(listen).filter(|a| a.result().is_some())).find(|answer| answer.seq > note.seq)
+    }) else {
         return Verdict::new(Outcome::NotReached, "the server never ended a listen stream: none was open when the lists changed");
     };
     match o.client_requests_after("subscriptions/listen", ended.seq).next() {

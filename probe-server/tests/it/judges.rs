@@ -82,3 +82,25 @@ fn each_probe_is_judged_on_the_journal_of_its_own_server_variant() {
     // Probes of variants that were not run say so.
     assert_eq!(verdict("subscriptions.failure_backoff").outcome.label(), "not-reached");
 }
+
+fn with_model(journal: &str) -> Observations {
+    let path = format!("{}/../fixtures/journals/model/{journal}.jsonl", env!("CARGO_MANIFEST_DIR"));
+    recorded(journal).with_model(probe_server::journal::parse_journal(&std::fs::read_to_string(path).unwrap()).unwrap())
+}
+
+#[test]
+fn affordances_are_judged_from_the_model_journal_beside_the_server_journal() {
+    let verdict = |o: &Observations, id: &str| registry::judge_all(o).into_iter().find(|v| v.probe == id).unwrap();
+    // Without the model's side nothing can be said.
+    let alone = recorded("reference-stdio-legacy-host-full");
+    assert_eq!(verdict(&alone, "affordances.read_tool").outcome.label(), "not-reached");
+    let full = with_model("reference-stdio-legacy-host-full");
+    for probe in registry::probes().iter().filter(|p| p.needs_model() && p.scenario().is_standard()) {
+        let v = verdict(&full, probe.id());
+        assert_eq!(v.outcome.label(), "yes", "{}: {}", v.probe, v.detail);
+        assert!(v.model_evidence && !v.evidence.is_empty(), "{v:?}");
+    }
+    let dropped = with_model("reference-stdio-legacy-host-drop-blobs");
+    assert_eq!(verdict(&dropped, "affordances.blob_to_model").outcome.label(), "partial");
+    assert_eq!(verdict(&dropped, "affordances.text_to_model").outcome.label(), "yes");
+}

@@ -90,6 +90,19 @@ ablations! {
     NoProtocolVersionHeader => "no-protocol-version-header", "http.protocol_version_header", "leaves MCP-Protocol-Version off its HTTP requests";
     NoGetStream => "no-get-stream", "http.get_stream", "never opens the standalone GET stream";
     NoDelete => "no-delete", "http.delete_on_exit", "leaves without DELETE";
+    NoResourceTools => "no-resource-tools", "affordances.read_tool", "offers its model no resource tools";
+    NoListTool => "no-list-tool", "affordances.list_tool", "offers no resource-list tool";
+    NoTemplateTool => "no-template-tool", "affordances.template_list_tool", "offers no template-list tool";
+    ServerOptional => "server-optional", "affordances.server_param", "makes the read tool's server parameter optional";
+    ReadFromCache => "read-from-cache", "affordances.read_reaches_server", "answers the model's read of the text resource from its listing";
+    DropText => "drop-text", "affordances.text_to_model", "hands the model a placeholder instead of text content";
+    DropBlobs => "drop-blobs", "affordances.blob_to_model", "hands the model a placeholder instead of binary content";
+    ListedUrisOnly => "listed-uris-only", "affordances.template_read", "refuses to read URIs it never listed";
+    NoInstructions => "no-instructions", "connection.instructions", "leaves the server's instructions out of the model's context";
+    HideSomeTools => "hide-some-tools", "affordances.tool_names", "offers its model only half of the MCP tools";
+    AlterSchemas => "alter-schemas", "affordances.tool_schemas", "changes the input schemas it offers";
+    DropDescriptions => "drop-descriptions", "affordances.tool_descriptions", "offers MCP tools without their descriptions";
+    ResourceToolsAlways => "resource-tools-always", "affordances.resources_gated", "offers resource tools although the server has no resources";
     NoSessionHeader => "no-session-header", "http.session_id_echoed", "leaves Mcp-Session-Id off its logging/setLevel request";
     NoStandardHeaders => "no-standard-headers", "http.standard_headers", "leaves Mcp-Method and Mcp-Name off its prompts/get request";
     NoReinitialize => "no-reinitialize", "http.session_expiry", "gives up when its session expires";
@@ -124,6 +137,12 @@ impl Ablation {
                 "skills.unlisted_file", "skills.path_escape", "skills.manifest_limits", "skills.name_mismatch", "skills.same_name",
             ],
             Ablation::SkipDirectoryRead => &["skills.directory_manifest_only"],
+            // Without a read tool the model reads nothing.
+            Ablation::NoResourceTools => &["affordances.list_tool", "affordances.template_list_tool", "affordances.server_param", "affordances.read_reaches_server", "affordances.text_to_model", "affordances.blob_to_model", "affordances.template_read"],
+            // The text resource's canary comes only from the server.
+            Ablation::ReadFromCache => &["affordances.text_to_model"],
+            // The templated URI's content is text too.
+            Ablation::DropText => &["affordances.template_read"],
             // In 2026-07-28 every change notification travels on the listen stream.
             Ablation::NeverListen => &["tools.list_changed", "resources.list_changed", "prompts.list_changed", "subscriptions.reread", "subscriptions.listen_reopen"],
             _ => &[],

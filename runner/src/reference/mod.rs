@@ -4,6 +4,7 @@
 
 pub mod ablation;
 pub mod handler;
+pub mod host;
 pub mod http_client;
 pub mod skills;
 pub mod wire;
@@ -56,6 +57,14 @@ fn params<T: DeserializeOwned>(value: Value) -> T {
 
 /// Runs the reference client's whole script against `endpoint` in `era`.
 pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>) -> Result<(), ReferenceError> {
+    let (client, handler) = connect(endpoint, era, ablation).await?;
+    let outcome = tokio::time::timeout(SCRIPT_TIMEOUT, script(&client, &handler, era, ablation)).await;
+    let _ = client.cancel().await;
+    outcome.map_err(|_| ReferenceError::Timeout(SCRIPT_TIMEOUT))
+}
+
+/// Opens the reference client's session with the probe server.
+async fn connect(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>) -> Result<(Client, ReferenceHandler), ReferenceError> {
     let handler = ReferenceHandler::new(ablation);
     let mode = match era {
         Era::Legacy => ClientLifecycleMode::Initialize,
@@ -76,9 +85,7 @@ pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>) -> R
         }
     }
     .map_err(|e| ReferenceError::Connect(e.to_string()))?;
-    let outcome = tokio::time::timeout(SCRIPT_TIMEOUT, script(&client, &handler, era, ablation)).await;
-    let _ = client.cancel().await;
-    outcome.map_err(|_| ReferenceError::Timeout(SCRIPT_TIMEOUT))
+    Ok((client, handler))
 }
 
 /// The scripted session. Errors from individual calls are not fatal: the journal records them and

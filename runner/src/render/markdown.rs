@@ -2,10 +2,10 @@
 
 use std::fmt::Write;
 
-use probe_server::probe::Declaration;
+use probe_server::probe::{Declaration, Outcome};
 
 use crate::findings::Finding;
-use crate::matrix::{Cell, Column, Matrix};
+use crate::matrix::{Cell, Column, Matrix, Row};
 
 fn escape(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
@@ -57,6 +57,7 @@ pub fn document(matrix: &Matrix, findings: &[Finding]) -> String {
         let cells: Vec<String> = row.cells.iter().zip(&matrix.columns).map(|(c, col)| cell(c, col)).collect();
         let _ = writeln!(out, "| `{}`<br>{} | {} |", row.probe, escape(&row.title), cells.join(" | "));
     }
+    affordances_at_a_glance(matrix, &mut out);
     out.push_str("\n## Findings\n\n");
     if findings.is_empty() {
         out.push_str("None.\n");
@@ -65,4 +66,45 @@ pub fn document(matrix: &Matrix, findings: &[Finding]) -> String {
         let _ = writeln!(out, "- **{}** {}", finding.client, escape(&finding.text));
     }
     out
+}
+
+/// One line per column whose host has a model: the affordance verdicts in the shape of a
+/// code-reading survey (is there a tool, what is it called, what does it take, does it reach the
+/// server, is it gated on the capability, how do bytes travel, do instructions arrive).
+fn affordances_at_a_glance(matrix: &Matrix, out: &mut String) {
+    let find = |probe: &str| matrix.rows.iter().find(|r| r.probe == probe);
+    let (Some(read), Some(signature), Some(reaches), Some(gate), Some(blob), Some(instructions)) = (
+        find("affordances.read_tool"),
+        find("affordances.server_param"),
+        find("affordances.read_reaches_server"),
+        find("affordances.resources_gated"),
+        find("affordances.blob_to_model"),
+        find("connection.instructions"),
+    ) else {
+        return;
+    };
+    let with_model: Vec<usize> = (0..matrix.columns.len()).filter(|&i| read.cells[i].outcome != Outcome::NotReached).collect();
+    if with_model.is_empty() {
+        return;
+    }
+    out.push_str("\n## Model-facing affordances at a glance\n\n");
+    out.push_str("| client | resource tool for the model? | tool name(s) | signature | reaches resources/read? | only with the resources capability? | binary delivery | instructions reach the model? |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|\n");
+    for i in with_model {
+        let names = read.cells[i].detail.split_once(": ").map_or("-", |(_, names)| names);
+        let outcome = |row: &Row| row.cells[i].outcome.label().to_string();
+        let told = |row: &Row| format!("{}: {}", row.cells[i].outcome.label(), escape(&row.cells[i].detail));
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            heading(&matrix.columns[i]),
+            outcome(read),
+            escape(names),
+            told(signature),
+            outcome(reaches),
+            told(gate),
+            told(blob),
+            outcome(instructions)
+        );
+    }
 }

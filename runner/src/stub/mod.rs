@@ -9,6 +9,7 @@ pub mod anthropic;
 pub mod chat;
 pub mod plan;
 pub mod responses;
+pub mod view;
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -51,7 +52,7 @@ impl Reply {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum Dialect {
     Anthropic,
@@ -117,6 +118,7 @@ async fn handle(State(journal): State<Journal>, method: Method, uri: Uri, header
         journal.log(Entry::note(SESSION, TransportKind::Http, json!({"event": "model_request_unparsable", "path": path})));
         return (StatusCode::BAD_REQUEST, "body is not JSON").into_response();
     };
+    journal.log(Entry::note(SESSION, TransportKind::Http, view::view(dialect, &parsed)));
     let (reply, step) = answer(dialect, &parsed);
     let mut entry = Entry::frame(SESSION, TransportKind::Http, Direction::ServerToClient, EventKind::HttpResponse, reply.body_text().as_bytes(), None);
     entry.method = Some(format!("{method} {path}"));
@@ -204,7 +206,8 @@ mod tests {
         assert_eq!(again, body, "a retried request replays the same step");
         stub.stop().await;
         let events = read_journal(&dir.path().join("model.jsonl")).unwrap().events;
-        assert_eq!(events.len(), 4, "request and reply, twice");
+        assert_eq!(events.len(), 6, "request, what the model was shown, and reply, twice");
+        assert_eq!(events[1].detail.as_ref().unwrap()["event"], "model_view");
     }
 
     #[tokio::test]

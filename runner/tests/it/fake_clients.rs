@@ -97,3 +97,25 @@ fn secrets_in_the_runner_environment_never_reach_the_client() {
     assert!(!stdout.contains("sk-real-secret"), "{stdout}");
     assert!(!stdout.contains("ANTHROPIC_API_KEY") && !stdout.contains("OPENAI_API_KEY"), "{stdout}");
 }
+
+#[test]
+fn a_host_without_a_profile_gets_affordance_verdicts_through_the_model_stub() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = dir.path().join("records");
+    let exe = env!("CARGO_BIN_EXE_mcp-client-probe");
+    let output = probe_cmd()
+        .args(["probe", "--transport", "stdio", "--dialect", "chat", "--format", "json", "--records", records.to_str().unwrap()])
+        .arg("--command")
+        .arg(format!("{exe} reference-host --model-url {{stub_url}} {{server}}"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(records.join("mcp-client-probe/unversioned/stdio.json")).unwrap()).unwrap();
+    let affordances: Vec<&Value> = record["verdicts"].as_array().unwrap().iter().filter(|v| v["probe"].as_str().unwrap().starts_with("affordances.")).collect();
+    assert!(affordances.len() >= 12);
+    for verdict in affordances {
+        assert_eq!(verdict["outcome"], "yes", "{verdict}");
+        assert_eq!(verdict["model_evidence"], true, "{verdict}");
+    }
+    assert!(records.join("mcp-client-probe/unversioned/stdio.model.jsonl").exists());
+}

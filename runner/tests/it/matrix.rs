@@ -50,14 +50,15 @@ fn the_committed_matrix_is_current_and_an_edited_record_makes_check_fail() {
 #[test]
 fn every_real_client_has_a_dated_column_and_a_verdict_in_every_row() {
     let text = std::fs::read_to_string(repo().join("matrices/MATRIX.md")).unwrap();
-    for client in ["claude-code@", "codex@", "fast-agent@", "mcp-inspector@"] {
+    let clients = ["claude-code@", "codex@", "fast-agent@", "fast-agent-harness@", "mcp-inspector@"];
+    for client in clients {
         assert!(text.matches(client).count() >= 2, "{client} over stdio and http");
     }
     let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| `")).collect();
     assert_eq!(rows.len(), probe_server::registry::probes().len());
     for row in rows {
         let cells = row.split(" | ").count() - 1;
-        assert_eq!(cells, 8, "{row}");
+        assert_eq!(cells, 2 * clients.len(), "{row}");
         assert!(!row.contains("| |"), "an empty cell: {row}");
     }
 }

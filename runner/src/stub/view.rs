@@ -1,0 +1,136 @@
+//! What the model was shown, in one shape for every dialect: journalled by the stub as a
+//! `model_view` note beside each request, for the affordance probes to judge. Tools that concern
+//! MCP (the probe server's tools, resource and skill tools, slash commands) keep their name,
+//! namespace, description and schema; other tools only their name. Tool results keep their text.
+
+use probe_server::surface as s;
+use serde_json::{json, Map, Value};
+
+use super::Dialect;
+
+/// The longest tool description or tool result kept.
+const KEEP_CHARS: usize = 16 * 1024;
+
+fn capped(text: &str) -> String {
+    if text.len() <= KEEP_CHARS {
+        return text.to_string();
+    }
+    let mut end = KEEP_CHARS;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…[{} bytes in all]", &text[..end], text.len())
+}
+
+fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts.iter().map(|p| p.get("text").and_then(Value::as_str).map_or_else(|| p.to_string(), str::to_string)).collect::<Vec<_>>().join("\n"),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether a tool concerns MCP: the view keeps all of it.
+fn concerns_mcp(name: &str) -> bool {
+    let n: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase();
+    n.contains("probe") || n.contains("mcp") || n.contains("resource") || n.contains("skill") || n.contains("slashcommand") || n.contains("toolsearch")
+}
+
+fn entry(tool: &Value, namespace: Option<&str>) -> Option<Value> {
+    let function = tool.get("function").unwrap_or(tool);
+    let name = function.get("name").and_then(Value::as_str)?;
+    let full = concerns_mcp(name) || namespace.is_some_and(concerns_mcp);
+    if !full {
+        return Some(json!({"name": name, "namespace": namespace}));
+    }
+    let schema = ["input_schema", "parameters"].iter().find_map(|k| function.get(*k)).cloned().unwrap_or(Value::Null);
+    let description = function.get("description").and_then(Value::as_str).map(capped);
+    Some(json!({"name": name, "namespace": namespace, "description": description, "schema": schema}))
+}
+
+/// Every tool offered, in order.
+pub fn tools(body: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    for tool in body["tools"].as_array().into_iter().flatten() {
+        match tool.get("tools").and_then(Value::as_array) {
+            Some(inner) => out.extend(inner.iter().filter_map(|t| entry(t, tool.get("name").and_then(Value::as_str)))),
+            None => out.extend(entry(tool, None)),
+        }
+    }
+    out
+}
+
+/// The text of every tool result in the request, in order.
+pub fn tool_results(dialect: Dialect, body: &Value) -> Vec<String> {
+    let texts: Vec<String> = match dialect {
+        Dialect::Chat => body["messages"].as_array().into_iter().flatten().filter(|m| m["role"] == "tool").map(|m| text_of(&m["content"])).collect(),
+        Dialect::Anthropic => body["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|m| m["content"].as_array().into_iter().flatten())
+            .filter(|b| b["type"] == "tool_result")
+            .map(|b| text_of(&b["content"]))
+            .collect(),
+        Dialect::Responses => body["input"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|i| i["type"].as_str().is_some_and(|t| t.ends_with("call_output")))
+            .map(|i| text_of(&i["output"]))
+            .collect(),
+    };
+    texts.iter().map(|t| capped(t)).collect()
+}
+
+/// Where the probe's markers appear in the request outside the tool catalogue and tool results
+/// ("context": system prompt and messages) and inside the catalogue ("tools").
+pub fn mentions(body: &Value, results: &[String]) -> Value {
+    let mut without_tools = body.clone();
+    if let Some(map) = without_tools.as_object_mut() {
+        map.remove("tools");
+    }
+    let context = without_tools.to_string();
+    let catalogue = body.get("tools").map(Value::to_string).unwrap_or_default();
+    let mut found = Map::new();
+    for marker in [s::INSTRUCTIONS_CANARY, s::TEXT_URI, s::BLOB_URI, s::TEMPLATE_PREFIX, "skill://"] {
+        let in_results = results.iter().filter(|r| r.contains(marker)).count();
+        // Context mentions that are not only inside tool results.
+        let in_context = context.matches(marker).count() > in_results;
+        let places: Vec<&str> = [(in_context, "context"), (catalogue.contains(marker), "tools")].iter().filter(|(f, _)| *f).map(|(_, p)| *p).collect();
+        if !places.is_empty() {
+            found.insert(marker.to_string(), json!(places));
+        }
+    }
+    Value::Object(found)
+}
+
+/// The `model_view` note's detail for one request.
+pub fn view(dialect: Dialect, body: &Value) -> Value {
+    let results = tool_results(dialect, body);
+    json!({"event": "model_view", "dialect": dialect, "tools": tools(body), "tool_results": results, "mentions": mentions(body, &results)})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_dialect_gives_the_same_view_of_tools_and_results() {
+        let chat = json!({"messages": [{"role": "system", "content": format!("canary {}", s::INSTRUCTIONS_CANARY)}, {"role": "tool", "content": "r1"}],
+            "tools": [{"type": "function", "function": {"name": "probe__probe_ping", "description": "d", "parameters": {"type": "object"}}}, {"type": "function", "function": {"name": "Bash", "description": "long"}}]});
+        let anthropic = json!({"system": "x", "messages": [{"role": "user", "content": [{"type": "tool_result", "content": [{"type": "text", "text": "r1"}]}]}],
+            "tools": [{"name": "probe__probe_ping", "description": "d", "input_schema": {"type": "object"}}]});
+        let responses = json!({"input": [{"type": "function_call_output", "output": "r1"}],
+            "tools": [{"type": "namespace", "name": "mcp__probe__", "tools": [{"type": "function", "name": "probe_ping", "description": "d", "parameters": {"type": "object"}}]}]});
+        assert_eq!(tool_results(Dialect::Chat, &chat), vec!["r1"]);
+        assert_eq!(tool_results(Dialect::Anthropic, &anthropic), vec!["r1"]);
+        assert_eq!(tool_results(Dialect::Responses, &responses), vec!["r1"]);
+        let chat_tools = tools(&chat);
+        assert_eq!(chat_tools[0]["schema"], json!({"type": "object"}));
+        assert!(chat_tools[1].get("description").is_none(), "tools unrelated to MCP keep only their name");
+        assert_eq!(tools(&responses)[0]["namespace"], "mcp__probe__");
+        assert_eq!(view(Dialect::Chat, &chat)["mentions"][s::INSTRUCTIONS_CANARY], json!(["context"]));
+    }
+}
