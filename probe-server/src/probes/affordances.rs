@@ -124,6 +124,11 @@ fn read_calls(o: &Observations, uri: &str) -> Vec<u64> {
     o.model_calls().filter(|(_, tool, args)| read_tools.iter().any(|t| t == tool) && args.get("uri").and_then(Value::as_str) == Some(uri)).map(|(seq, _, _)| seq).collect()
 }
 
+/// The model's first read of `uri`, or the not-reached verdict naming `what` it never read.
+fn first_read(o: &Observations, uri: &str, what: &str) -> Result<u64, Verdict> {
+    read_calls(o, uri).first().copied().ok_or_else(|| Verdict::new(Outcome::NotReached, format!("the model never called a read tool for {what}")))
+}
+
 fn server_read(o: &Observations, uri: &str) -> bool {
     o.client_requests("resources/read").any(|f| f.params().get("uri").and_then(Value::as_str) == Some(uri))
 }
@@ -145,8 +150,9 @@ probe! {
 }
 
 fn judge_read_reaches_server(o: &Observations) -> Verdict {
-    let Some(call) = read_calls(o, s::TEXT_URI).first().copied() else {
-        return Verdict::new(Outcome::NotReached, "the model never called a read tool for the text resource");
+    let call = match first_read(o, s::TEXT_URI, "the text resource") {
+        Ok(call) => call,
+        Err(verdict) => return verdict,
     };
     if server_read(o, s::TEXT_URI) {
         Verdict::new(Outcome::Yes, "the model's read became resources/read of the same URI").evidence([call])
@@ -166,8 +172,9 @@ probe! {
 }
 
 fn judge_text_to_model(o: &Observations) -> Verdict {
-    let Some(call) = read_calls(o, s::TEXT_URI).first().copied() else {
-        return Verdict::new(Outcome::NotReached, "the model never called a read tool for the text resource");
+    let call = match first_read(o, s::TEXT_URI, "the text resource") {
+        Ok(call) => call,
+        Err(verdict) => return verdict,
     };
     match results_containing(o, s::TEXT_CANARY).next() {
         Some(seen) => Verdict::new(Outcome::Yes, "the canary reached the model").evidence([call, seen]),
@@ -187,8 +194,9 @@ probe! {
 }
 
 fn judge_blob_to_model(o: &Observations) -> Verdict {
-    let Some(call) = read_calls(o, s::BLOB_URI).first().copied() else {
-        return Verdict::new(Outcome::NotReached, "the model never called a read tool for the binary resource");
+    let call = match first_read(o, s::BLOB_URI, "the binary resource") {
+        Ok(call) => call,
+        Err(verdict) => return verdict,
     };
     let encoded = base64::engine::general_purpose::STANDARD.encode(s::blob_bytes());
     if let Some(seen) = results_containing(o, &encoded).next() {
@@ -213,8 +221,9 @@ probe! {
 
 fn judge_template_read(o: &Observations) -> Verdict {
     let uri = format!("{}42", s::TEMPLATE_PREFIX);
-    let Some(call) = read_calls(o, &uri).first().copied() else {
-        return Verdict::new(Outcome::NotReached, "the model never asked for a templated URI");
+    let call = match first_read(o, &uri, "a templated URI") {
+        Ok(call) => call,
+        Err(verdict) => return verdict,
     };
     match (server_read(o, &uri), results_containing(o, "item 42").next()) {
         (true, Some(seen)) => Verdict::new(Outcome::Yes, "read through and handed to the model").evidence([call, seen]),
