@@ -82,6 +82,7 @@ static REGISTRY: &[&dyn Probe] = &[
     &affordances::ToolNames,
     &affordances::ToolSchemas,
     &affordances::ToolDescriptions,
+    &affordances::StructuredContent,
     &affordances::ResourcesGated,
 ];
 

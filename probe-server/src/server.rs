@@ -189,10 +189,13 @@ impl ProbeServer {
                 .notify_logging_message(LoggingMessageNotificationParam::new(LoggingLevel::Info, json!("mcp-client-probe log canary")).with_logger("probe"))
                 .await;
         }
-        text_result(match token {
+        let mut result = text_result(match token {
             Some(t) => format!("sent 3 progress notifications for token {}", serde_json::to_string(&t.0).unwrap_or_default()),
             None => "no progressToken on this call".to_string(),
-        })
+        });
+        // Both content and structuredContent: which of them reaches a host's model is a probe.
+        result.structured_content = Some(json!({"canary": s::STRUCTURED_CANARY, "progress_notifications": 3}));
+        result
     }
 
     async fn ping_client(&self, ctx: &RequestContext<RoleServer>) -> CallToolResult {

@@ -28,6 +28,8 @@ pub const TOOLS_CURSOR: &str = "tools-page-2";
 // Resources.
 pub const TEXT_URI: &str = "probe://text/canary";
 pub const TEXT_CANARY: &str = "MCP-PROBE-TEXT-CANARY-93B2";
+/// In the `structuredContent` of `probe_progress`'s result (its text content says what it did).
+pub const STRUCTURED_CANARY: &str = "MCP-PROBE-STRUCTURED-CANARY-5D0E";
 pub const BLOB_URI: &str = "probe://blob/bytes";
 pub const SECOND_PAGE_URI: &str = "probe://text/second-page";
 pub const ADDED_RESOURCE_URI: &str = "probe://text/added";

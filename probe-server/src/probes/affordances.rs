@@ -53,6 +53,11 @@ pub fn names_tool(shown: &str, tool: &str) -> bool {
     shown == tool || shown.strip_suffix(tool).is_some_and(|prefix| prefix.ends_with(|c: char| !c.is_ascii_alphanumeric()))
 }
 
+/// The first request's view: the catalogue a verdict of absence rests on.
+fn first_view(o: &Observations) -> Option<u64> {
+    o.model_views().next().map(|(seq, _)| seq)
+}
+
 fn offered_where(o: &Observations, test: fn(&Value) -> bool) -> Vec<(u64, &Value)> {
     o.offered_tools().into_iter().filter(|(_, t)| test(t)).collect()
 }
@@ -61,7 +66,7 @@ fn offered_verdict(o: &Observations, test: fn(&Value) -> bool, what: &str) -> Ve
     let found = offered_where(o, test);
     match found.first() {
         Some((seq, _)) => Verdict::new(Outcome::Yes, format!("{what}: {}", found.iter().map(|(_, t)| shown_name(t)).collect::<Vec<_>>().join(", "))).evidence([*seq]),
-        None => Verdict::new(Outcome::No, format!("no tool {what}")),
+        None => Verdict::new(Outcome::No, format!("no tool {what}")).evidence(first_view(o)),
     }
 }
 
@@ -106,7 +111,7 @@ probe! {
 
 fn judge_server_param(o: &Observations) -> Verdict {
     let Some((seq, tool)) = offered_where(o, is_read_tool).into_iter().next() else {
-        return Verdict::new(Outcome::NotReached, "no read tool was offered");
+        return Verdict::new(Outcome::NotReached, "no read tool was offered").evidence(first_view(o));
     };
     let required: Vec<&str> = tool.pointer("/schema/required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
     let param = ["server", "server_name", "serverName"].into_iter().find(|p| has_property(tool, p));
@@ -126,7 +131,7 @@ fn read_calls(o: &Observations, uri: &str) -> Vec<u64> {
 
 /// The model's first read of `uri`, or the not-reached verdict naming `what` it never read.
 fn first_read(o: &Observations, uri: &str, what: &str) -> Result<u64, Verdict> {
-    read_calls(o, uri).first().copied().ok_or_else(|| Verdict::new(Outcome::NotReached, format!("the model never called a read tool for {what}")))
+    read_calls(o, uri).first().copied().ok_or_else(|| Verdict::new(Outcome::NotReached, format!("the model never called a read tool for {what}")).evidence(first_view(o)))
 }
 
 fn server_read(o: &Observations, uri: &str) -> bool {
@@ -346,5 +351,34 @@ fn judge_resources_gated(o: &Observations) -> Verdict {
     match offered.first() {
         None => Verdict::new(Outcome::Yes, "no resource tool while the server has no resources"),
         Some((seq, tool)) => Verdict::new(Outcome::No, format!("offered {} although the server has no resources", shown_name(tool))).evidence([*seq]),
+    }
+}
+
+probe! {
+    /// Evidence (model journal): `probe_progress` answers with text content and a
+    /// `structuredContent` carrying a canary; after the model called it, the tool result it
+    /// received holds one of them or both (yes; the detail says which — the specification lets a
+    /// host use either). Neither is no.
+    StructuredContent {
+        id: "affordances.structured_content", area: Affordances, title: "content or structuredContent reaches the model",
+        revisions: ["2025-06-18"], eras: BOTH, serves: "probe_progress: content and structuredContent",
+        judge: judge_structured_content, needs_model: true,
+    }
+}
+
+fn judge_structured_content(o: &Observations) -> Verdict {
+    let Some((call, _, _)) = o.model_calls().find(|(_, tool, _)| names_tool(tool, s::TOOL_PROGRESS)) else {
+        return Verdict::new(Outcome::NotReached, "the model never called probe_progress");
+    };
+    let after = |needle: &'static str| o.model_views().filter(move |(seq, _)| *seq > call).find(move |(_, v)| {
+        v.get("tool_results").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).any(|r| r.contains(needle))
+    });
+    let content = after("progress notifications").or_else(|| after("no progressToken"));
+    let structured = after(s::STRUCTURED_CANARY);
+    match (content, structured) {
+        (Some((seq, _)), Some(_)) => Verdict::new(Outcome::Yes, "the model sees content and structuredContent").evidence([call, seq]),
+        (Some((seq, _)), None) => Verdict::new(Outcome::Yes, "the model sees content only").evidence([call, seq]),
+        (None, Some((seq, _))) => Verdict::new(Outcome::Yes, "the model sees structuredContent only").evidence([call, seq]),
+        (None, None) => Verdict::new(Outcome::No, "the model saw neither").evidence([call]),
     }
 }

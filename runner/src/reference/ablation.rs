@@ -102,6 +102,7 @@ ablations! {
     HideSomeTools => "hide-some-tools", "affordances.tool_names", "offers its model only half of the MCP tools";
     AlterSchemas => "alter-schemas", "affordances.tool_schemas", "changes the input schemas it offers";
     DropDescriptions => "drop-descriptions", "affordances.tool_descriptions", "offers MCP tools without their descriptions";
+    DropDualResults => "drop-dual-results", "affordances.structured_content", "hands the model neither content nor structuredContent when a tool returns both";
     ResourceToolsAlways => "resource-tools-always", "affordances.resources_gated", "offers resource tools although the server has no resources";
     NoSessionHeader => "no-session-header", "http.session_id_echoed", "leaves Mcp-Session-Id off its logging/setLevel request";
     NoStandardHeaders => "no-standard-headers", "http.standard_headers", "leaves Mcp-Method and Mcp-Name off its prompts/get request";

@@ -131,6 +131,7 @@ async fn execute(client: &Client, name: &str, arguments: &Value, listed: &[Strin
         "list_resource_templates" => json!(client.list_all_resource_templates().await.unwrap_or_default()).to_string(),
         other => match other.strip_prefix(TOOL_PREFIX) {
             Some(tool) => match client.call_tool(CallToolRequestParams::new(tool.to_string())).await {
+                Ok(result) if result.structured_content.is_some() && skip(Ablation::DropDualResults) => "[result omitted]".to_string(),
                 Ok(result) => result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n"),
                 Err(e) => format!("error: {e}"),
             },
