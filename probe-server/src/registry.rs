@@ -115,10 +115,9 @@ pub fn judge_runs(runs: &[(Scenario, &Observations)]) -> Vec<Verdict> {
                 _ if era.is_none() => Verdict::new(Outcome::NotReached, NO_SESSION),
                 _ if transport.is_some_and(|t| !probe.transports().contains(&t)) => Verdict::new(Outcome::NotApplicable, "not observable over this transport"),
                 Some(observations) => judge_probe(*probe, observations),
-                None => match era {
-                    Some(era) if !probe.eras().contains(&era) => Verdict::new(Outcome::NotApplicable, format!("does not exist in the {} era", era_name(era))),
-                    _ => Verdict::new(Outcome::NotReached, format!("judged on a run against the {} server variant, and there was none", probe.scenario())),
-                },
+                None => era.and_then(|era| outside_era(*probe, era)).unwrap_or_else(|| {
+                    Verdict::new(Outcome::NotReached, format!("judged on a run against the {} server variant, and there was none", probe.scenario()))
+                }),
             };
             verdict.probe = probe.id().to_string();
             verdict.scenario = probe.scenario();
@@ -130,15 +129,20 @@ pub fn judge_runs(runs: &[(Scenario, &Observations)]) -> Vec<Verdict> {
 
 const NO_SESSION: &str = "the client never opened an MCP session with the probe server";
 
+/// The n/a verdict of a probe that does not exist in `era`.
+fn outside_era(probe: &dyn Probe, era: Era) -> Option<Verdict> {
+    (!probe.eras().contains(&era)).then(|| Verdict::new(Outcome::NotApplicable, format!("does not exist in the {} era", era_name(era))))
+}
+
 fn judge_probe(probe: &dyn Probe, observations: &Observations) -> Verdict {
-    match observations.era() {
-        None => Verdict::new(Outcome::NotReached, NO_SESSION),
-        Some(era) if !probe.eras().contains(&era) => Verdict::new(Outcome::NotApplicable, format!("does not exist in the {} era", era_name(era))),
-        Some(_) if probe.needs_model() && observations.model_views().next().is_none() => {
-            Verdict::new(Outcome::NotReached, "no model transcript: the client has no model, or never asked it")
-        }
-        Some(_) => probe.judge(observations),
+    let Some(era) = observations.era() else { return Verdict::new(Outcome::NotReached, NO_SESSION) };
+    if let Some(verdict) = outside_era(probe, era) {
+        return verdict;
     }
+    if probe.needs_model() && observations.model_views().next().is_none() {
+        return Verdict::new(Outcome::NotReached, "no model transcript: the client has no model, or never asked it");
+    }
+    probe.judge(observations)
 }
 
 fn era_name(era: Era) -> &'static str {

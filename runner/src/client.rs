@@ -142,6 +142,13 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
         None => profile.launches(),
     };
     let step_journal = |i: usize| scratch.path().join(format!("journal-{i}.jsonl"));
+    // Where a host installs skills: its profile says, relative to the run's home or work directory.
+    let skills_dir = skills_launch.map(|skills| {
+        let mut vars = Vars::default();
+        vars.values.insert("home", home.display().to_string());
+        vars.values.insert("work", work.display().to_string());
+        vars.fill(&skills.skills_dir)
+    });
 
     // The model's side is kept where it is evidence: the standard run (what the host offered its
     // model), the no-resources run (whether resource tools are still offered) and the skills runs
@@ -187,9 +194,8 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
             Transport::Stdio => std::iter::once(command).chain(server_args).collect(),
             Transport::Http => vec![server_url.clone()],
         };
-        if let Some(skills) = skills_launch {
-            let dir = vars.fill(&skills.skills_dir);
-            vars.values.insert("skills_dir", dir);
+        if let (Some(skills), Some(dir)) = (skills_launch, &skills_dir) {
+            vars.values.insert("skills_dir", dir.clone());
             let prompt = vars.fill(&skills.prompt);
             vars.values.insert("prompt", prompt);
         }
@@ -227,16 +233,11 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
     }
 
     let mut parts: Vec<_> = (0..launches.len()).map(step_journal).filter(|p| p.exists()).filter_map(|p| read_journal(&p).ok()).collect();
-    if let Some(skills) = skills_launch {
+    if let Some(skills_dir) = &skills_dir {
         // What the host left on disk is evidence too: journalled after the server's events.
-        let mut vars = Vars::default();
-        vars.values.insert("home", home.display().to_string());
-        vars.values.insert("work", work.display().to_string());
-        let skills_dir = PathBuf::from(vars.fill(&skills.skills_dir));
         let note_path = scratch.path().join("disk.jsonl");
         let journal = Journal::create(&note_path).map_err(|e| e.to_string())?;
-        let session = if transport == Transport::Stdio { "stdio" } else { "http" };
-        journal.log(probe_server::journal::Entry::note(session, transport.kind(), files_on_disk(&[&home, &work], &skills_dir)));
+        journal.log(probe_server::journal::Entry::note(transport.as_str(), transport.kind(), files_on_disk(&[&home, &work], Path::new(skills_dir))));
         drop(journal);
         parts.extend(read_journal(&note_path).ok());
     }

@@ -36,6 +36,9 @@ impl AblatingHttpClient {
     /// The headers and session id of one POST, with the message-specific ablations applied.
     fn post_parts(&self, message: &ClientJsonRpcMessage, session_id: Option<Arc<str>>, headers: HashMap<HeaderName, HeaderValue>) -> (Option<Arc<str>>, HashMap<HeaderName, HeaderValue>) {
         let mut headers = self.headers(headers);
+        if !matches!(self.ablation, Some(Ablation::NoSessionHeader | Ablation::NoStandardHeaders)) {
+            return (session_id, headers);
+        }
         let method = serde_json::to_value(message).ok().and_then(|v| v.get("method").and_then(|m| m.as_str()).map(str::to_string));
         let mut session_id = session_id;
         match (self.ablation, method.as_deref()) {
