@@ -2,6 +2,7 @@
 //!
 //! * [`surface`] — what the server advertises and serves, shared by server, probes and clients.
 //! * [`skills`] — the SEP-2640 skills served in the skills variants, hostile ones included.
+//! * [`interactive`] — what a person does in each interactive run, shared by the terminal driver and the probes.
 //! * [`server`] — the rmcp handler that serves the surface in both eras.
 //! * [`transport`] — the stdio and Streamable HTTP taps that journal every frame.
 //! * [`journal`] — the JSONL wire journal and its reader.
@@ -9,6 +10,7 @@
 //! * [`probe`], [`registry`], [`probes`] — the probe model, the ordered registry, one file per family.
 
 pub mod era;
+pub mod interactive;
 pub mod journal;
 pub mod observe;
 pub mod probe;

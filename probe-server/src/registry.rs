@@ -4,7 +4,7 @@ use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
 use crate::scenario::Scenario;
-use crate::probes::{affordances, connection, elicitation, http, prompts, resources, sampling_roots, skills, subscriptions, tools, utilities};
+use crate::probes::{affordances, connection, elicitation, http, interactive, prompts, resources, sampling_roots, skills, subscriptions, tools, utilities};
 
 static REGISTRY: &[&dyn Probe] = &[
     &connection::Initialized,
@@ -58,6 +58,19 @@ static REGISTRY: &[&dyn Probe] = &[
     &elicitation::EnumLegacyNames,
     &elicitation::Url,
     &elicitation::MrtrRetry,
+    &interactive::FormShown,
+    &interactive::DefaultsPrefilled,
+    &interactive::AcceptTyped,
+    &interactive::Decline,
+    &interactive::Cancel,
+    &interactive::RequiredEnforced,
+    &interactive::EnumUntitledSingle,
+    &interactive::EnumTitledSingle,
+    &interactive::EnumUntitledMulti,
+    &interactive::EnumTitledMulti,
+    &interactive::EnumLegacyNames,
+    &interactive::UrlShown,
+    &interactive::UrlNotOpenedUnasked,
     &sampling_roots::CreateMessage,
     &sampling_roots::SamplingTools,
     &sampling_roots::RootsList,

@@ -33,10 +33,23 @@ pub enum Scenario {
     SkillsNoDirectoryRead,
     /// No resources capability: resources, templates and subscriptions are not served.
     NoResources,
+    /// Interactive (the standard server; a person at a terminal): the form is filled in with
+    /// typed values and accepted.
+    InteractiveAccept,
+    /// Interactive: the form is declined.
+    InteractiveDecline,
+    /// Interactive: the form is cancelled with the host's cancel key.
+    InteractiveCancel,
+    /// Interactive: a required field is emptied before accepting.
+    InteractiveRequired,
+    /// Interactive: the enum form, one pick per enum shape, accepted.
+    InteractiveEnums,
+    /// Interactive: the URL-mode elicitation is shown and cancelled.
+    InteractiveUrl,
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 8] = [
+    pub const ALL: [Scenario; 14] = [
         Scenario::Standard,
         Scenario::SubscribeUnadvertised,
         Scenario::SubscribeFails,
@@ -45,6 +58,22 @@ impl Scenario {
         Scenario::Skills,
         Scenario::SkillsNoDirectoryRead,
         Scenario::NoResources,
+        Scenario::InteractiveAccept,
+        Scenario::InteractiveDecline,
+        Scenario::InteractiveCancel,
+        Scenario::InteractiveRequired,
+        Scenario::InteractiveEnums,
+        Scenario::InteractiveUrl,
+    ];
+
+    /// The interactive runs: each a fresh session driven through a terminal.
+    pub const INTERACTIVE: [Scenario; 6] = [
+        Scenario::InteractiveAccept,
+        Scenario::InteractiveDecline,
+        Scenario::InteractiveCancel,
+        Scenario::InteractiveRequired,
+        Scenario::InteractiveEnums,
+        Scenario::InteractiveUrl,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -57,6 +86,12 @@ impl Scenario {
             Scenario::Skills => "skills",
             Scenario::SkillsNoDirectoryRead => "skills-no-directory-read",
             Scenario::NoResources => "no-resources",
+            Scenario::InteractiveAccept => "interactive-accept",
+            Scenario::InteractiveDecline => "interactive-decline",
+            Scenario::InteractiveCancel => "interactive-cancel",
+            Scenario::InteractiveRequired => "interactive-required",
+            Scenario::InteractiveEnums => "interactive-enums",
+            Scenario::InteractiveUrl => "interactive-url",
         }
     }
 
@@ -71,6 +106,12 @@ impl Scenario {
             Scenario::Skills => "the skills extension with directoryRead: true; good, idle, hidden, twin and hostile skills",
             Scenario::SkillsNoDirectoryRead => "the skills extension without directoryRead; the same skills",
             Scenario::NoResources => "no resources capability (resources/* refused)",
+            Scenario::InteractiveAccept => "interactive: the form filled in with typed values and accepted",
+            Scenario::InteractiveDecline => "interactive: the form declined",
+            Scenario::InteractiveCancel => "interactive: the form cancelled",
+            Scenario::InteractiveRequired => "interactive: a required field emptied, then accept pressed",
+            Scenario::InteractiveEnums => "interactive: one pick per enum shape, accepted",
+            Scenario::InteractiveUrl => "interactive: the URL-mode request shown, then cancelled",
         }
     }
 
@@ -78,6 +119,8 @@ impl Scenario {
     pub fn transports(self) -> &'static [TransportKind] {
         match self {
             Scenario::SessionExpires | Scenario::StreamDrop => &[TransportKind::Http],
+            // What a person sees does not depend on the transport: interactive runs use stdio.
+            s if s.is_interactive() => &[TransportKind::Stdio],
             _ => &[TransportKind::Stdio, TransportKind::Http],
         }
     }
@@ -85,6 +128,23 @@ impl Scenario {
     /// Whether the server declares the skills extension.
     pub fn serves_skills(self) -> bool {
         matches!(self, Scenario::Skills | Scenario::SkillsNoDirectoryRead)
+    }
+
+    /// Whether the run is driven through a terminal by the keystroke plan (the server itself
+    /// behaves as the standard one).
+    pub fn is_interactive(self) -> bool {
+        Scenario::INTERACTIVE.contains(&self)
+    }
+
+    /// The probe tool an interactive run asks the host to call.
+    pub fn interactive_tool(self) -> Option<&'static str> {
+        use crate::surface as s;
+        match self {
+            Scenario::InteractiveEnums => Some(s::TOOL_ELICIT_ENUMS),
+            Scenario::InteractiveUrl => Some(s::TOOL_ELICIT_URL),
+            other if other.is_interactive() => Some(s::TOOL_ELICIT_FORM),
+            _ => None,
+        }
     }
 
     pub fn is_standard(&self) -> bool {
@@ -103,7 +163,7 @@ impl fmt::Display for Scenario {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown scenario {0:?}: expected one of standard, subscribe-unadvertised, subscribe-fails, session-expires, stream-drop, skills, skills-no-directory-read, no-resources")]
+#[error("unknown scenario {0:?}: expected one of standard, subscribe-unadvertised, subscribe-fails, session-expires, stream-drop, skills, skills-no-directory-read, no-resources, interactive-accept, interactive-decline, interactive-cancel, interactive-required, interactive-enums, interactive-url")]
 pub struct UnknownScenario(String);
 
 impl FromStr for Scenario {

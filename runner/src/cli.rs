@@ -43,6 +43,17 @@ pub enum Command {
     /// `probe --command … --dialect chat`. SERVER is the probe server's command line (stdio) or URL.
     #[command(hide = true)]
     ReferenceHost(ReferenceHostArgs),
+    /// The scripted model stub on its own, for driving a host by hand: prints its base URL and
+    /// serves until interrupted.
+    #[command(hide = true)]
+    ModelStub(ModelStubArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ModelStubArgs {
+    /// Where to journal the model requests and replies (JSONL).
+    #[arg(long, value_name = "FILE")]
+    pub journal: std::path::PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -185,6 +196,9 @@ impl TransportChoice {
     }
 }
 
+/// Where `probe` writes records unless told otherwise.
+pub const DEFAULT_RECORDS: &str = "matrices/records";
+
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
     /// The client to probe: a profile name (see `clients list`), name@version, or a path to a
@@ -199,7 +213,7 @@ pub struct ProbeArgs {
     #[arg(long, value_enum, requires = "command")]
     pub dialect: Option<crate::stub::Dialect>,
     /// Where records go: `<DIR>/<client>/<version>/<transport>.json` with journals beside them.
-    #[arg(long, value_name = "DIR", default_value = "matrices/records")]
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_RECORDS)]
     pub records: PathBuf,
     /// For --command and path clients: seconds before the client is stopped.
     #[arg(long, default_value_t = 60)]
@@ -216,8 +230,32 @@ pub struct ProbeArgs {
     /// Keep each run's journal in this directory.
     #[arg(long, value_name = "DIR")]
     pub keep_journals: Option<PathBuf>,
+    /// Which runs to make for a profiled client: headless ones, interactive ones (through a
+    /// terminal, for profiles with an `interactive` section), or all. A partial probe needs
+    /// --records, so it never replaces a full record.
+    #[arg(long, value_enum, default_value_t = RunKinds::All)]
+    pub runs: RunKinds,
+    /// Probe this many times in a row and compare the verdicts; exit 1 if any differ.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub repeat: u32,
     #[command(flatten)]
     pub format: FormatArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunKinds {
+    All,
+    Headless,
+    Interactive,
+}
+
+impl RunKinds {
+    pub fn headless(self) -> bool {
+        self != RunKinds::Interactive
+    }
+    pub fn interactive(self) -> bool {
+        self != RunKinds::Headless
+    }
 }
 
 fn parse_ablation(s: &str) -> Result<Ablation, String> {

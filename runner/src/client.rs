@@ -58,12 +58,17 @@ struct ScenarioRun {
 
 /// Probes `target` over `transport`, once per server variant that means anything over it;
 /// journals and the record go to `out_dir`.
-pub async fn probe(target: &Target, transport: Transport, server_exe: &Path, out_dir: &Path) -> Result<Record, String> {
+pub async fn probe(target: &Target, transport: Transport, runs_wanted: crate::cli::RunKinds, server_exe: &Path, out_dir: &Path) -> Result<Record, String> {
     let started = Instant::now();
     std::fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
     let mut runs = Vec::new();
-    for scenario in Scenario::ALL.into_iter().filter(|s| s.applies_to(transport.kind())) {
+    for scenario in Scenario::ALL.into_iter().filter(|s| s.applies_to(transport.kind()) && !s.is_interactive() && runs_wanted.headless()) {
         runs.push(run_scenario(target, transport, scenario, server_exe, out_dir).await?);
+    }
+    if let Some(interactive) = target.profile.interactive.as_ref().filter(|_| transport == Transport::Stdio && runs_wanted.interactive()) {
+        for scenario in Scenario::INTERACTIVE {
+            runs.push(run_interactive(target, interactive, scenario, server_exe, out_dir).await?);
+        }
     }
     let profile = &target.profile;
     let observed: Vec<(Scenario, &Observations)> = runs.iter().map(|r| (r.scenario, &r.observations)).collect();
@@ -73,6 +78,10 @@ pub async fn probe(target: &Target, transport: Transport, server_exe: &Path, out
         notes.push(format!("{}: the client never opened an MCP session: {}", run.scenario, describe_endings(&run.launches)));
     }
     for verdict in &mut verdicts {
+        if verdict.scenario.is_interactive() && verdict.outcome == probe_server::Outcome::NotReached && profile.interactive.is_none() {
+            verdict.detail = "not driven: the client's profile has no interactive section".into();
+            continue;
+        }
         // The run the verdict rests on (the standard one for variants not run over this transport).
         let run = runs.iter().find(|r| r.scenario == verdict.scenario).unwrap_or(&runs[0]);
         if verdict.outcome == probe_server::Outcome::NotReached && run.observations.lifecycle().is_none() {
@@ -175,41 +184,14 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
     for (index, args) in launches.iter().enumerate() {
         let journal_path = step_journal(index);
         let server_args = vec!["serve".to_string(), "--stdio".into(), "--journal".into(), journal_path.display().to_string(), "--scenario".into(), scenario.to_string()];
-        let mut vars = Vars::default();
-        let command = server_exe.display().to_string();
-        for (key, value) in [
-            ("home", home.display().to_string()),
-            ("work", work.display().to_string()),
-            ("stub_url", stub.as_ref().map(|s| s.base_url.clone()).unwrap_or_default()),
-            ("prompt", profile.launch.prompt.clone()),
-            ("server_url", server_url.clone()),
-            ("server_command", command.clone()),
-            ("server_command_json", json_str(&command)),
-            ("server_args_json", serde_json::to_string(&server_args).unwrap_or_default()),
-            ("server_command_line", std::iter::once(command.clone()).chain(server_args.iter().cloned()).collect::<Vec<_>>().join(" ")),
-        ] {
-            vars.values.insert(key, value);
-        }
-        vars.server = match transport {
-            Transport::Stdio => std::iter::once(command).chain(server_args).collect(),
-            Transport::Http => vec![server_url.clone()],
-        };
+        let stub_url = stub.as_ref().map(|s| s.base_url.clone()).unwrap_or_default();
+        let mut vars = run_vars(RunPaths { home: &home, work: &work, server_exe }, &stub_url, &profile.launch.prompt, &server_url, server_args, transport);
         if let (Some(skills), Some(dir)) = (skills_launch, &skills_dir) {
             vars.values.insert("skills_dir", dir.clone());
             let prompt = vars.fill(&skills.prompt);
             vars.values.insert("prompt", prompt);
         }
-        for file in profile.files.iter().chain(skills_launch.iter().flat_map(|s| s.files.iter())) {
-            let content = match transport {
-                Transport::Stdio => file.stdio.as_ref().or(file.content.as_ref()),
-                Transport::Http => file.http.as_ref().or(file.content.as_ref()),
-            };
-            let path = PathBuf::from(vars.fill(&file.path));
-            if let Some(parent) = path.parent() {
-                let _ = std::fs::create_dir_all(parent);
-            }
-            std::fs::write(&path, vars.fill(content.map(String::as_str).unwrap_or_default())).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        }
+        write_files(profile.files.iter().chain(skills_launch.iter().flat_map(|s| s.files.iter())), &vars, transport)?;
         let spec = LaunchSpec {
             program: target.executable.clone(),
             args: vars.fill_args(args),
@@ -250,6 +232,117 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
         }
     }
     Ok(ScenarioRun { scenario, observations, launches: records })
+}
+
+/// The run's directories and the probe server's executable.
+struct RunPaths<'a> {
+    home: &'a Path,
+    work: &'a Path,
+    server_exe: &'a Path,
+}
+
+/// The placeholders of one launch.
+fn run_vars(paths: RunPaths<'_>, stub_url: &str, prompt: &str, server_url: &str, server_args: Vec<String>, transport: Transport) -> Vars {
+    let mut vars = Vars::default();
+    let command = paths.server_exe.display().to_string();
+    for (key, value) in [
+        ("home", paths.home.display().to_string()),
+        ("work", paths.work.display().to_string()),
+        ("stub_url", stub_url.to_string()),
+        ("prompt", prompt.to_string()),
+        ("server_url", server_url.to_string()),
+        ("server_command", command.clone()),
+        ("server_command_json", json_str(&command)),
+        ("server_args_json", serde_json::to_string(&server_args).unwrap_or_default()),
+        ("server_command_line", std::iter::once(command.clone()).chain(server_args.iter().cloned()).collect::<Vec<_>>().join(" ")),
+    ] {
+        vars.values.insert(key, value);
+    }
+    vars.server = match transport {
+        Transport::Stdio => std::iter::once(command).chain(server_args).collect(),
+        Transport::Http => vec![server_url.to_string()],
+    };
+    vars
+}
+
+/// Writes a profile's configuration files with the run's placeholders filled.
+fn write_files<'a>(files: impl Iterator<Item = &'a crate::profile::ConfigFile>, vars: &Vars, transport: Transport) -> Result<(), String> {
+    for file in files {
+        let content = match transport {
+            Transport::Stdio => file.stdio.as_ref().or(file.content.as_ref()),
+            Transport::Http => file.http.as_ref().or(file.content.as_ref()),
+        };
+        let path = PathBuf::from(vars.fill(&file.path));
+        if let Some(parent) = path.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        std::fs::write(&path, vars.fill(content.map(String::as_str).unwrap_or_default())).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// One interactive run: the host's terminal UI in a pseudo-terminal (stdio server, model stub for
+/// agent hosts, browser trap first on PATH), driven by the profile's keystroke plan. The journal
+/// written to `out_dir` holds the server's frames and the driver's notes in place; the saved
+/// screens also go to `<transport>.<scenario>.screens.txt`.
+async fn run_interactive(target: &Target, interactive: &crate::profile::Interactive, scenario: Scenario, server_exe: &Path, out_dir: &Path) -> Result<ScenarioRun, String> {
+    let transport = Transport::Stdio;
+    let scratch = tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let (home, work) = (scratch.path().join("home"), scratch.path().join("work"));
+    for dir in [&home, &work] {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let profile = &target.profile;
+    let stub = match profile.dialect {
+        Some(_) => Some(stub::start(Journal::create(&scratch.path().join("model.jsonl")).map_err(|e| e.to_string())?).await.map_err(|e| format!("cannot start the model stub: {e}"))?),
+        None => None,
+    };
+    let server_journal = scratch.path().join("journal-0.jsonl");
+    let server_args = vec!["serve".to_string(), "--stdio".into(), "--journal".into(), server_journal.display().to_string(), "--scenario".into(), scenario.to_string()];
+    let stub_url = stub.as_ref().map(|s| s.base_url.clone()).unwrap_or_default();
+    let vars = run_vars(RunPaths { home: &home, work: &work, server_exe }, &stub_url, &interactive.prompt, "", server_args, transport);
+    write_files(profile.files.iter().chain(interactive.files.iter()), &vars, transport)?;
+    let trap_log = scratch.path().join("opened-urls.log");
+    let (trap_bin, browser) = crate::terminal::trap::install(&scratch.path().join("trap"), &trap_log).map_err(|e| format!("cannot install the browser trap: {e}"))?;
+    let marker = format!("{}-interactive-{scenario}-{}", profile.name, std::process::id());
+    let mut env = crate::launch::base_env(&home, &marker);
+    env.insert("TERM".into(), "xterm-256color".into());
+    env.remove("NO_COLOR");
+    for (key, value) in profile.launch.env.iter().chain(interactive.env.iter()) {
+        env.insert(key.clone(), vars.fill(value));
+    }
+    let path = env.get("PATH").cloned().unwrap_or_default();
+    env.insert("PATH".into(), format!("{}:{path}", trap_bin.display()));
+    env.insert("BROWSER".into(), browser.display().to_string());
+    let case = crate::terminal::Case {
+        scenario,
+        plan: interactive.clone(),
+        pty: crate::terminal::pty::PtySpec { program: target.executable.clone(), args: vars.fill_args(&interactive.args), env, cwd: work.clone(), columns: interactive.columns, rows: interactive.rows },
+        server_journal,
+        trap_log,
+    };
+    let driven = tokio::task::spawn_blocking(move || crate::terminal::drive(case)).await.map_err(|e| format!("the terminal driver failed: {e}"))?;
+    let swept = crate::launch::sweep(None, &marker).await;
+    if let Some(stub) = stub {
+        stub.stop().await;
+    }
+    let stem = file_stem(transport, scenario);
+    write_events(&out_dir.join(journal_name(transport, scenario)), &driven.journal.events).map_err(|e| e.to_string())?;
+    std::fs::write(out_dir.join(format!("{stem}.screens.txt")), &driven.screens).map_err(|e| format!("cannot write the screens: {e}"))?;
+    let ending = match driven.exit_code {
+        Some(code) => Ending::Exited { code: code as i32 },
+        None => Ending::TimedOut,
+    };
+    let launch = LaunchRecord {
+        ending,
+        stdout_bytes: driven.raw_output.len(),
+        stdout: driven.raw_output,
+        stderr: Vec::new(),
+        stderr_bytes: 0,
+        duration_ms: driven.duration.as_millis() as u64,
+        swept,
+    };
+    Ok(ScenarioRun { scenario, observations: Observations::from_read(driven.journal), launches: vec![launch] })
 }
 
 /// The files under `roots` after a skills run: those inside the host's skills directory (relative

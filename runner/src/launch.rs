@@ -119,7 +119,7 @@ pub fn marked_processes(marker: &str) -> Vec<i32> {
 /// Kills every process of the run that is still alive; returns how many there were. Scans
 /// again until two scans in a row find nothing: a process caught mid-`exec` or mid-`fork` can
 /// be missed by one scan.
-async fn sweep(pgid: Option<i32>, marker: &str) -> usize {
+pub(crate) async fn sweep(pgid: Option<i32>, marker: &str) -> usize {
     let mut killed = std::collections::BTreeSet::new();
     let mut quiet_scans = 0;
     for _ in 0..50 {

@@ -22,6 +22,7 @@ mod selftest;
 mod serve;
 mod storm;
 mod stub;
+mod terminal;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -140,6 +141,14 @@ async fn dispatch(command: Command) -> Result<u8> {
             reference::host::run(&endpoint, Era::Legacy, None, &args.model_url).await?;
             Ok(exit::OK)
         }
+        Command::ModelStub(args) => {
+            let journal = probe_server::journal::Journal::create(&args.journal).with_context(|| format!("cannot write {}", args.journal.display()))?;
+            let stub = stub::start(journal).await.context("cannot start the model stub")?;
+            println!("{}", stub.base_url);
+            tokio::signal::ctrl_c().await.context("cannot wait for an interrupt")?;
+            stub.stop().await;
+            Ok(exit::OK)
+        }
     }
 }
 
@@ -165,6 +174,7 @@ fn command_profile(command_line: &str, timeout: u64, dialect: Option<stub::Diale
         files: Vec::new(),
         launch: profile::Launch { args: args.to_vec(), steps: Vec::new(), env: Default::default(), prompt: String::new(), timeout_secs: timeout },
         skills: None,
+        interactive: None,
     };
     Ok((profile, std::path::PathBuf::from(program)))
 }
@@ -193,13 +203,33 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
         Some(path) => Some(baseline::Baseline::load(path).map_err(bad_input)?),
         None => None,
     };
+    if args.runs != cli::RunKinds::All && args.records == std::path::Path::new(cli::DEFAULT_RECORDS) {
+        return Err(bad_input("--runs headless or interactive makes a partial record: give --records DIR so it does not replace the full one"));
+    }
     let dir = record::record_dir(&args.records, &target.profile.name, &target.version);
     let mut records = Vec::new();
-    for transport in args.transport.transports() {
-        eprintln!("mcp-client-probe: probing {}@{} over {}", target.profile.name, target.version, transport.as_str());
-        let record = client::probe(&target, transport, &own_exe()?, &dir).await.map_err(|e| anyhow::anyhow!(e))?;
-        eprintln!("mcp-client-probe: {} done in {} ms; record in {}", transport.as_str(), record.duration_ms, dir.display());
-        records.push(record);
+    let mut repeats_differ = false;
+    for round in 1..=args.repeat {
+        let mut round_records = Vec::new();
+        for transport in args.transport.transports() {
+            eprintln!("mcp-client-probe: probing {}@{} over {} (round {round} of {})", target.profile.name, target.version, transport.as_str(), args.repeat);
+            let record = client::probe(&target, transport, args.runs, &own_exe()?, &dir).await.map_err(|e| anyhow::anyhow!(e))?;
+            eprintln!("mcp-client-probe: {} done in {} ms; record in {}", transport.as_str(), record.duration_ms, dir.display());
+            round_records.push(record);
+        }
+        if round > 1 {
+            for (before, now) in records.iter().zip(&round_records) {
+                for difference in verdict_differences(before, now) {
+                    repeats_differ = true;
+                    eprintln!("mcp-client-probe: round {round} differs from round 1: {difference}");
+                }
+            }
+        } else {
+            records = round_records;
+        }
+    }
+    if args.repeat > 1 {
+        eprintln!("mcp-client-probe: {} rounds: {}", args.repeat, if repeats_differ { "verdicts differ" } else { "the same verdicts every round" });
     }
     let located: Vec<record::Located> = records
         .iter()
@@ -209,6 +239,9 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     match args.format.format {
         Format::Table => println!("{}", render::terminal(&matrix, terminal_width())),
         Format::Json => println!("{}", render::json(&matrix)),
+    }
+    if repeats_differ {
+        return Ok(exit::MISMATCH);
     }
     if let Some(baseline) = baseline {
         let problems = baseline::check(&baseline, &records.iter().collect::<Vec<_>>());
@@ -220,6 +253,22 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
         }
     }
     Ok(exit::OK)
+}
+
+/// The probes whose outcome or detail differs between two records of the same transport.
+fn verdict_differences(before: &record::Record, now: &record::Record) -> Vec<String> {
+    before
+        .verdicts
+        .iter()
+        .filter_map(|b| {
+            let n = now.verdicts.iter().find(|n| n.probe == b.probe);
+            match n {
+                Some(n) if n.outcome == b.outcome && n.detail == b.detail => None,
+                Some(n) => Some(format!("{} {}: {} ({}) then {} ({})", now.transport, b.probe, b.outcome.label(), b.detail, n.outcome.label(), n.detail)),
+                None => Some(format!("{} {}: no verdict", now.transport, b.probe)),
+            }
+        })
+        .collect()
 }
 
 async fn clients(command: cli::ClientsCommand) -> Result<u8> {

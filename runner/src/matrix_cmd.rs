@@ -114,7 +114,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], serve
             done += 1;
             let bar = format!("{}{}", "#".repeat(done), ".".repeat(total - done));
             eprintln!("[{bar}] {done}/{total} {}@{} over {} ({} probes)", profile.name, installed.version, transport.as_str(), probe_server::registry::probes().len());
-            client::probe(&target, transport, server_exe, &dir).await.map_err(|e| anyhow!(e))?;
+            client::probe(&target, transport, crate::cli::RunKinds::All, server_exe, &dir).await.map_err(|e| anyhow!(e))?;
         }
     }
     if !check {

@@ -39,6 +39,104 @@ pub struct Profile {
     /// How to drive the host's skills support in the skills server variants, if it has any.
     #[serde(default)]
     pub skills: Option<SkillsLaunch>,
+    /// How to drive the host's interactive UI in a terminal, if it has one.
+    #[serde(default)]
+    pub interactive: Option<Interactive>,
+}
+
+/// The interactive runs: how to start the host's terminal UI, get past its first-run screens,
+/// submit a prompt and quit, and the keystroke plan for its elicitation forms. Keys are names
+/// (`Enter`, `Esc`, `Tab`, `Space`, `Backspace`, `Up`, `Down`, `Left`, `Right`, `Ctrl-C`,
+/// `Ctrl-U`), see `terminal::keys`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Interactive {
+    /// Arguments that start the UI (placeholders as in `launch`).
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Variables added over `launch.env`.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Files written before the start, after the profile's files (first-run state).
+    #[serde(default)]
+    pub files: Vec<ConfigFile>,
+    /// The prompt typed into the UI; `{tool}` is the probe tool the run is about. The model stub
+    /// calls only the tool named after `--only-tool`.
+    pub prompt: String,
+    pub submit: Vec<String>,
+    pub quit: Vec<String>,
+    #[serde(default = "default_columns")]
+    pub columns: u16,
+    #[serde(default = "default_rows")]
+    pub rows: u16,
+    /// How long to wait for the host to list the server's tools, and for the form to appear.
+    #[serde(default = "default_wait")]
+    pub ready_timeout_secs: u64,
+    #[serde(default = "default_wait")]
+    pub form_timeout_secs: u64,
+    pub keys: KeyPlan,
+}
+
+fn default_columns() -> u16 {
+    100
+}
+fn default_rows() -> u16 {
+    40
+}
+fn default_wait() -> u64 {
+    60
+}
+
+/// How a person works the host's elicitation form, as data. Focus is found on screen: the line
+/// holding `focus_marker`, whose text after the marker (leading symbols skipped) starts with the
+/// label of the field, option or button wanted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyPlan {
+    pub focus_marker: String,
+    pub next_field: Vec<String>,
+    /// Empties the focused text field.
+    pub clear: Vec<String>,
+    pub toggle: Vec<String>,
+    /// Opens the focused enum field's options.
+    pub expand: Vec<String>,
+    pub next_option: Vec<String>,
+    pub pick: Vec<String>,
+    /// Closes the options after picking, per kind of field.
+    #[serde(default)]
+    pub collapse_single: Vec<String>,
+    #[serde(default)]
+    pub collapse_multi: Vec<String>,
+    pub accept_label: String,
+    pub decline_label: String,
+    /// Moves from the accept button towards the decline button.
+    pub next_button: Vec<String>,
+    /// Presses the focused button.
+    pub press: Vec<String>,
+    pub cancel: Vec<String>,
+}
+
+impl Interactive {
+    /// Every key name the section uses, for validation.
+    pub fn key_names(&self) -> impl Iterator<Item = &String> {
+        let k = &self.keys;
+        self.submit.iter().chain(&self.quit).chain(&k.next_field).chain(&k.clear).chain(&k.toggle).chain(&k.expand).chain(&k.next_option)
+            .chain(&k.pick).chain(&k.collapse_single).chain(&k.collapse_multi).chain(&k.next_button).chain(&k.press).chain(&k.cancel)
+    }
+
+    /// Checks key names and the marker; the error says what is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        if let Some(bad) = self.key_names().find(|k| crate::terminal::keys::bytes(k).is_none()) {
+            return Err(format!("interactive: unknown key {bad:?}"));
+        }
+        if self.keys.focus_marker.trim().is_empty() {
+            return Err("interactive: focus_marker is empty".into());
+        }
+        if !self.prompt.contains("{tool}") {
+            return Err("interactive: the prompt must name {tool}".into());
+        }
+        Ok(())
+    }
 }
 
 /// The skills variants' launch: its own arguments and prompt (the model stub reads the skills
@@ -121,7 +219,10 @@ impl Profile {
         if profile.launch.args.is_empty() && profile.launch.steps.is_empty() {
             return Err(invalid("launch needs `args` or `steps`"));
         }
-        for file in profile.files.iter().chain(profile.skills.iter().flat_map(|s| s.files.iter())) {
+        if let Some(interactive) = &profile.interactive {
+            interactive.validate().map_err(|m| invalid(&m))?;
+        }
+        for file in profile.files.iter().chain(profile.skills.iter().flat_map(|s| s.files.iter())).chain(profile.interactive.iter().flat_map(|i| i.files.iter())) {
             if file.content.is_none() && (file.stdio.is_none() || file.http.is_none()) {
                 return Err(invalid("a file needs `content`, or both `stdio` and `http`"));
             }

@@ -5,6 +5,7 @@ pub mod affordances;
 pub mod connection;
 pub mod elicitation;
 pub mod http;
+pub mod interactive;
 pub mod prompts;
 pub mod resources;
 pub mod sampling_roots;

@@ -83,7 +83,7 @@ pub fn answer(dialect: Dialect, body: &Value) -> (Reply, Option<Step>) {
     };
     // Side requests (titles, summaries) offer no tools: answer briefly, outside the script.
     let mentioned = plan::mentioned_tools(body);
-    let step = if offered.is_empty() { Step::Finish { text: "ok".into() } } else { plan::step(&offered, &mentioned, plan::linked_uri(body).as_deref(), plan::skills_dir(body).as_deref(), results) };
+    let step = if offered.is_empty() { Step::Finish { text: "ok".into() } } else { plan::step(&offered, &mentioned, plan::linked_uri(body).as_deref(), plan::skills_dir(body).as_deref(), plan::only_tool(body).as_deref(), results) };
     let reply = match dialect {
         Dialect::Anthropic => anthropic::reply(body, &step, results),
         Dialect::Responses => responses::reply(body, &step, results),

@@ -138,6 +138,18 @@ pub fn skills_to_install() -> Vec<String> {
     uris
 }
 
+/// The one probe tool the prompt asks for (`--only-tool NAME`), if any: interactive runs call a
+/// single tool per run so that each run shows the person exactly one form.
+pub fn only_tool(body: &Value) -> Option<String> {
+    let text = body.to_string();
+    let rest = &text[text.find(ONLY_TOOL_FLAG)? + ONLY_TOOL_FLAG.len()..];
+    let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    PROBE_TOOLS.contains(&name.as_str()).then_some(name)
+}
+
+/// The prompt marker that restricts the script to one probe tool.
+pub const ONLY_TOOL_FLAG: &str = "--only-tool ";
+
 /// A host's slash-command tool (fast-agent's harness `slash_command`).
 fn is_slash_command_tool(t: &OfferedTool) -> bool {
     normalized(&t.name) == "slashcommand" && has_property(&t.schema, "command")
@@ -146,8 +158,19 @@ fn is_slash_command_tool(t: &OfferedTool) -> bool {
 /// The whole script for this catalogue. `mentioned` are wanted tools the host named in text:
 /// when it offers a tool-search tool, the first step loads them. With a slash-command tool and a
 /// skills directory in the prompt, the script installs the probe server's skills instead.
-pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>) -> Vec<Step> {
+pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>) -> Vec<Step> {
     let mut steps = Vec::new();
+    if let Some(only) = only {
+        let deferred: Vec<&String> = mentioned.iter().filter(|m| names_tool(m, only)).collect();
+        if let (Some(search), Some(name)) = (catalogue.iter().find(|t| is_tool_search(t)), deferred.first()) {
+            steps.push(Step::Call { tool: search.clone(), arguments: json!({"query": format!("select:{name}"), "max_results": 1}), purpose: "load the deferred tool".into() });
+        }
+        if let Some(tool) = catalogue.iter().find(|t| names_tool(&t.name, only)) {
+            steps.push(Step::Call { tool: tool.clone(), arguments: json!({}), purpose: format!("call {only} alone") });
+        }
+        steps.push(Step::Finish { text: FINAL_TEXT.into() });
+        return steps;
+    }
     if let (Some(slash), Some(dir)) = (catalogue.iter().find(|t| is_slash_command_tool(t)), skills_dir) {
         let command = |text: String, purpose: String| Step::Call { tool: slash.clone(), arguments: json!({"command": text}), purpose };
         steps.push(command(format!("/skills registry {SERVER_NAME}"), "choose the probe server as skills registry".into()));
@@ -183,8 +206,8 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str
 }
 
 /// The step for a request that already carries `results` tool results.
-pub fn step(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, results: usize) -> Step {
-    let mut steps = plan(catalogue, mentioned, linked, skills_dir);
+pub fn step(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>, results: usize) -> Step {
+    let mut steps = plan(catalogue, mentioned, linked, skills_dir, only);
     let last = steps.len() - 1;
     steps.swap_remove(results.min(last))
 }
@@ -207,7 +230,7 @@ mod tests {
             tool("mcp__probe__probe_sampling", json!({})),
             tool("Bash", json!({})),
         ];
-        let steps = plan(&catalogue, &[], None, None);
+        let steps = plan(&catalogue, &[], None, None, None);
         let calls: Vec<String> = steps.iter().map(|s| match s { Step::Call { tool, arguments, .. } => format!("{} {arguments}", tool.name), Step::Finish { .. } => "finish".into() }).collect();
         assert_eq!(calls, vec![
             r#"ListMcpResourcesTool {"server":"probe"}"#.to_string(),
@@ -218,8 +241,8 @@ mod tests {
             r#"mcp__probe__probe_sampling_tools {}"#.into(),
             "finish".into(),
         ]);
-        assert_eq!(step(&catalogue, &[], None, None, 99), Step::Finish { text: FINAL_TEXT.into() });
-        assert_eq!(step(&catalogue, &[], None, None, 4), steps[4]);
+        assert_eq!(step(&catalogue, &[], None, None, None, 99), Step::Finish { text: FINAL_TEXT.into() });
+        assert_eq!(step(&catalogue, &[], None, None, None, 4), steps[4]);
     }
 
     #[test]
@@ -231,7 +254,7 @@ mod tests {
         let mentioned = mentioned_tools(&body);
         assert_eq!(mentioned, vec!["ReadMcpResourceTool".to_string(), "mcp__probe__probe_ping".into()]);
         let catalogue = vec![tool("ToolSearch", json!({"properties": {"query": {}}}))];
-        match &plan(&catalogue, &mentioned, None, None)[0] {
+        match &plan(&catalogue, &mentioned, None, None, None)[0] {
             Step::Call { tool, arguments, .. } => {
                 assert_eq!(tool.name, "ToolSearch");
                 assert_eq!(arguments["query"], "select:ReadMcpResourceTool,mcp__probe__probe_ping");
@@ -246,7 +269,7 @@ mod tests {
         let body = json!({"messages": [{"role": "tool", "content": "see probe://linked/7 please"}]});
         let linked = linked_uri(&body);
         assert_eq!(linked.as_deref(), Some("probe://linked/7"));
-        let steps = plan(&catalogue, &[], linked.as_deref(), None);
+        let steps = plan(&catalogue, &[], linked.as_deref(), None, None);
         assert!(matches!(&steps[4], Step::Call { arguments, .. } if arguments["uri"] == "probe://linked/7"), "{steps:?}");
     }
 
@@ -256,14 +279,26 @@ mod tests {
         let dir = skills_dir(&body);
         assert_eq!(dir.as_deref(), Some("/tmp/x/skills"));
         let catalogue = vec![tool("slash_command", json!({"properties": {"command": {}}})), tool("probe__probe_ping", json!({}))];
-        let steps = plan(&catalogue, &[], None, dir.as_deref());
+        let steps = plan(&catalogue, &[], None, dir.as_deref(), None);
         let commands: Vec<String> = steps.iter().filter_map(|s| match s { Step::Call { arguments, .. } => arguments["command"].as_str().map(str::to_string), _ => None }).collect();
         assert_eq!(commands[0], "/skills registry probe");
         assert_eq!(commands[1], "/skills add skill://probe/probe-good/SKILL.md --registry probe --skills-dir /tmp/x/skills");
         assert_eq!(commands.len(), 1 + skills_to_install().len());
         assert!(!commands.iter().any(|c| c.contains("probe-idle")));
         // Without the directory in the prompt, the ordinary script runs.
-        assert!(matches!(&plan(&catalogue, &[], None, None)[0], Step::Call { tool, .. } if tool.name == "probe__probe_ping"));
+        assert!(matches!(&plan(&catalogue, &[], None, None, None)[0], Step::Call { tool, .. } if tool.name == "probe__probe_ping"));
+    }
+
+    #[test]
+    fn an_only_tool_marker_calls_that_tool_alone() {
+        let body = json!({"messages": [{"role": "user", "content": "Show me the form. --only-tool probe_elicit_form"}]});
+        let only = only_tool(&body);
+        assert_eq!(only.as_deref(), Some("probe_elicit_form"));
+        let catalogue = vec![tool("mcp__probe__probe_ping", json!({})), tool("mcp__probe__probe_elicit_form", json!({}))];
+        let steps = plan(&catalogue, &[], None, None, only.as_deref());
+        assert!(matches!(&steps[0], Step::Call { tool, .. } if tool.name == "mcp__probe__probe_elicit_form"), "{steps:?}");
+        assert_eq!(steps.len(), 2);
+        assert_eq!(only_tool(&json!({"content": "--only-tool rm_rf"})), None);
     }
 
     #[test]

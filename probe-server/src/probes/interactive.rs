@@ -1,0 +1,373 @@
+//! Interactive elicitation probes: a person at the host's terminal. Each probe is judged on its own
+//! run (an `interactive-*` server variant) from two witnesses in one journal: the server's frames
+//! (what the answer carried) and the terminal driver's notes (labelled screens, keys pressed,
+//! where the keystroke plan stopped, URLs the host tried to open), placed where they happened.
+//! When the screen did not show what the plan expected, the verdict is not-reached with that
+//! screen as evidence, never a guess.
+
+use serde_json::Value;
+
+use super::{exchange_evidence, probe, BOTH};
+use crate::interactive::{self as plan, Input};
+use crate::journal::TransportKind;
+use crate::observe::{Answer, Exchange, Observations};
+use crate::probe::{Declaration, Outcome, Verdict};
+use crate::surface::{self, enum_fields};
+
+const ELICIT: &str = "elicitation/create";
+const STDIO_ONLY: &[TransportKind] = &[TransportKind::Stdio];
+
+/// A labelled copy of the screen the driver saved.
+struct Screen<'a> {
+    seq: u64,
+    label: &'a str,
+    text: &'a str,
+}
+
+fn screens(o: &Observations) -> Vec<Screen<'_>> {
+    o.notes(plan::SCREEN)
+        .filter_map(|e| {
+            let d = e.detail.as_ref()?;
+            Some(Screen { seq: e.seq, label: d.get("label")?.as_str()?, text: d.get("text")?.as_str()? })
+        })
+        .collect()
+}
+
+fn screen<'a>(o: &'a Observations, label: &str) -> Option<Screen<'a>> {
+    screens(o).into_iter().find(|s| s.label == label)
+}
+
+/// Where the plan stopped, if it did: the note's line and its reason.
+fn stopped(o: &Observations) -> Option<(u64, String)> {
+    o.notes(plan::PLAN_STOPPED).next().map(|e| (e.seq, e.detail.as_ref().and_then(|d| d.get("reason")).and_then(Value::as_str).unwrap_or("?").to_string()))
+}
+
+/// The verdict when the run never got as far as `what`: the plan stopped, or no terminal at all.
+fn not_reached(o: &Observations, what: &str) -> Verdict {
+    match stopped(o) {
+        Some((seq, reason)) => Verdict::new(Outcome::NotReached, format!("{what} not reached: the keystroke plan stopped ({reason})")).evidence([seq]),
+        None if screens(o).is_empty() => Verdict::new(Outcome::NotReached, "no screen was recorded: the host was not driven through a terminal"),
+        None => Verdict::new(Outcome::NotReached, format!("{what} not reached")),
+    }
+}
+
+fn declared(o: &Observations) -> Declaration {
+    Declaration::from_bool(o.declares(&["elicitation"]))
+}
+
+/// The answer the server received for `tool`'s elicitation, with the exchange.
+fn answer(o: &Observations, tool: &str) -> Option<(Value, Exchange)> {
+    let exchange = o.exchange(tool, ELICIT)?;
+    match &exchange.answer {
+        Some(Answer::Result(r)) => Some((r.clone(), exchange)),
+        Some(Answer::Error(e)) => Some((serde_json::json!({"error": e}), exchange)),
+        None => None,
+    }
+}
+
+fn action(result: &Value) -> &str {
+    result.get("action").and_then(Value::as_str).unwrap_or(if result.get("error").is_some() { "an error" } else { "no action" })
+}
+
+/// Lines of `text` that contain `needle`.
+fn lines_with<'a>(text: &'a str, needle: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    text.lines().filter(move |l| l.contains(needle))
+}
+
+probe! {
+    /// Evidence: the screen saved when the form appeared shows the elicitation's message and the
+    /// label (title, else name) of every field.
+    FormShown {
+        id: "interactive.form_shown", area: Interactive, title: "the form is shown: message and every field",
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveAccept,
+        serves: "probe_elicit_form, a person at the terminal", judge: judge_form_shown,
+    }
+}
+
+fn judge_form_shown(o: &Observations) -> Verdict {
+    let Some(shown) = screen(o, plan::FORM_SHOWN) else {
+        return match (stopped(o), o.exchange(surface::TOOL_ELICIT_FORM, ELICIT)) {
+            (Some((seq, reason)), Some(exchange)) => Verdict::new(Outcome::No, format!("the server asked and the screen never showed the form ({reason})"))
+                .declared(declared(o))
+                .evidence(exchange_evidence(&exchange).into_iter().chain([seq])),
+            _ => not_reached(o, "the form"),
+        };
+    };
+    let schema = surface::elicit_form_schema();
+    let message = plan::message_of(surface::TOOL_ELICIT_FORM);
+    let mut missing: Vec<String> = plan::labels(&schema).into_iter().map(|(_, label)| label).filter(|l| !shown.text.contains(l.as_str())).collect();
+    if !shown.text.contains(message) {
+        missing.insert(0, "the message".into());
+    }
+    if missing.is_empty() {
+        Verdict::new(Outcome::Yes, "message and every field label on screen").declared(declared(o)).evidence([shown.seq])
+    } else {
+        Verdict::new(Outcome::No, format!("on screen without: {}", missing.join(", "))).declared(declared(o)).evidence([shown.seq])
+    }
+}
+
+probe! {
+    /// Evidence: on the screen saved when the form appeared, each field with a text or number
+    /// default shows it on the field's line, and the fields the person left alone come back
+    /// with their defaults.
+    DefaultsPrefilled {
+        id: "interactive.defaults_prefilled", area: Interactive, title: "defaults pre-filled",
+        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveAccept,
+        serves: "probe_elicit_form: every field has a default", judge: judge_defaults,
+    }
+}
+
+fn default_text(default: &Value) -> Option<String> {
+    match default {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn judge_defaults(o: &Observations) -> Verdict {
+    let Some(shown) = screen(o, plan::FORM_SHOWN) else { return not_reached(o, "the form") };
+    let schema = surface::elicit_form_schema();
+    let mut problems = Vec::new();
+    for (field, label) in plan::labels(&schema) {
+        let Some(text) = default_text(&schema["properties"][&field]["default"]) else { continue };
+        if !lines_with(shown.text, &label).any(|line| line.contains(&text)) {
+            problems.push(format!("{label} does not show {text:?}"));
+        }
+    }
+    let mut evidence = vec![shown.seq];
+    match answer(o, surface::TOOL_ELICIT_FORM) {
+        Some((result, exchange)) if action(&result) == "accept" => {
+            evidence.extend(exchange_evidence(&exchange));
+            for field in plan::UNTOUCHED {
+                let got = &result["content"][field];
+                if *got != schema["properties"][field]["default"] {
+                    problems.push(format!("untouched {field} came back as {got}"));
+                }
+            }
+        }
+        Some((result, exchange)) => {
+            evidence.extend(exchange_evidence(&exchange));
+            problems.push(format!("the accept was answered {}", action(&result)));
+        }
+        None => return not_reached(o, "the accept"),
+    }
+    let verdict = if problems.is_empty() { Verdict::new(Outcome::Yes, "defaults on screen and sent back untouched") } else { Verdict::new(Outcome::No, problems.join("; ")) };
+    verdict.declared(declared(o)).evidence(evidence)
+}
+
+probe! {
+    /// Evidence: after the person typed an e-mail and an integer and toggled the boolean, the
+    /// server received `accept` with exactly those values, each of its schema type (an integer,
+    /// not a string or a float; a boolean, not a string).
+    AcceptTyped {
+        id: "interactive.accept_typed", area: Interactive, title: "accept sends the typed values, correctly typed",
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveAccept,
+        serves: "probe_elicit_form: the person types person@example.net and 7, and toggles agree", judge: judge_accept,
+    }
+}
+
+fn judge_accept(o: &Observations) -> Verdict {
+    let Some((result, exchange)) = answer(o, surface::TOOL_ELICIT_FORM) else { return not_reached(o, "the accept") };
+    let evidence: Vec<u64> = exchange_evidence(&exchange).into_iter().chain(screen(o, plan::AFTER_INPUT).map(|s| s.seq)).collect();
+    let no = |detail: String| Verdict::new(Outcome::No, detail).declared(declared(o)).evidence(evidence.clone());
+    if action(&result) != "accept" {
+        return no(format!("answered {}", action(&result)));
+    }
+    let expected = plan::form_expected();
+    let wrong: Vec<String> = plan::form_inputs()
+        .iter()
+        .filter(|input| result["content"][input.field] != expected[input.field] || type_differs(&result["content"][input.field], &expected[input.field]))
+        .map(|input| format!("{} = {} (typed {})", input.field, result["content"][input.field], expected[input.field]))
+        .collect();
+    if wrong.is_empty() {
+        Verdict::new(Outcome::Yes, "accept with the typed values, each of its type").declared(declared(o)).evidence(evidence)
+    } else {
+        no(format!("accepted with {}", wrong.join(", ")))
+    }
+}
+
+/// 7 and 7.0 compare equal as JSON values; an integer field must not come back as a float.
+fn type_differs(got: &Value, expected: &Value) -> bool {
+    got.is_f64() != expected.is_f64()
+}
+
+probe! {
+    /// Evidence: the person pressed the host's decline control; the server received `decline`.
+    Decline {
+        id: "interactive.decline", area: Interactive, title: "decline reaches the server as decline",
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveDecline,
+        serves: "probe_elicit_form, declined", judge: |o| judge_action(o, "decline"),
+    }
+}
+
+probe! {
+    /// Evidence: the person pressed the host's cancel key (e.g. Esc); the server received `cancel`.
+    Cancel {
+        id: "interactive.cancel", area: Interactive, title: "cancel reaches the server as cancel",
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveCancel,
+        serves: "probe_elicit_form, cancelled", judge: |o| judge_action(o, "cancel"),
+    }
+}
+
+fn judge_action(o: &Observations, wanted: &str) -> Verdict {
+    let Some((result, exchange)) = answer(o, surface::TOOL_ELICIT_FORM) else { return not_reached(o, &format!("the {wanted}")) };
+    let evidence: Vec<u64> = exchange_evidence(&exchange).into_iter().chain(o.notes(plan::KEYS).last().map(|k| k.seq)).collect();
+    let got = action(&result);
+    let verdict = if got == wanted {
+        Verdict::new(Outcome::Yes, format!("the server received {wanted}"))
+    } else {
+        Verdict::new(Outcome::No, format!("the person chose {wanted}; the server received {got}"))
+    };
+    verdict.declared(declared(o)).evidence(evidence)
+}
+
+probe! {
+    /// Evidence: with the required field emptied, pressing accept sends nothing (the screen saved
+    /// after the attempt comes before any answer and still shows the form); the answer that
+    /// follows carries the field.
+    RequiredEnforced {
+        id: "interactive.required_enforced", area: Interactive, title: "required fields enforced before accept",
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveRequired,
+        serves: "probe_elicit_form: count is required; the person empties it and presses accept", judge: judge_required,
+    }
+}
+
+fn judge_required(o: &Observations) -> Verdict {
+    let Some(attempt) = screen(o, plan::AFTER_ACCEPT_ATTEMPT) else { return not_reached(o, "the accept attempt") };
+    let answered = answer(o, surface::TOOL_ELICIT_FORM);
+    let mut evidence = vec![attempt.seq];
+    if let Some((result, exchange)) = &answered {
+        evidence.extend(exchange_evidence(exchange));
+        let before = exchange.answered.is_some_and(|seq| seq < attempt.seq);
+        if before && action(result) == "accept" && result["content"].get(plan::REQUIRED_FIELD).is_none_or(Value::is_null) {
+            return Verdict::new(Outcome::No, format!("accepted without the required {}", plan::REQUIRED_FIELD)).declared(declared(o)).evidence(evidence);
+        }
+        if before {
+            return Verdict::new(Outcome::No, format!("answered {} at the accept attempt", action(result))).declared(declared(o)).evidence(evidence);
+        }
+    }
+    if !attempt.text.contains(plan::message_of(surface::TOOL_ELICIT_FORM)) {
+        return Verdict::new(Outcome::No, "the form left the screen at the accept attempt, and nothing was sent").declared(declared(o)).evidence(evidence);
+    }
+    Verdict::new(Outcome::Yes, "accept held back while the required field was empty").declared(declared(o)).evidence(evidence)
+}
+
+probe! {
+    /// Evidence: the screen saved with the untitled single-select open lists every value, and the
+    /// value picked by its label reaches the server.
+    EnumUntitledSingle {
+        id: "interactive.enum_untitled_single", area: Interactive, title: "enum shown: untitled single-select",
+        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
+        serves: "probe_elicit_enums, field untitled_single", judge: |o| judge_enum(o, enum_fields::UNTITLED_SINGLE),
+    }
+}
+
+probe! {
+    /// Evidence: the screen saved with the titled single-select open lists every title, and the
+    /// option picked by its title reaches the server as its `const`.
+    EnumTitledSingle {
+        id: "interactive.enum_titled_single", area: Interactive, title: "enum shown: titled single-select",
+        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
+        serves: "probe_elicit_enums, field titled_single", judge: |o| judge_enum(o, enum_fields::TITLED_SINGLE),
+    }
+}
+
+probe! {
+    /// Evidence: the screen saved with the untitled multi-select open lists every value, and the
+    /// two values picked reach the server as an array.
+    EnumUntitledMulti {
+        id: "interactive.enum_untitled_multi", area: Interactive, title: "enum shown: untitled multi-select",
+        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
+        serves: "probe_elicit_enums, field untitled_multi", judge: |o| judge_enum(o, enum_fields::UNTITLED_MULTI),
+    }
+}
+
+probe! {
+    /// Evidence: the screen saved with the titled multi-select open lists every title, and the
+    /// option picked reaches the server as an array of its `const`.
+    EnumTitledMulti {
+        id: "interactive.enum_titled_multi", area: Interactive, title: "enum shown: titled multi-select",
+        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
+        serves: "probe_elicit_enums, field titled_multi", judge: |o| judge_enum(o, enum_fields::TITLED_MULTI),
+    }
+}
+
+probe! {
+    /// Evidence: the screen saved with the legacy field open lists its `enumNames`, and the name
+    /// picked reaches the server as its `enum` value.
+    EnumLegacyNames {
+        id: "interactive.enum_legacy_names", area: Interactive, title: "enum shown: legacy enumNames",
+        revisions: ["2025-06-18", "2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
+        serves: "probe_elicit_enums, field legacy_enum_names", judge: |o| judge_enum(o, enum_fields::LEGACY_NAMES),
+    }
+}
+
+fn judge_enum(o: &Observations, field: &str) -> Verdict {
+    let label = plan::field_open(field);
+    let Some(open) = screen(o, &label) else { return not_reached(o, &format!("the {field} options")) };
+    let shown = plan::option_labels(field);
+    let missing: Vec<&String> = shown.iter().filter(|l| !open.text.contains(l.as_str())).collect();
+    let mut evidence = vec![open.seq];
+    if !missing.is_empty() {
+        return Verdict::new(Outcome::No, format!("options not on screen: {missing:?}")).declared(declared(o)).evidence(evidence);
+    }
+    let Some((result, exchange)) = answer(o, surface::TOOL_ELICIT_ENUMS) else { return not_reached(o, "the accept") };
+    evidence.extend(exchange_evidence(&exchange));
+    let expected = plan::enum_expected(field);
+    let picked = plan::enum_inputs().into_iter().find(|i| i.field == field).map(|i| i.input);
+    let got = &result["content"][field];
+    let verdict = match (action(&result), picked) {
+        ("accept", Some(Input::Pick(labels))) if *got == expected => Verdict::new(Outcome::Yes, format!("options listed; picked {labels:?}, sent {got}")),
+        ("accept", _) => Verdict::new(Outcome::No, format!("options listed; sent {got} instead of {expected}")),
+        (other, _) => Verdict::new(Outcome::No, format!("options listed; the accept was answered {other}")),
+    };
+    verdict.declared(declared(o)).evidence(evidence)
+}
+
+probe! {
+    /// Evidence: the screen saved when the URL-mode request appeared shows its message and the URL.
+    UrlShown {
+        id: "interactive.url_shown", area: Interactive, title: "URL mode: the URL is shown",
+        revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveUrl,
+        serves: "probe_elicit_url, a person at the terminal", judge: judge_url_shown,
+    }
+}
+
+fn judge_url_shown(o: &Observations) -> Verdict {
+    let declared = Declaration::from_bool(o.declares(&["elicitation", "url"]));
+    let Some(shown) = screen(o, plan::FORM_SHOWN) else {
+        return match (stopped(o), o.exchange(surface::TOOL_ELICIT_URL, ELICIT)) {
+            (Some((seq, reason)), Some(exchange)) => Verdict::new(Outcome::No, format!("the server asked and the screen never showed the request ({reason})"))
+                .declared(declared)
+                .evidence(exchange_evidence(&exchange).into_iter().chain([seq])),
+            _ => not_reached(o, "the URL request"),
+        };
+    };
+    if shown.text.contains(surface::ELICIT_URL) {
+        Verdict::new(Outcome::Yes, "the URL is on screen").declared(declared).evidence([shown.seq])
+    } else {
+        Verdict::new(Outcome::No, "the request is on screen without its URL").declared(declared).evidence([shown.seq])
+    }
+}
+
+probe! {
+    /// Evidence: while the URL-mode request was on screen and nobody had consented, the host did
+    /// not try to open the URL (the runner's browser trap saw nothing); an open without consent is
+    /// a violation.
+    UrlNotOpenedUnasked {
+        id: "interactive.url_consent", area: Interactive, title: "URL mode: not opened without consent",
+        revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveUrl,
+        serves: "probe_elicit_url; the person never consents, then cancels", judge: judge_url_consent,
+    }
+}
+
+fn judge_url_consent(o: &Observations) -> Verdict {
+    let declared = Declaration::from_bool(o.declares(&["elicitation", "url"]));
+    if let Some(opened) = o.notes(plan::BROWSER_OPENED).next() {
+        let target = opened.detail.as_ref().and_then(|d| d.get("arguments")).map(Value::to_string).unwrap_or_default();
+        return Verdict::new(Outcome::Violation, format!("opened without consent: {target}")).declared(declared).evidence([opened.seq]);
+    }
+    let Some(shown) = screen(o, plan::FORM_SHOWN) else { return not_reached(o, "the URL request") };
+    Verdict::new(Outcome::Yes, "shown and left unopened until the person answered").declared(declared).evidence([shown.seq])
+}

@@ -1,0 +1,424 @@
+//! The terminal driver: starts a host's interactive UI in a pseudo-terminal, waits for what a
+//! person would wait for (the server's tools listed, the form on screen, the screen settled),
+//! works the form with the profile's keystroke plan, and journals what it saw and did as notes
+//! placed where they happened among the probe server's frames (see `probe_server::interactive`).
+//! Where the screen does not show what the plan expects, it journals `plan_stopped` with the
+//! screen and cancels; the probes then say not-reached.
+
+pub mod keys;
+pub mod pty;
+pub mod trap;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use probe_server::interactive::{self as plan, FieldInput, Input};
+use probe_server::journal::{Direction, Event, EventKind, JournalRead, TransportKind, FORMAT_VERSION};
+use probe_server::Scenario;
+use serde_json::{json, Value};
+
+use crate::profile::Interactive;
+use pty::{Pty, PtySpec};
+
+/// The session name of the driver's notes in the journal.
+pub const SESSION: &str = "terminal";
+
+/// One interactive run to drive.
+pub struct Case {
+    pub scenario: Scenario,
+    pub plan: Interactive,
+    pub pty: PtySpec,
+    /// Where the probe server (spawned by the host) journals.
+    pub server_journal: PathBuf,
+    /// Where the browser trap appends the URLs the host tried to open.
+    pub trap_log: PathBuf,
+}
+
+/// What a driven run produced.
+pub struct Driven {
+    /// The server's journal with the driver's notes in place.
+    pub journal: JournalRead,
+    /// The saved screens, for people.
+    pub screens: String,
+    pub raw_output: Vec<u8>,
+    /// The host's exit code, when it exited by itself after the quit keys.
+    pub exit_code: Option<u32>,
+    pub stopped: Option<String>,
+    pub duration: Duration,
+}
+
+/// The plan could not go on: what the screen did not show.
+#[derive(Debug)]
+struct Stop(String);
+
+type Step = Result<(), Stop>;
+
+/// How long one key may take to show its effect.
+const KEY_EFFECT: Duration = Duration::from_millis(1500);
+/// How long the host has to answer the server once the person has answered the form.
+const ANSWER_WAIT: Duration = Duration::from_secs(10);
+/// How long the URL request stays on screen, unanswered, while the browser trap watches.
+const URL_WATCH: Duration = Duration::from_secs(2);
+/// At most this many presses to empty a field.
+const MAX_CLEARS: usize = 80;
+/// At most this many presses to reach a field, option or button.
+const MAX_MOVES: usize = 40;
+
+struct Driver<'a> {
+    pty: Pty,
+    plan: &'a Interactive,
+    server_journal: &'a Path,
+    trap_log: &'a Path,
+    trap_seen: usize,
+    /// (server journal events before the note, note detail)
+    notes: Vec<(usize, Value)>,
+    screens: String,
+    message: &'static str,
+}
+
+/// Drives one interactive run to its end (blocking). Never fails: problems become notes.
+pub fn drive(case: Case) -> Driven {
+    let started = Instant::now();
+    let tool = case.scenario.interactive_tool().unwrap_or(probe_server::surface::TOOL_ELICIT_FORM);
+    let mut notes = Vec::new();
+    let pty = match Pty::spawn(&case.pty) {
+        Ok(pty) => pty,
+        Err(e) => {
+            notes.push((0, json!({"event": plan::PLAN_STOPPED, "reason": e.to_string(), "screen": ""})));
+            let journal = interleave(read_server(&case.server_journal), &notes);
+            return Driven { journal, screens: String::new(), raw_output: Vec::new(), exit_code: None, stopped: Some(e.to_string()), duration: started.elapsed() };
+        }
+    };
+    let mut driver = Driver {
+        pty,
+        plan: &case.plan,
+        server_journal: &case.server_journal,
+        trap_log: &case.trap_log,
+        trap_seen: 0,
+        notes,
+        screens: String::new(),
+        message: plan::message_of(tool),
+    };
+    let prompt = case.plan.prompt.replace("{tool}", tool);
+    let stopped = match driver.run(case.scenario, tool, &prompt) {
+        Ok(()) => None,
+        Err(Stop(reason)) => {
+            let screen = driver.pty.screen();
+            driver.note(json!({"event": plan::PLAN_STOPPED, "reason": reason, "screen": screen}));
+            driver.screens.push_str(&format!("=== plan stopped: {reason}\n{screen}\n\n"));
+            // Leave the form the way a person would, so the host does not hang on it.
+            let _ = driver.press(&case.plan.keys.cancel, "leave the form");
+            Some(reason)
+        }
+    };
+    driver.check_trap();
+    let _ = driver.press(&case.plan.quit, "quit");
+    let exit_code = driver.pty.finish(Duration::from_secs(5));
+    let raw_output = driver.pty.raw_output();
+    // The server notices the host has gone and closes its journal.
+    wait_for_journal_end(&case.server_journal);
+    let journal = interleave(read_server(&case.server_journal), &driver.notes);
+    Driven { journal, screens: driver.screens, raw_output, exit_code, stopped, duration: started.elapsed() }
+}
+
+fn read_server(path: &Path) -> JournalRead {
+    probe_server::journal::read_journal(path).unwrap_or_default()
+}
+
+fn journal_lines(path: &Path) -> usize {
+    std::fs::read(path).map(|b| b.iter().filter(|c| **c == b'\n').count()).unwrap_or(0)
+}
+
+fn wait_for_journal_end(path: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if std::fs::read_to_string(path).is_ok_and(|t| t.contains("\"input_closed\"")) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The server's events with the driver's notes inserted after the event count each was taken
+/// at, renumbered; a note's time is that of the event before it.
+pub fn interleave(server: JournalRead, notes: &[(usize, Value)]) -> JournalRead {
+    let mut events = Vec::with_capacity(server.events.len() + notes.len());
+    let mut pending = notes.iter().peekable();
+    let note_event = |t_us: u64, detail: &Value| Event {
+        format_version: FORMAT_VERSION,
+        seq: 0,
+        t_us,
+        session: SESSION.into(),
+        transport: TransportKind::Stdio,
+        dir: Direction::Note,
+        kind: EventKind::Note,
+        raw: None,
+        raw_len: 0,
+        sha256: None,
+        head: None,
+        method: None,
+        id: None,
+        detail: Some(detail.clone()),
+    };
+    let mut t_us = 0;
+    for (index, event) in server.events.into_iter().enumerate() {
+        while let Some((_, detail)) = pending.next_if(|(after, _)| *after <= index) {
+            events.push(note_event(t_us, detail));
+        }
+        t_us = event.t_us;
+        events.push(event);
+    }
+    for (_, detail) in pending {
+        events.push(note_event(t_us, detail));
+    }
+    for (i, event) in events.iter_mut().enumerate() {
+        event.seq = i as u64 + 1;
+    }
+    JournalRead { events, truncated_tail: server.truncated_tail }
+}
+
+impl Driver<'_> {
+    fn note(&mut self, detail: Value) {
+        self.check_trap();
+        self.notes.push((journal_lines(self.server_journal), detail));
+    }
+
+    /// Saves the settled screen under `label`.
+    fn save_screen(&mut self, label: &str) -> String {
+        let screen = self.pty.settle(Duration::from_millis(300), Duration::from_secs(2));
+        self.screens.push_str(&format!("=== {label}\n{screen}\n\n"));
+        self.note(json!({"event": plan::SCREEN, "label": label, "text": screen}));
+        screen
+    }
+
+    /// Journals a URL the host tried to open since the last look.
+    fn check_trap(&mut self) {
+        let lines: Vec<String> = std::fs::read_to_string(self.trap_log).unwrap_or_default().lines().map(str::to_string).collect();
+        for line in lines.iter().skip(self.trap_seen) {
+            self.notes.push((journal_lines(self.server_journal), json!({"event": plan::BROWSER_OPENED, "arguments": line})));
+        }
+        self.trap_seen = self.trap_seen.max(lines.len());
+    }
+
+    /// Sends keys one by one, each given time to show its effect.
+    fn press(&mut self, keys: &[String], why: &str) -> Step {
+        if keys.is_empty() {
+            return Ok(());
+        }
+        self.note(json!({"event": plan::KEYS, "keys": keys, "why": why}));
+        for key in keys {
+            let bytes = keys::bytes(key).ok_or_else(|| Stop(format!("unknown key {key}")))?;
+            let before = self.pty.screen();
+            self.pty.send(bytes).map_err(|e| Stop(format!("cannot type into the terminal: {e}")))?;
+            self.pty.wait_for(KEY_EFFECT, |s| s != before);
+            std::thread::sleep(Duration::from_millis(120));
+        }
+        Ok(())
+    }
+
+    fn type_text(&mut self, text: &str, why: &str) -> Step {
+        self.note(json!({"event": plan::KEYS, "text": text, "why": why}));
+        for c in text.chars() {
+            let mut buf = [0u8; 4];
+            self.pty.send(c.encode_utf8(&mut buf).as_bytes()).map_err(|e| Stop(format!("cannot type into the terminal: {e}")))?;
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        Ok(())
+    }
+
+    /// The text after the focus marker on each line below the form's message.
+    fn focused(&self, screen: &str) -> Vec<String> {
+        focused_in(screen, &self.plan.keys.focus_marker, self.message)
+    }
+
+    fn is_focused(&self, screen: &str, label: &str) -> bool {
+        self.focused(screen).iter().any(|t| t.starts_with(label))
+    }
+
+    /// Presses `keys` until the focus is on `label`.
+    fn move_to(&mut self, label: &str, keys: &[String], what: &str) -> Step {
+        for _ in 0..MAX_MOVES {
+            let screen = self.pty.screen();
+            if self.is_focused(&screen, label) {
+                return Ok(());
+            }
+            let before = self.focused(&screen);
+            self.press(keys, &format!("move to {what} {label:?}"))?;
+            let (marker, message) = (self.plan.keys.focus_marker.clone(), self.message);
+            let changed = self.pty.wait_for(KEY_EFFECT, |s| focused_in(s, &marker, message) != before).is_some();
+            if !changed {
+                return Err(Stop(format!("{what} {label:?} never got the focus (the focus stopped moving)")));
+            }
+        }
+        Err(Stop(format!("{what} {label:?} never got the focus in {MAX_MOVES} moves")))
+    }
+
+    fn focus_field(&mut self, label: &str) -> Step {
+        let keys = self.plan.keys.next_field.clone();
+        self.move_to(label, &keys, "field")
+    }
+
+    fn apply(&mut self, input: &FieldInput) -> Step {
+        let keys = self.plan.keys.clone();
+        self.focus_field(&input.label)?;
+        match &input.input {
+            Input::Text(text) => {
+                self.clear_field(&input.label)?;
+                self.type_text(text, &format!("type into {}", input.label))?;
+                let screen = self.pty.screen();
+                if !self.focused(&screen).iter().any(|t| t.starts_with(&input.label) && t.contains(text)) {
+                    return Err(Stop(format!("typed {text:?} into {} and the field does not show it", input.label)));
+                }
+            }
+            Input::Toggle => self.press(&keys.toggle, &format!("toggle {}", input.label))?,
+            Input::Pick(labels) => {
+                self.press(&keys.expand, &format!("open {}", input.label))?;
+                self.save_screen(&plan::field_open(input.field));
+                for label in labels {
+                    self.move_to(label, &keys.next_option, "option")?;
+                    self.press(&keys.pick, &format!("pick {label:?}"))?;
+                }
+                let collapse = if input.multi { &keys.collapse_multi } else { &keys.collapse_single };
+                self.press(collapse, &format!("close {}", input.label))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Presses the clear keys until the focused field stops changing (a host may delete one
+    /// character per press, or the whole value at once).
+    fn clear_field(&mut self, label: &str) -> Step {
+        let clear = self.plan.keys.clear.clone();
+        for _ in 0..MAX_CLEARS {
+            let before = self.focused(&self.pty.screen());
+            self.press(&clear, &format!("empty {label}"))?;
+            let (marker, message) = (self.plan.keys.focus_marker.clone(), self.message);
+            if self.pty.wait_for(KEY_EFFECT, |s| focused_in(s, &marker, message) != before).is_none() {
+                return Ok(());
+            }
+        }
+        Err(Stop(format!("{label} did not become empty after {MAX_CLEARS} presses")))
+    }
+
+    fn press_accept(&mut self) -> Step {
+        let (label, press) = (self.plan.keys.accept_label.clone(), self.plan.keys.press.clone());
+        self.focus_field(&label)?;
+        self.press(&press, "press accept")
+    }
+
+    fn run(&mut self, scenario: Scenario, tool: &str, prompt: &str) -> Step {
+        let ready = Duration::from_secs(self.plan.ready_timeout_secs);
+        let deadline = Instant::now() + ready;
+        while !std::fs::read_to_string(self.server_journal).is_ok_and(|t| t.contains("\"method\":\"tools/list\"")) {
+            if Instant::now() > deadline || self.pty.exited().is_some() {
+                return Err(Stop(format!("the host did not list the server's tools within {} s", ready.as_secs())));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        self.save_screen("ready");
+        self.type_text(prompt, "type the prompt")?;
+        let submit = self.plan.submit.clone();
+        self.press(&submit, "submit the prompt")?;
+        let message = self.message;
+        let labels: Vec<String> = plan::schema_of(tool).map(|s| plan::labels(&s).into_iter().map(|(_, l)| l).collect()).unwrap_or_default();
+        let form_wait = Duration::from_secs(self.plan.form_timeout_secs);
+        let shown = |s: &str| {
+            let below_prompt = s.lines().filter(|l| !l.contains(prompt)).collect::<Vec<_>>().join("\n");
+            below_prompt.contains(message) || (!labels.is_empty() && labels.iter().filter(|l| below_prompt.contains(l.as_str())).count() * 2 > labels.len())
+        };
+        if self.pty.wait_for(form_wait, shown).is_none() {
+            return Err(Stop(format!("the form did not appear within {} s", form_wait.as_secs())));
+        }
+        self.save_screen(plan::FORM_SHOWN);
+        let keys = self.plan.keys.clone();
+        match scenario {
+            Scenario::InteractiveAccept => {
+                for input in plan::form_inputs() {
+                    self.apply(&input)?;
+                }
+                self.save_screen(plan::AFTER_INPUT);
+                self.press_accept()?;
+            }
+            Scenario::InteractiveEnums => {
+                for input in plan::enum_inputs() {
+                    self.apply(&input)?;
+                }
+                self.save_screen(plan::AFTER_INPUT);
+                self.press_accept()?;
+            }
+            Scenario::InteractiveDecline => {
+                self.focus_field(&keys.accept_label)?;
+                self.move_to(&keys.decline_label, &keys.next_button, "button")?;
+                self.press(&keys.press, "press decline")?;
+            }
+            Scenario::InteractiveCancel => self.press(&keys.cancel, "cancel")?,
+            Scenario::InteractiveRequired => {
+                let schema = probe_server::surface::elicit_form_schema();
+                let label = plan::field_label(&schema, plan::REQUIRED_FIELD);
+                self.focus_field(&label)?;
+                self.clear_field(&label)?;
+                self.press_accept()?;
+                let screen = self.save_screen(plan::AFTER_ACCEPT_ATTEMPT);
+                if screen.contains(message) {
+                    self.focus_field(&label)?;
+                    self.type_text("7", &format!("fill {label} in"))?;
+                    self.press_accept()?;
+                }
+            }
+            Scenario::InteractiveUrl => {
+                let until = Instant::now() + URL_WATCH;
+                while Instant::now() < until {
+                    self.check_trap();
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                self.press(&keys.cancel, "cancel without opening")?;
+            }
+            other => return Err(Stop(format!("{other} is not an interactive run"))),
+        }
+        let gone = self.pty.wait_for(ANSWER_WAIT, |s| !s.contains(message)).is_some();
+        self.save_screen(plan::AFTER_ANSWER);
+        if gone {
+            Ok(())
+        } else {
+            Err(Stop(format!("the form was still on screen {} s after the answer", ANSWER_WAIT.as_secs())))
+        }
+    }
+}
+
+/// `Driver::focused` for a screen, without the driver.
+fn focused_in(screen: &str, marker: &str, message: &str) -> Vec<String> {
+    let lines: Vec<&str> = screen.lines().collect();
+    let start = lines.iter().position(|l| l.contains(message)).map_or(0, |i| i + 1);
+    lines[start..]
+        .iter()
+        .filter_map(|l| l.find(marker).map(|i| &l[i + marker.len()..]))
+        .map(|rest| rest.trim_start_matches(|c: char| !c.is_alphanumeric()).to_string())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_land_after_the_server_events_they_followed() {
+        let server = probe_server::journal::parse_journal(
+            "{\"format_version\":1,\"seq\":1,\"t_us\":5,\"session\":\"s\",\"transport\":\"stdio\",\"dir\":\"c2s\",\"kind\":\"frame\",\"raw\":\"{}\"}\n\
+             {\"format_version\":1,\"seq\":2,\"t_us\":9,\"session\":\"s\",\"transport\":\"stdio\",\"dir\":\"s2c\",\"kind\":\"frame\",\"raw\":\"{}\"}\n",
+        )
+        .unwrap();
+        let joined = interleave(server, &[(0, json!({"event": "screen", "label": "a"})), (1, json!({"event": "screen", "label": "b"})), (7, json!({"event": "keys"}))]);
+        let kinds: Vec<String> = joined.events.iter().map(|e| e.detail.as_ref().map_or(format!("{:?}", e.dir), |d| d["event"].to_string())).collect();
+        assert_eq!(kinds, vec!["\"screen\"", "ClientToServer", "\"screen\"", "ServerToClient", "\"keys\""]);
+        assert_eq!(joined.events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
+        assert_eq!(joined.events[2].t_us, 5);
+    }
+
+    #[test]
+    fn focus_is_read_after_the_marker_below_the_message() {
+        let screen = "❯ the prompt mentions count\n  please confirm\n    ✔ agree: ☒\n  ❯ ✔ count: 3\n    Accept  ❯ Decline";
+        assert_eq!(focused_in(screen, "❯", "please confirm"), vec!["count: 3".to_string(), "Decline".into()]);
+    }
+}
