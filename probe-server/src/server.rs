@@ -33,6 +33,8 @@ pub struct ServeOptions {
 
 /// How long the server waits for a client's answer to a server→client request.
 pub const CLIENT_ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+/// The same in the interactive variants, where a person fills the form in.
+pub const PERSON_ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
 
 struct Shared {
     journal: Journal,
@@ -139,6 +141,11 @@ impl ProbeServer {
         self.shared.lists_changed.load(Ordering::SeqCst)
     }
 
+    /// How long a legacy server→client request may wait for its answer.
+    fn answer_timeout(&self) -> Duration {
+        if self.shared.options.scenario.is_interactive() { PERSON_ANSWER_TIMEOUT } else { CLIENT_ANSWER_TIMEOUT }
+    }
+
     fn next_serial(&self) -> u64 {
         self.shared.serial.fetch_add(1, Ordering::SeqCst) + 1
     }
@@ -161,7 +168,7 @@ impl ProbeServer {
         let peer = ctx.peer.clone();
         let outcome = match method {
             "elicitation/create" => peer
-                .create_elicitation_with_timeout(typed(params)?, Some(CLIENT_ANSWER_TIMEOUT))
+                .create_elicitation_with_timeout(typed(params)?, Some(self.answer_timeout()))
                 .await
                 .map(|r| serde_json::to_value(r).unwrap_or_default()),
             "sampling/createMessage" => peer.create_message(typed(params)?).await.map(|r| serde_json::to_value(r).unwrap_or_default()),

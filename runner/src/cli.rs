@@ -47,6 +47,28 @@ pub enum Command {
     /// serves until interrupted.
     #[command(hide = true)]
     ModelStub(ModelStubArgs),
+    /// The fake terminal host (the interactive probes' ground truth): an MCP client with a
+    /// terminal UI, to be run in a terminal. SERVER is the probe server's command line.
+    #[command(hide = true)]
+    TerminalHost(TerminalHostArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TerminalHostArgs {
+    /// The protocol era to speak.
+    #[arg(long, value_enum, default_value_t = EraChoice::Modern)]
+    pub era: EraChoice,
+    /// Behave like a faulty host (repeatable).
+    #[arg(long, value_enum)]
+    pub fault: Vec<crate::reference::terminal_host::Fault>,
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    pub server: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EraChoice {
+    Legacy,
+    Modern,
 }
 
 #[derive(Debug, Args)]

@@ -141,6 +141,14 @@ async fn dispatch(command: Command) -> Result<u8> {
             reference::host::run(&endpoint, Era::Legacy, None, &args.model_url).await?;
             Ok(exit::OK)
         }
+        Command::TerminalHost(args) => {
+            let era = match args.era {
+                cli::EraChoice::Legacy => Era::Legacy,
+                cli::EraChoice::Modern => Era::Modern,
+            };
+            reference::terminal_host::run(&args.server, era, args.fault).await?;
+            Ok(exit::OK)
+        }
         Command::ModelStub(args) => {
             let journal = probe_server::journal::Journal::create(&args.journal).with_context(|| format!("cannot write {}", args.journal.display()))?;
             let stub = stub::start(journal).await.context("cannot start the model stub")?;

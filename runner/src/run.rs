@@ -101,6 +101,7 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
     };
     let model_url = stub.as_ref().map(|s| s.base_url.clone());
     let harness_error = match spec.transport {
+        _ if spec.scenario.is_interactive() => run_terminal(spec, server_exe, dir.path(), &journal_path).await,
         Transport::Stdio => run_stdio(spec, server_exe, &journal_path, model_url.as_deref()).await,
         Transport::Http => run_http(spec, &journal_path, model_url.as_deref()).await,
     }
@@ -160,6 +161,33 @@ async fn run_stdio(spec: RunSpec, server_exe: &Path, journal: &Path, model_url: 
     let outcome = drive(&endpoint, spec, model_url).await;
     wait_for_input_closed(journal).await?;
     outcome
+}
+
+/// An interactive run: the fake terminal host (with the ablation's switch) in a pseudo-terminal,
+/// driven by its keystroke plan; the server's journal with the driver's notes goes to `journal`.
+async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Path, journal: &Path) -> Result<(), String> {
+    let server_journal = scratch.join("server.jsonl");
+    let home = scratch.join("home");
+    std::fs::create_dir_all(&home).map_err(|e| format!("cannot create {}: {e}", home.display()))?;
+    let mut args = vec!["terminal-host".to_string(), "--era".into(), if spec.era == Era::Legacy { "legacy".into() } else { "modern".into() }];
+    if let Some(fault) = spec.ablation.and_then(Ablation::terminal_fault) {
+        args.extend(["--fault".to_string(), fault.name()]);
+    }
+    args.extend([server_exe.display().to_string(), "serve".into(), "--stdio".into(), "--journal".into(), server_journal.display().to_string(), "--scenario".into(), spec.scenario.to_string()]);
+    let trap_log = scratch.join("opened-urls.log");
+    let (trap_bin, browser) = crate::terminal::trap::install(&scratch.join("trap"), &trap_log).map_err(|e| format!("cannot install the browser trap: {e}"))?;
+    let marker = format!("terminal-host-{}-{}-{}-{}", spec.era, spec.scenario, spec.ablation.map_or("full", Ablation::id), std::process::id());
+    let mut env = crate::launch::base_env(&home, &marker);
+    env.insert("TERM".into(), "xterm-256color".into());
+    let path = env.get("PATH").cloned().unwrap_or_default();
+    env.insert("PATH".into(), format!("{}:{path}", trap_bin.display()));
+    env.insert("BROWSER".into(), browser.display().to_string());
+    let plan = reference::terminal_host::profile();
+    let pty = crate::terminal::pty::PtySpec { program: server_exe.to_path_buf(), args, env, cwd: scratch.to_path_buf(), columns: plan.columns, rows: plan.rows };
+    let case = crate::terminal::Case { scenario: spec.scenario, plan, pty, server_journal, trap_log };
+    let driven = tokio::task::spawn_blocking(move || crate::terminal::drive(case)).await.map_err(|e| format!("the terminal driver failed: {e}"))?;
+    crate::launch::sweep(None, &marker).await;
+    probe_server::journal::write_events(journal, &driven.journal.events).map_err(|e| e.to_string())
 }
 
 /// The stdio server journals `input_closed` once the client is gone; its journal is complete then.

@@ -108,9 +108,52 @@ ablations! {
     NoStandardHeaders => "no-standard-headers", "http.standard_headers", "leaves Mcp-Method and Mcp-Name off its prompts/get request";
     NoReinitialize => "no-reinitialize", "http.session_expiry", "gives up when its session expires";
     NoResumption => "no-resumption", "http.resumption", "reconnects a dropped stream without Last-Event-ID";
+    TermNoMessage => "term-no-message", "interactive.form_shown", "terminal host: renders forms without their message";
+    TermDropDefaults => "term-drop-defaults", "interactive.defaults_prefilled", "terminal host: every field starts empty, defaults ignored";
+    TermValuesAsStrings => "term-values-as-strings", "interactive.accept_typed", "terminal host: sends numbers and booleans as strings";
+    TermDeclineAsCancel => "term-decline-as-cancel", "interactive.decline", "terminal host: sends cancel when the person declines";
+    TermEscDeclines => "term-esc-declines", "interactive.cancel", "terminal host: sends decline when the person presses Esc";
+    TermNoRequiredCheck => "term-no-required-check", "interactive.required_enforced", "terminal host: accepts with a required field empty";
+    TermEnumAsTextUntitledSingle => "term-enum-as-text-untitled-single", "interactive.enum_untitled_single", "terminal host: renders enum fields as free text";
+    TermEnumAsTextTitledSingle => "term-enum-as-text-titled-single", "interactive.enum_titled_single", "terminal host: renders enum fields as free text";
+    TermEnumAsTextUntitledMulti => "term-enum-as-text-untitled-multi", "interactive.enum_untitled_multi", "terminal host: renders enum fields as free text";
+    TermEnumAsTextTitledMulti => "term-enum-as-text-titled-multi", "interactive.enum_titled_multi", "terminal host: renders enum fields as free text";
+    TermEnumAsTextLegacy => "term-enum-as-text-legacy", "interactive.enum_legacy_names", "terminal host: renders enum fields as free text";
+    TermUrlHidden => "term-url-hidden", "interactive.url_shown", "terminal host: shows URL-mode requests without the URL";
+    TermOpenUrl => "term-open-url", "interactive.url_consent", "terminal host: opens the URL at once, without asking";
 }
 
+/// Every interactive enum probe: one switch (enum fields as free text) turns them all.
+const INTERACTIVE_ENUMS: [&str; 5] = [
+    "interactive.enum_untitled_single",
+    "interactive.enum_titled_single",
+    "interactive.enum_untitled_multi",
+    "interactive.enum_titled_multi",
+    "interactive.enum_legacy_names",
+];
+
 impl Ablation {
+    /// The fake terminal host's switch this ablation stands for (interactive probes only).
+    pub fn terminal_fault(self) -> Option<crate::reference::terminal_host::Fault> {
+        use crate::reference::terminal_host::Fault;
+        Some(match self {
+            Ablation::TermNoMessage => Fault::NoMessage,
+            Ablation::TermDropDefaults => Fault::DropDefaults,
+            Ablation::TermValuesAsStrings => Fault::ValuesAsStrings,
+            Ablation::TermDeclineAsCancel => Fault::DeclineAsCancel,
+            Ablation::TermEscDeclines => Fault::EscDeclines,
+            Ablation::TermNoRequiredCheck => Fault::NoRequiredCheck,
+            Ablation::TermEnumAsTextUntitledSingle
+            | Ablation::TermEnumAsTextTitledSingle
+            | Ablation::TermEnumAsTextUntitledMulti
+            | Ablation::TermEnumAsTextTitledMulti
+            | Ablation::TermEnumAsTextLegacy => Fault::EnumAsText,
+            Ablation::TermUrlHidden => Fault::UrlHidden,
+            Ablation::TermOpenUrl => Fault::OpenUrl,
+            _ => return None,
+        })
+    }
+
     /// Probes that depend on the ablated feature and may change with it (you cannot follow a
     /// cursor of a list you never fetch). Every other probe must keep its outcome.
     pub fn collateral(self) -> &'static [&'static str] {
@@ -146,6 +189,14 @@ impl Ablation {
             Ablation::DropText => &["affordances.template_read"],
             // In 2026-07-28 every change notification travels on the listen stream.
             Ablation::NeverListen => &["tools.list_changed", "resources.list_changed", "prompts.list_changed", "subscriptions.reread", "subscriptions.listen_reopen"],
+            // A boolean without its default is toggled from unset to true, not from true to false.
+            Ablation::TermDropDefaults => &["interactive.accept_typed"],
+            // Enum fields as free text take every enum shape with them.
+            Ablation::TermEnumAsTextUntitledSingle => &INTERACTIVE_ENUMS[1..],
+            Ablation::TermEnumAsTextTitledSingle => &[INTERACTIVE_ENUMS[0], INTERACTIVE_ENUMS[2], INTERACTIVE_ENUMS[3], INTERACTIVE_ENUMS[4]],
+            Ablation::TermEnumAsTextUntitledMulti => &[INTERACTIVE_ENUMS[0], INTERACTIVE_ENUMS[1], INTERACTIVE_ENUMS[3], INTERACTIVE_ENUMS[4]],
+            Ablation::TermEnumAsTextTitledMulti => &[INTERACTIVE_ENUMS[0], INTERACTIVE_ENUMS[1], INTERACTIVE_ENUMS[2], INTERACTIVE_ENUMS[4]],
+            Ablation::TermEnumAsTextLegacy => &INTERACTIVE_ENUMS[..4],
             _ => &[],
         }
     }

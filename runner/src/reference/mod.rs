@@ -7,6 +7,7 @@ pub mod handler;
 pub mod host;
 pub mod http_client;
 pub mod skills;
+pub mod terminal_host;
 pub mod wire;
 
 use std::path::PathBuf;

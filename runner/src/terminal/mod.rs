@@ -55,6 +55,9 @@ type Step = Result<(), Stop>;
 
 /// How long one key may take to show its effect.
 const KEY_EFFECT: Duration = Duration::from_millis(1500);
+/// How long `press` waits for a key to change the screen before the next key; callers that
+/// need the effect wait for it themselves (up to `KEY_EFFECT`).
+const KEY_ECHO: Duration = Duration::from_millis(400);
 /// How long the host has to answer the server once the person has answered the form.
 const ANSWER_WAIT: Duration = Duration::from_secs(10);
 /// How long the URL request stays on screen, unanswered, while the browser trap watches.
@@ -210,8 +213,8 @@ impl Driver<'_> {
             let bytes = keys::bytes(key).ok_or_else(|| Stop(format!("unknown key {key}")))?;
             let before = self.pty.screen();
             self.pty.send(bytes).map_err(|e| Stop(format!("cannot type into the terminal: {e}")))?;
-            self.pty.wait_for(KEY_EFFECT, |s| s != before);
-            std::thread::sleep(Duration::from_millis(120));
+            self.pty.wait_for(KEY_ECHO, |s| s != before);
+            std::thread::sleep(Duration::from_millis(80));
         }
         Ok(())
     }

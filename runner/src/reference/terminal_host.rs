@@ -1,0 +1,576 @@
+//! The fake terminal host: the ground truth of the interactive probes. An MCP client (over stdio,
+//! either era) with a terminal UI: a prompt line (`--only-tool NAME` calls that tool), and a
+//! form for each elicitation, worked with keys. Switches (`Fault`) make it render or answer the
+//! way a faulty host would; each interactive probe must say yes against the correct host and
+//! not yes under its switch. Its keystroke plan (`PROFILE`) differs from Claude Code's on
+//! purpose: a second terminal host is a profile, not code.
+
+#![allow(deprecated)]
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use probe_server::Era;
+use rmcp::model::*;
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, ErrorData as McpError};
+use serde_json::{json, Value};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::profile::Interactive;
+use crate::terminal::keys::{self, Key};
+
+/// The host's keystroke plan, as a profile's `interactive` section.
+pub const PROFILE: &str = r#"
+args = []
+prompt = "run {tool} --only-tool {tool}"
+submit = ["Enter"]
+quit = ["Ctrl-C"]
+columns = 100
+rows = 40
+ready_timeout_secs = 20
+form_timeout_secs = 20
+
+[keys]
+focus_marker = "»"
+next_field = ["Tab"]
+clear = ["Ctrl-U"]
+toggle = ["Space"]
+expand = ["Enter"]
+next_option = ["Down"]
+pick = ["Space"]
+collapse_single = []
+collapse_multi = ["Enter"]
+accept_label = "Accept"
+decline_label = "Decline"
+next_button = ["Tab"]
+press = ["Enter"]
+cancel = ["Esc"]
+"#;
+
+pub fn profile() -> Interactive {
+    toml::from_str(PROFILE).expect("the fake terminal host's plan parses")
+}
+
+/// A faulty behaviour of the host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Fault {
+    /// Renders forms without their message.
+    NoMessage,
+    /// Ignores defaults: every field starts empty.
+    DropDefaults,
+    /// Sends numbers and booleans as strings.
+    ValuesAsStrings,
+    /// Sends cancel when the person declines.
+    DeclineAsCancel,
+    /// Sends decline when the person presses Esc.
+    EscDeclines,
+    /// Accepts with required fields empty.
+    NoRequiredCheck,
+    /// Renders enum fields as free text.
+    EnumAsText,
+    /// Shows URL-mode requests without the URL.
+    UrlHidden,
+    /// Opens the URL at once, without asking.
+    OpenUrl,
+}
+
+impl Fault {
+    pub fn name(self) -> String {
+        clap::ValueEnum::to_possible_value(&self).map(|v| v.get_name().to_string()).unwrap_or_default()
+    }
+}
+
+/// An elicitation waiting for the person.
+struct Ask {
+    params: Value,
+    reply: oneshot::Sender<Value>,
+}
+
+#[derive(Clone)]
+struct TerminalHandler {
+    asks: mpsc::UnboundedSender<Ask>,
+}
+
+impl ClientHandler for TerminalHandler {
+    fn get_info(&self) -> ClientInfo {
+        let capabilities = serde_json::from_value(json!({"elicitation": {"form": {}, "url": {}}})).unwrap_or_default();
+        ClientInfo::new(capabilities, Implementation::new("mcp-client-probe-terminal-host", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn create_elicitation(&self, request: ElicitRequestParams, _context: RequestContext<RoleClient>) -> Result<ElicitResult, McpError> {
+        let (reply, answer) = oneshot::channel();
+        let params = serde_json::to_value(&request).unwrap_or_default();
+        self.asks.send(Ask { params, reply }).map_err(|_| McpError::internal_error("the terminal is gone", None))?;
+        let answer = answer.await.map_err(|_| McpError::internal_error("the terminal is gone", None))?;
+        serde_json::from_value(answer).map_err(|e| McpError::internal_error(format!("bad answer: {e}"), None))
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Kind {
+    Text,
+    Integer,
+    Number,
+    Bool,
+    Single(Vec<(String, String)>),
+    Multi(Vec<(String, String)>),
+}
+
+#[derive(Debug, Clone)]
+struct Field {
+    key: String,
+    label: String,
+    kind: Kind,
+    required: bool,
+    text: String,
+    flag: Option<bool>,
+    choice: Option<usize>,
+    chosen: Vec<bool>,
+}
+
+/// (value, label) of each option of an enum field, or `None` for other fields.
+fn options(prop: &Value) -> Option<(Vec<(String, String)>, bool)> {
+    let strings = |v: &Value| v.as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>()).unwrap_or_default();
+    let titled = |v: &Value| v.as_array().map(|a| a.iter().filter_map(|o| Some((o.get("const")?.as_str()?.to_string(), o.get("title")?.as_str()?.to_string()))).collect::<Vec<_>>()).unwrap_or_default();
+    let plain = |values: Vec<String>| values.into_iter().map(|v| (v.clone(), v)).collect::<Vec<_>>();
+    if prop["type"] == "array" {
+        let items = &prop["items"];
+        return Some((if items.get("anyOf").is_some() { titled(&items["anyOf"]) } else { plain(strings(&items["enum"])) }, true));
+    }
+    if prop.get("oneOf").is_some() {
+        return Some((titled(&prop["oneOf"]), false));
+    }
+    if prop.get("enum").is_some() {
+        let values = strings(&prop["enum"]);
+        let names = strings(&prop["enumNames"]);
+        let labelled = if names.len() == values.len() { values.into_iter().zip(names).collect() } else { plain(values) };
+        return Some((labelled, false));
+    }
+    None
+}
+
+impl Field {
+    fn from_schema(key: &str, prop: &Value, required: bool, faults: &[Fault]) -> Field {
+        let kind = match (options(prop), prop["type"].as_str()) {
+            (Some(_), _) if faults.contains(&Fault::EnumAsText) => Kind::Text,
+            (Some((opts, true)), _) => Kind::Multi(opts),
+            (Some((opts, false)), _) => Kind::Single(opts),
+            (None, Some("integer")) => Kind::Integer,
+            (None, Some("number")) => Kind::Number,
+            (None, Some("boolean")) => Kind::Bool,
+            _ => Kind::Text,
+        };
+        let label = prop.get("title").and_then(Value::as_str).unwrap_or(key).to_string();
+        let mut field = Field { key: key.into(), label, required, text: String::new(), flag: None, choice: None, chosen: Vec::new(), kind };
+        if let Kind::Multi(opts) = &field.kind {
+            field.chosen = vec![false; opts.len()];
+        }
+        let default = prop.get("default").filter(|_| !faults.contains(&Fault::DropDefaults));
+        match (&field.kind, default) {
+            (Kind::Bool, Some(Value::Bool(b))) => field.flag = Some(*b),
+            (Kind::Single(opts), Some(Value::String(s))) => field.choice = opts.iter().position(|(v, _)| v == s),
+            (_, Some(Value::String(s))) => field.text = s.clone(),
+            (_, Some(Value::Number(n))) => field.text = n.to_string(),
+            _ => {}
+        }
+        field
+    }
+
+    fn display(&self) -> String {
+        match &self.kind {
+            Kind::Bool => match self.flag {
+                Some(true) => "☑".into(),
+                Some(false) => "☐".into(),
+                None => "(unset)".into(),
+            },
+            Kind::Single(opts) => self.choice.and_then(|i| opts.get(i)).map_or("(none)".into(), |(_, l)| l.clone()),
+            Kind::Multi(opts) => {
+                let picked: Vec<&str> = opts.iter().zip(&self.chosen).filter(|(_, c)| **c).map(|((_, l), _)| l.as_str()).collect();
+                if picked.is_empty() { "(none)".into() } else { picked.join(", ") }
+            }
+            _ if self.text.is_empty() => "(empty)".into(),
+            _ => self.text.clone(),
+        }
+    }
+
+    /// The field's value for the answer, `Ok(None)` when empty, or what is wrong with it.
+    fn value(&self, as_strings: bool) -> Result<Option<Value>, String> {
+        let text = |v: Value| if as_strings { json!(v.to_string().trim_matches('"')) } else { v };
+        Ok(match &self.kind {
+            Kind::Text => (!self.text.is_empty()).then(|| json!(self.text)),
+            Kind::Integer if self.text.is_empty() => None,
+            Kind::Integer => Some(text(json!(self.text.parse::<i64>().map_err(|_| format!("{} must be a whole number", self.label))?))),
+            Kind::Number if self.text.is_empty() => None,
+            Kind::Number => Some(text(json!(self.text.parse::<f64>().map_err(|_| format!("{} must be a number", self.label))?))),
+            Kind::Bool => self.flag.map(|b| text(json!(b))),
+            Kind::Single(opts) => self.choice.and_then(|i| opts.get(i)).map(|(v, _)| json!(v)),
+            Kind::Multi(opts) => {
+                let picked: Vec<&String> = opts.iter().zip(&self.chosen).filter(|(_, c)| **c).map(|((v, _), _)| v).collect();
+                (!picked.is_empty()).then(|| json!(picked))
+            }
+        })
+    }
+}
+
+/// What the screen shows.
+enum Mode {
+    Prompt,
+    Waiting(String),
+    Form { ask: Ask, message: String, fields: Vec<Field>, focus: usize, open: Option<usize>, warning: Option<String> },
+    Url { ask: Ask, message: String, url: String },
+}
+
+struct Ui {
+    faults: Vec<Fault>,
+    prompt: String,
+    last: String,
+    mode: Mode,
+}
+
+impl Ui {
+    fn has(&self, fault: Fault) -> bool {
+        self.faults.contains(&fault)
+    }
+
+    fn render(&self) -> String {
+        let mut lines = vec!["probe terminal host".to_string()];
+        match &self.mode {
+            Mode::Prompt => lines.push(format!("> {}", self.prompt)),
+            Mode::Waiting(tool) => lines.push(format!("  calling {tool}…")),
+            Mode::Form { message, fields, focus, open, warning, .. } => {
+                lines.push("[the probe server asks for input]".into());
+                if !self.has(Fault::NoMessage) {
+                    lines.push(message.clone());
+                }
+                for (i, field) in fields.iter().enumerate() {
+                    let mark = if *focus == i { "»" } else { " " };
+                    lines.push(format!("{mark} {}{}: {}", field.label, if field.required { " *" } else { "" }, field.display()));
+                    if let (Some(cursor), true) = (open, *focus == i) {
+                        let rows: Vec<String> = match &field.kind {
+                            Kind::Single(opts) => opts.iter().enumerate().map(|(j, (_, l))| format!("    {} {} {l}", if j == *cursor { "»" } else { " " }, if field.choice == Some(j) { "◉" } else { "○" })).collect(),
+                            Kind::Multi(opts) => opts.iter().enumerate().map(|(j, (_, l))| format!("    {} {} {l}", if j == *cursor { "»" } else { " " }, if field.chosen[j] { "☑" } else { "☐" })).collect(),
+                            _ => Vec::new(),
+                        };
+                        lines.extend(rows);
+                    }
+                }
+                let n = fields.len();
+                lines.push(format!("{}Accept  {}Decline", if *focus == n { "» " } else { "  " }, if *focus == n + 1 { "» " } else { "  " }));
+                lines.extend(warning.iter().map(|w| format!("! {w}")));
+                lines.push("Tab next · Enter open/press · Space pick · Ctrl-U clear · Esc cancel".into());
+            }
+            Mode::Url { message, url, .. } => {
+                lines.push("[the probe server asks you to open a page]".into());
+                lines.push(message.clone());
+                if !self.has(Fault::UrlHidden) {
+                    lines.push(url.clone());
+                }
+                lines.push("Enter open · Esc cancel".into());
+            }
+        }
+        if !self.last.is_empty() {
+            lines.push(self.last.clone());
+        }
+        format!("\x1b[H\x1b[2J{}", lines.join("\r\n"))
+    }
+
+    /// Shows a new elicitation.
+    fn ask(&mut self, ask: Ask) {
+        let message = ask.params.get("message").and_then(Value::as_str).unwrap_or_default().to_string();
+        if ask.params.get("mode").and_then(Value::as_str) == Some("url") {
+            let url = ask.params.get("url").and_then(Value::as_str).unwrap_or_default().to_string();
+            if self.has(Fault::OpenUrl) {
+                open_url(&url);
+            }
+            self.mode = Mode::Url { ask, message, url };
+            return;
+        }
+        let schema = ask.params.get("requestedSchema").cloned().unwrap_or_default();
+        let required: Vec<&str> = schema["required"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+        let fields = schema["properties"].as_object().map(|p| p.iter().map(|(k, prop)| Field::from_schema(k, prop, required.contains(&k.as_str()), &self.faults)).collect()).unwrap_or_default();
+        self.mode = Mode::Form { ask, message, fields, focus: 0, open: None, warning: None };
+    }
+
+    /// Handles a key; returns a tool to call, if the prompt asked for one.
+    fn key(&mut self, key: Key) -> Option<String> {
+        let as_strings = self.has(Fault::ValuesAsStrings);
+        let no_required_check = self.has(Fault::NoRequiredCheck);
+        let (esc, decline) = (
+            if self.has(Fault::EscDeclines) { "decline" } else { "cancel" },
+            if self.has(Fault::DeclineAsCancel) { "cancel" } else { "decline" },
+        );
+        match &mut self.mode {
+            Mode::Prompt => match key {
+                Key::Char(c) => self.prompt.push(c),
+                Key::Backspace => {
+                    self.prompt.pop();
+                }
+                Key::Enter => {
+                    let tool = self.prompt.split("--only-tool ").nth(1).map(|t| t.trim().to_string()).filter(|t| !t.is_empty());
+                    self.prompt.clear();
+                    if let Some(tool) = &tool {
+                        self.mode = Mode::Waiting(tool.clone());
+                    }
+                    return tool;
+                }
+                _ => {}
+            },
+            Mode::Waiting(_) => {}
+            Mode::Url { .. } => match key {
+                Key::Esc => self.answer(json!({"action": esc})),
+                Key::Enter => {
+                    if let Mode::Url { url, .. } = &self.mode {
+                        open_url(&url.clone());
+                    }
+                    self.answer(json!({"action": "accept"}));
+                }
+                _ => {}
+            },
+            Mode::Form { fields, focus, open, warning, .. } => {
+                let n = fields.len();
+                match key {
+                    Key::Esc => self.answer(json!({"action": esc})),
+                    Key::Tab => {
+                        *focus = (*focus + 1) % (n + 2);
+                        *open = None;
+                    }
+                    Key::Down => {
+                        if let (Some(cursor), Some(field)) = (open.as_mut(), fields.get(*focus)) {
+                            let len = match &field.kind {
+                                Kind::Single(o) | Kind::Multi(o) => o.len(),
+                                _ => 0,
+                            };
+                            *cursor = (*cursor + 1).min(len.saturating_sub(1));
+                        }
+                    }
+                    Key::Char(' ') => match (fields.get_mut(*focus), *open) {
+                        (Some(field), Some(cursor)) => match &field.kind {
+                            Kind::Single(_) => {
+                                field.choice = Some(cursor);
+                                *open = None;
+                            }
+                            Kind::Multi(_) => field.chosen[cursor] = !field.chosen[cursor],
+                            _ => {}
+                        },
+                        (Some(field), None) if matches!(field.kind, Kind::Bool) => field.flag = Some(!field.flag.unwrap_or(false)),
+                        (Some(field), None) if matches!(field.kind, Kind::Text | Kind::Integer | Kind::Number) => field.text.push(' '),
+                        _ => {}
+                    },
+                    Key::Char(c) => {
+                        if let Some(field) = fields.get_mut(*focus).filter(|f| matches!(f.kind, Kind::Text | Kind::Integer | Kind::Number)) {
+                            field.text.push(c);
+                        }
+                    }
+                    Key::Backspace => {
+                        if let Some(field) = fields.get_mut(*focus) {
+                            field.text.pop();
+                        }
+                    }
+                    Key::CtrlU => {
+                        if let Some(field) = fields.get_mut(*focus) {
+                            field.text.clear();
+                            field.flag = None;
+                            field.choice = None;
+                            field.chosen.iter_mut().for_each(|c| *c = false);
+                        }
+                    }
+                    Key::Enter if *focus == n + 1 => self.answer(json!({"action": decline})),
+                    Key::Enter if *focus == n => {
+                        let mut content = serde_json::Map::new();
+                        let mut problem = None;
+                        for field in fields.iter() {
+                            match field.value(as_strings) {
+                                Ok(Some(v)) => {
+                                    content.insert(field.key.clone(), v);
+                                }
+                                Ok(None) if field.required && !no_required_check => problem = Some(format!("{} is required", field.label)),
+                                Ok(None) => {}
+                                Err(e) => problem = Some(e),
+                            }
+                        }
+                        match problem {
+                            Some(p) => *warning = Some(p),
+                            None => self.answer(json!({"action": "accept", "content": content})),
+                        }
+                    }
+                    Key::Enter => {
+                        if let Some(field) = fields.get(*focus) {
+                            match (&field.kind, *open) {
+                                (Kind::Single(_) | Kind::Multi(_), None) => *open = Some(0),
+                                (Kind::Multi(_), Some(_)) => *open = None,
+                                _ => {}
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        None
+    }
+
+    /// Sends the person's answer and leaves the form.
+    fn answer(&mut self, result: Value) {
+        let mode = std::mem::replace(&mut self.mode, Mode::Prompt);
+        match mode {
+            Mode::Form { ask, .. } | Mode::Url { ask, .. } => {
+                self.last = format!("answered {}", result["action"].as_str().unwrap_or("?"));
+                let _ = ask.reply.send(result);
+                self.mode = Mode::Waiting("the tool".into());
+            }
+            other => self.mode = other,
+        }
+    }
+}
+
+fn open_url(url: &str) {
+    let opener = std::env::var("BROWSER").unwrap_or_else(|_| "xdg-open".into());
+    let _ = std::process::Command::new(opener).arg(url).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
+}
+
+/// Puts the terminal in raw mode; the guard restores it.
+struct RawMode(Option<libc::termios>);
+
+impl RawMode {
+    fn enter() -> RawMode {
+        // SAFETY: tcgetattr/tcsetattr on stdin with a zeroed termios the call fills in.
+        unsafe {
+            let mut saved: libc::termios = std::mem::zeroed();
+            if libc::tcgetattr(0, &mut saved) != 0 {
+                return RawMode(None);
+            }
+            let mut raw = saved;
+            libc::cfmakeraw(&mut raw);
+            libc::tcsetattr(0, libc::TCSANOW, &raw);
+            RawMode(Some(saved))
+        }
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        if let Some(saved) = self.0 {
+            // SAFETY: restores the attributes read in `enter`.
+            unsafe {
+                libc::tcsetattr(0, libc::TCSANOW, &saved);
+            }
+        }
+    }
+}
+
+/// Runs the host against the probe server started by `server` (a command line), until Ctrl-C.
+pub async fn run(server: &[String], era: Era, faults: Vec<Fault>) -> anyhow::Result<()> {
+    let Some((program, args)) = server.split_first() else { anyhow::bail!("give the probe server's command line") };
+    let _raw = RawMode::enter();
+    let (ask_tx, mut asks) = mpsc::unbounded_channel();
+    let handler = TerminalHandler { asks: ask_tx };
+    let mut command = tokio::process::Command::new(PathBuf::from(program));
+    command.args(args);
+    let (process, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
+    let mode = match era {
+        Era::Legacy => ClientLifecycleMode::Initialize,
+        Era::Modern => ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+    };
+    let client = std::sync::Arc::new(handler.serve_with_lifecycle(process, mode).await.map_err(|e| anyhow::anyhow!("cannot connect: {e}"))?);
+    let _ = client.list_tools(None).await;
+
+    let (key_tx, mut key_rx) = mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin();
+        let mut buf = [0u8; 256];
+        while let Ok(n) = stdin.read(&mut buf) {
+            if n == 0 || key_tx.send(String::from_utf8_lossy(&buf[..n]).to_string()).is_err() {
+                break;
+            }
+        }
+    });
+    let (done_tx, mut done) = mpsc::unbounded_channel::<String>();
+    let mut ui = Ui { faults, prompt: String::new(), last: String::new(), mode: Mode::Prompt };
+    let mut out = std::io::stdout();
+    loop {
+        let _ = out.write_all(ui.render().as_bytes());
+        let _ = out.flush();
+        tokio::select! {
+            Some(input) = key_rx.recv() => {
+                for key in keys::parse(&input) {
+                    if key == Key::CtrlC {
+                        // Leaving closes the server's stdin; it ends its journal.
+                        return Ok(());
+                    }
+                    if let Some(tool) = ui.key(key) {
+                        let (client, done) = (client.clone(), done_tx.clone());
+                        tokio::spawn(async move {
+                            // The client's call_tool answers an InputRequiredResult (2026-07-28) itself.
+                            let outcome = client.call_tool(CallToolRequestParams::new(tool.clone())).await;
+                            let _ = done.send(format!("{tool} {}", if outcome.is_ok() { "finished" } else { "failed" }));
+                        });
+                    }
+                }
+            }
+            Some(ask) = asks.recv() => ui.ask(ask),
+            Some(line) = done.recv() => {
+                ui.last = line;
+                if matches!(ui.mode, Mode::Waiting(_)) {
+                    ui.mode = Mode::Prompt;
+                }
+            }
+            else => return Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plan_parses_and_uses_known_keys() {
+        profile().validate().unwrap();
+    }
+
+    fn form(faults: Vec<Fault>) -> (Ui, oneshot::Receiver<Value>) {
+        let (reply, answer) = oneshot::channel();
+        let mut ui = Ui { faults, prompt: String::new(), last: String::new(), mode: Mode::Prompt };
+        ui.ask(Ask { params: probe_server::surface::elicit_form_params(), reply });
+        (ui, answer)
+    }
+
+    #[test]
+    fn a_form_shows_defaults_and_accepts_typed_values() {
+        let (mut ui, mut answer) = form(Vec::new());
+        let screen = ui.render();
+        assert!(screen.contains("» E-mail *: probe@example.org") || screen.contains("E-mail"), "{screen}");
+        assert!(screen.contains("please confirm"));
+        for _ in 0..5 {
+            ui.key(Key::Tab);
+        }
+        ui.key(Key::Enter);
+        let sent = answer.try_recv().unwrap();
+        assert_eq!(sent["action"], "accept");
+        assert_eq!(sent["content"]["count"], json!(3));
+        assert_eq!(sent["content"]["agree"], json!(true));
+    }
+
+    #[test]
+    fn faults_change_what_is_sent() {
+        let (mut ui, mut answer) = form(vec![Fault::ValuesAsStrings]);
+        for _ in 0..5 {
+            ui.key(Key::Tab);
+        }
+        ui.key(Key::Enter);
+        assert_eq!(answer.try_recv().unwrap()["content"]["count"], json!("3"));
+        let (mut ui, mut answer) = form(vec![Fault::EscDeclines]);
+        ui.key(Key::Esc);
+        assert_eq!(answer.try_recv().unwrap()["action"], "decline");
+        let (mut ui, mut answer) = form(vec![Fault::DropDefaults]);
+        for _ in 0..5 {
+            ui.key(Key::Tab);
+        }
+        ui.key(Key::Enter);
+        assert!(answer.try_recv().is_err(), "required fields were empty, nothing may be sent");
+        assert!(ui.render().contains("is required"));
+    }
+}
