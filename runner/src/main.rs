@@ -188,6 +188,9 @@ fn command_profile(command_line: &str, timeout: u64, dialect: Option<stub::Diale
 }
 
 async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
+    if args.runs != cli::RunKinds::All && args.records == std::path::Path::new(cli::DEFAULT_RECORDS) {
+        return Err(bad_input("--runs headless or interactive makes a partial record: give --records DIR so it does not replace the full one"));
+    }
     let target = if let Some(command) = &args.command {
         let (profile, executable) = command_profile(command, args.timeout, args.dialect)?;
         client::Target { version: profile.install.version.clone(), profile, executable }
@@ -211,9 +214,6 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
         Some(path) => Some(baseline::Baseline::load(path).map_err(bad_input)?),
         None => None,
     };
-    if args.runs != cli::RunKinds::All && args.records == std::path::Path::new(cli::DEFAULT_RECORDS) {
-        return Err(bad_input("--runs headless or interactive makes a partial record: give --records DIR so it does not replace the full one"));
-    }
     let dir = record::record_dir(&args.records, &target.profile.name, &target.version);
     let mut records = Vec::new();
     let mut repeats_differ = false;
@@ -300,6 +300,9 @@ async fn clients(command: cli::ClientsCommand) -> Result<u8> {
 async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     if args.client.is_some() || args.command.is_some() {
         return probe_client(args).await;
+    }
+    if args.repeat > 1 || args.runs != cli::RunKinds::All {
+        return Err(bad_input("--repeat and --runs apply to a client (a profile, a path or --command); the reference client's runs are the self-test's"));
     }
     let ablation = args.ablation;
     let mut specs = Vec::new();

@@ -191,6 +191,8 @@ impl Ablation {
             Ablation::NeverListen => &["tools.list_changed", "resources.list_changed", "prompts.list_changed", "subscriptions.reread", "subscriptions.listen_reopen"],
             // A boolean without its default is toggled from unset to true, not from true to false.
             Ablation::TermDropDefaults => &["interactive.accept_typed"],
+            // Numbers sent as strings include the untouched defaults.
+            Ablation::TermValuesAsStrings => &["interactive.defaults_prefilled"],
             // Enum fields as free text take every enum shape with them.
             Ablation::TermEnumAsTextUntitledSingle => &INTERACTIVE_ENUMS[1..],
             Ablation::TermEnumAsTextTitledSingle => &[INTERACTIVE_ENUMS[0], INTERACTIVE_ENUMS[2], INTERACTIVE_ENUMS[3], INTERACTIVE_ENUMS[4]],

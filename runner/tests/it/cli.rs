@@ -50,6 +50,10 @@ fn bad_input_is_refused_with_exit_code_2() {
     fails_with_bad_input(&["probe", "--ablation", "no-such-thing"], "unknown ablation");
     fails_with_bad_input(&["probe", "some-client"], "no client profile named \"some-client\"");
     fails_with_bad_input(&["probe", "./no/such/client"], "no client executable");
+    fails_with_bad_input(&["probe", "claude-code", "--runs", "interactive"], "give --records DIR");
+    fails_with_bad_input(&["probe", "--repeat", "0"], "not in 1..=20");
+    fails_with_bad_input(&["probe", "--repeat", "2"], "apply to a client");
+    fails_with_bad_input(&["terminal-host"], "required");
 }
 
 #[test]
