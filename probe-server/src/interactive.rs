@@ -20,6 +20,8 @@ pub const FORM_SHOWN: &str = "form shown";
 pub const AFTER_INPUT: &str = "after input";
 pub const AFTER_ACCEPT_ATTEMPT: &str = "after accept attempt";
 pub const AFTER_ANSWER: &str = "after answer";
+pub const AFTER_WITHDRAWAL: &str = "after the server withdrew the request";
+pub const AFTER_LATE_ANSWER: &str = "after a late answer";
 
 /// The label of the screen taken while an enum field's options are open.
 pub fn field_open(field: &str) -> String {

@@ -71,6 +71,7 @@ static REGISTRY: &[&dyn Probe] = &[
     &interactive::EnumLegacyNames,
     &interactive::UrlShown,
     &interactive::UrlNotOpenedUnasked,
+    &interactive::FormWithdrawn,
     &sampling_roots::CreateMessage,
     &sampling_roots::SamplingTools,
     &sampling_roots::RootsList,

@@ -46,10 +46,13 @@ pub enum Scenario {
     InteractiveEnums,
     /// Interactive: the URL-mode elicitation is shown and cancelled.
     InteractiveUrl,
+    /// Interactive, legacy era only (the server refuses `server/discover`): the server withdraws
+    /// its form request (`notifications/cancelled`) after a few seconds; the person answers late.
+    InteractiveWithdrawn,
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 14] = [
+    pub const ALL: [Scenario; 15] = [
         Scenario::Standard,
         Scenario::SubscribeUnadvertised,
         Scenario::SubscribeFails,
@@ -64,16 +67,18 @@ impl Scenario {
         Scenario::InteractiveRequired,
         Scenario::InteractiveEnums,
         Scenario::InteractiveUrl,
+        Scenario::InteractiveWithdrawn,
     ];
 
     /// The interactive runs: each a fresh session driven through a terminal.
-    pub const INTERACTIVE: [Scenario; 6] = [
+    pub const INTERACTIVE: [Scenario; 7] = [
         Scenario::InteractiveAccept,
         Scenario::InteractiveDecline,
         Scenario::InteractiveCancel,
         Scenario::InteractiveRequired,
         Scenario::InteractiveEnums,
         Scenario::InteractiveUrl,
+        Scenario::InteractiveWithdrawn,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -92,6 +97,7 @@ impl Scenario {
             Scenario::InteractiveRequired => "interactive-required",
             Scenario::InteractiveEnums => "interactive-enums",
             Scenario::InteractiveUrl => "interactive-url",
+            Scenario::InteractiveWithdrawn => "interactive-withdrawn",
         }
     }
 
@@ -112,6 +118,7 @@ impl Scenario {
             Scenario::InteractiveRequired => "interactive: a required field emptied, then accept pressed",
             Scenario::InteractiveEnums => "interactive: one pick per enum shape, accepted",
             Scenario::InteractiveUrl => "interactive: the URL-mode request shown, then cancelled",
+            Scenario::InteractiveWithdrawn => "interactive, legacy era only: the server withdraws its form request after a few seconds; the person answers late",
         }
     }
 
@@ -147,6 +154,12 @@ impl Scenario {
         }
     }
 
+    /// Whether the server speaks only the legacy era in this variant (server→client requests,
+    /// which the server can withdraw, exist only there).
+    pub fn legacy_only(self) -> bool {
+        self == Scenario::InteractiveWithdrawn
+    }
+
     pub fn is_standard(&self) -> bool {
         *self == Scenario::Standard
     }
@@ -163,7 +176,7 @@ impl fmt::Display for Scenario {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown scenario {0:?}: expected one of standard, subscribe-unadvertised, subscribe-fails, session-expires, stream-drop, skills, skills-no-directory-read, no-resources, interactive-accept, interactive-decline, interactive-cancel, interactive-required, interactive-enums, interactive-url")]
+#[error("unknown scenario {0:?}: expected one of standard, subscribe-unadvertised, subscribe-fails, session-expires, stream-drop, skills, skills-no-directory-read, no-resources, interactive-accept, interactive-decline, interactive-cancel, interactive-required, interactive-enums, interactive-url, interactive-withdrawn")]
 pub struct UnknownScenario(String);
 
 impl FromStr for Scenario {

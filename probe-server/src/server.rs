@@ -35,6 +35,9 @@ pub struct ServeOptions {
 pub const CLIENT_ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 /// The same in the interactive variants, where a person fills the form in.
 pub const PERSON_ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
+/// In the interactive-withdrawn variant the server gives up on the person after this long and
+/// withdraws its request (`notifications/cancelled`).
+pub const WITHDRAW_AFTER: Duration = Duration::from_secs(6);
 
 struct Shared {
     journal: Journal,
@@ -89,7 +92,10 @@ fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
 }
 
 impl ProbeServer {
-    pub fn new(journal: Journal, session: impl Into<String>, transport: TransportKind, options: ServeOptions) -> Self {
+    pub fn new(journal: Journal, session: impl Into<String>, transport: TransportKind, mut options: ServeOptions) -> Self {
+        if options.scenario.legacy_only() {
+            options.era = EraPolicy::Legacy;
+        }
         ProbeServer {
             shared: Arc::new(Shared {
                 journal,
@@ -143,7 +149,11 @@ impl ProbeServer {
 
     /// How long a legacy server→client request may wait for its answer.
     fn answer_timeout(&self) -> Duration {
-        if self.shared.options.scenario.is_interactive() { PERSON_ANSWER_TIMEOUT } else { CLIENT_ANSWER_TIMEOUT }
+        match self.shared.options.scenario {
+            Scenario::InteractiveWithdrawn => WITHDRAW_AFTER,
+            s if s.is_interactive() => PERSON_ANSWER_TIMEOUT,
+            _ => CLIENT_ANSWER_TIMEOUT,
+        }
     }
 
     fn next_serial(&self) -> u64 {

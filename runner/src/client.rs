@@ -54,6 +54,8 @@ struct ScenarioRun {
     scenario: Scenario,
     observations: Observations,
     launches: Vec<LaunchRecord>,
+    /// Interactive runs: where the keystroke plan stopped, if it did.
+    plan_stopped: Option<String>,
 }
 
 /// Probes `target` over `transport`, once per server variant that means anything over it;
@@ -74,6 +76,11 @@ pub async fn probe(target: &Target, transport: Transport, runs_wanted: crate::cl
     let observed: Vec<(Scenario, &Observations)> = runs.iter().map(|r| (r.scenario, &r.observations)).collect();
     let mut verdicts = registry::judge_runs(&observed);
     let mut notes = Vec::new();
+    for run in &runs {
+        if let Some(reason) = &run.plan_stopped {
+            notes.push(format!("{}: the keystroke plan stopped: {reason}", run.scenario));
+        }
+    }
     for run in runs.iter().filter(|r| r.observations.lifecycle().is_none()) {
         notes.push(format!("{}: the client never opened an MCP session: {}", run.scenario, describe_endings(&run.launches)));
     }
@@ -231,7 +238,7 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
             observations = observations.with_model(model);
         }
     }
-    Ok(ScenarioRun { scenario, observations, launches: records })
+    Ok(ScenarioRun { scenario, observations, launches: records, plan_stopped: None })
 }
 
 /// The run's directories and the probe server's executable.
@@ -342,7 +349,7 @@ async fn run_interactive(target: &Target, interactive: &crate::profile::Interact
         duration_ms: driven.duration.as_millis() as u64,
         swept,
     };
-    Ok(ScenarioRun { scenario, observations: Observations::from_read(driven.journal), launches: vec![launch] })
+    Ok(ScenarioRun { scenario, observations: Observations::from_read(driven.journal), launches: vec![launch], plan_stopped: driven.stopped })
 }
 
 /// The files under `roots` after a skills run: those inside the host's skills directory (relative

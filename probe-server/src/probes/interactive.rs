@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::{exchange_evidence, probe, BOTH};
+use super::{exchange_evidence, probe, BOTH, LEGACY};
 use crate::interactive::{self as plan, Input};
 use crate::journal::TransportKind;
 use crate::observe::{Answer, Exchange, Observations};
@@ -370,4 +370,42 @@ fn judge_url_consent(o: &Observations) -> Verdict {
     }
     let Some(shown) = screen(o, plan::FORM_SHOWN) else { return not_reached(o, "the URL request") };
     Verdict::new(Outcome::Yes, "shown and left unopened until the person answered").declared(declared).evidence([shown.seq])
+}
+
+probe! {
+    /// Evidence (legacy era: only there can a server withdraw its request): after the server sent
+    /// `notifications/cancelled` for the open form, the screen saved next no longer shows the form,
+    /// and no answer to the withdrawn request arrives. A form that stays is partial if the person's
+    /// late answer is not sent, no if it is; the detail says what reached the server.
+    FormWithdrawn {
+        id: "interactive.form_withdrawn", area: Interactive, title: "a withdrawn form goes away",
+        revisions: ["2025-06-18", "2025-11-25"], eras: LEGACY, transports: STDIO_ONLY, scenario: InteractiveWithdrawn,
+        serves: "probe_elicit_form; the server cancels its request after 6 s, then the person presses accept",
+        judge: judge_withdrawn,
+    }
+}
+
+fn judge_withdrawn(o: &Observations) -> Verdict {
+    let Some(cancel) = o.server_notifications("notifications/cancelled").next() else {
+        return match answer(o, surface::TOOL_ELICIT_FORM) {
+            Some((result, exchange)) => Verdict::new(Outcome::NotReached, format!("answered {} before the server withdrew the request", action(&result)))
+                .declared(declared(o))
+                .evidence(exchange_evidence(&exchange)),
+            None => not_reached(o, "the withdrawal"),
+        };
+    };
+    let Some(after) = screens(o).into_iter().find(|s| s.label == plan::AFTER_WITHDRAWAL && s.seq > cancel.seq) else { return not_reached(o, "the screen after the withdrawal") };
+    let withdrawn = cancel.params().get("requestId");
+    let late = o.frames.iter().find(|f| f.seq > cancel.seq && f.dir == crate::journal::Direction::ClientToServer && f.is_answer() && f.id() == withdrawn);
+    let form_gone = !after.text.contains(plan::message_of(surface::TOOL_ELICIT_FORM));
+    let mut evidence = vec![cancel.seq, after.seq];
+    evidence.extend(late.map(|f| f.seq));
+    let sent = late.map(|f| f.result().map_or_else(|| "an error".to_string(), |r| action(r).to_string()));
+    let verdict = match (form_gone, sent) {
+        (true, None) => Verdict::new(Outcome::Yes, "the form went away when the server withdrew it; nothing was sent for it"),
+        (true, Some(what)) => Verdict::new(Outcome::No, format!("the form went away, and {what} was still sent for the withdrawn request")),
+        (false, None) => Verdict::new(Outcome::Partial, "the form stayed on screen after the server withdrew it; the late answer was not sent"),
+        (false, Some(what)) => Verdict::new(Outcome::No, format!("the form stayed on screen after the server withdrew it, and the late answer ({what}) was sent")),
+    };
+    verdict.declared(declared(o)).evidence(evidence)
 }

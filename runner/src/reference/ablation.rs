@@ -121,6 +121,7 @@ ablations! {
     TermEnumAsTextLegacy => "term-enum-as-text-legacy", "interactive.enum_legacy_names", "terminal host: renders enum fields as free text";
     TermUrlHidden => "term-url-hidden", "interactive.url_shown", "terminal host: shows URL-mode requests without the URL";
     TermOpenUrl => "term-open-url", "interactive.url_consent", "terminal host: opens the URL at once, without asking";
+    TermKeepsWithdrawnForm => "term-keeps-withdrawn-form", "interactive.form_withdrawn", "terminal host: keeps a withdrawn form on screen and sends the late answer";
 }
 
 /// Every interactive enum probe: one switch (enum fields as free text) turns them all.
@@ -150,6 +151,7 @@ impl Ablation {
             | Ablation::TermEnumAsTextLegacy => Fault::EnumAsText,
             Ablation::TermUrlHidden => Fault::UrlHidden,
             Ablation::TermOpenUrl => Fault::OpenUrl,
+            Ablation::TermKeepsWithdrawnForm => Fault::KeepsWithdrawnForm,
             _ => return None,
         })
     }

@@ -75,6 +75,8 @@ pub enum Fault {
     UrlHidden,
     /// Opens the URL at once, without asking.
     OpenUrl,
+    /// Keeps a form on screen after the server withdraws its request, and sends the late answer.
+    KeepsWithdrawnForm,
 }
 
 impl Fault {
@@ -87,11 +89,14 @@ impl Fault {
 struct Ask {
     params: Value,
     reply: oneshot::Sender<Value>,
+    /// Cancelled when the server withdraws the request.
+    withdrawn: tokio_util::sync::CancellationToken,
 }
 
 #[derive(Clone)]
 struct TerminalHandler {
     asks: mpsc::UnboundedSender<Ask>,
+    keeps_withdrawn: bool,
 }
 
 impl ClientHandler for TerminalHandler {
@@ -100,11 +105,16 @@ impl ClientHandler for TerminalHandler {
         ClientInfo::new(capabilities, Implementation::new("mcp-client-probe-terminal-host", env!("CARGO_PKG_VERSION")))
     }
 
-    async fn create_elicitation(&self, request: ElicitRequestParams, _context: RequestContext<RoleClient>) -> Result<ElicitResult, McpError> {
+    async fn create_elicitation(&self, request: ElicitRequestParams, context: RequestContext<RoleClient>) -> Result<ElicitResult, McpError> {
         let (reply, answer) = oneshot::channel();
         let params = serde_json::to_value(&request).unwrap_or_default();
-        self.asks.send(Ask { params, reply }).map_err(|_| McpError::internal_error("the terminal is gone", None))?;
-        let answer = answer.await.map_err(|_| McpError::internal_error("the terminal is gone", None))?;
+        let withdrawn = if self.keeps_withdrawn { tokio_util::sync::CancellationToken::new() } else { context.ct.clone() };
+        self.asks.send(Ask { params, reply, withdrawn }).map_err(|_| McpError::internal_error("the terminal is gone", None))?;
+        let answer = tokio::select! {
+            answer = answer => answer.map_err(|_| McpError::internal_error("the terminal is gone", None))?,
+            // Withdrawn by the server: the form is gone and nothing more is said about it.
+            _ = context.ct.cancelled(), if !self.keeps_withdrawn => return Err(McpError::internal_error("withdrawn by the server", None)),
+        };
         serde_json::from_value(answer).map_err(|e| McpError::internal_error(format!("bad answer: {e}"), None))
     }
 }
@@ -412,6 +422,20 @@ impl Ui {
         None
     }
 
+    /// Resolves when the server withdraws the request on screen (never, without one).
+    async fn withdrawn(&self) {
+        match &self.mode {
+            Mode::Form { ask, .. } | Mode::Url { ask, .. } => ask.withdrawn.cancelled().await,
+            _ => std::future::pending().await,
+        }
+    }
+
+    /// Takes the withdrawn request off the screen; nothing is sent for it.
+    fn withdraw(&mut self) {
+        self.mode = Mode::Waiting("the tool".into());
+        self.last = "the server withdrew its request".into();
+    }
+
     /// Sends the person's answer and leaves the form.
     fn answer(&mut self, result: Value) {
         let mode = std::mem::replace(&mut self.mode, Mode::Prompt);
@@ -466,7 +490,7 @@ pub async fn run(server: &[String], era: Era, faults: Vec<Fault>) -> anyhow::Res
     let Some((program, args)) = server.split_first() else { anyhow::bail!("give the probe server's command line") };
     let _raw = RawMode::enter();
     let (ask_tx, mut asks) = mpsc::unbounded_channel();
-    let handler = TerminalHandler { asks: ask_tx };
+    let handler = TerminalHandler { asks: ask_tx, keeps_withdrawn: faults.contains(&Fault::KeepsWithdrawnForm) };
     let mut command = tokio::process::Command::new(PathBuf::from(program));
     command.args(args);
     let (process, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
@@ -511,6 +535,7 @@ pub async fn run(server: &[String], era: Era, faults: Vec<Fault>) -> anyhow::Res
                 }
             }
             Some(ask) = asks.recv() => ui.ask(ask),
+            _ = ui.withdrawn() => ui.withdraw(),
             Some(line) = done.recv() => {
                 ui.last = line;
                 if matches!(ui.mode, Mode::Waiting(_)) {
@@ -534,7 +559,7 @@ mod tests {
     fn form(faults: Vec<Fault>) -> (Ui, oneshot::Receiver<Value>) {
         let (reply, answer) = oneshot::channel();
         let mut ui = Ui { faults, prompt: String::new(), last: String::new(), mode: Mode::Prompt };
-        ui.ask(Ask { params: probe_server::surface::elicit_form_params(), reply });
+        ui.ask(Ask { params: probe_server::surface::elicit_form_params(), reply, withdrawn: Default::default() });
         (ui, answer)
     }
 

@@ -62,6 +62,10 @@ const KEY_ECHO: Duration = Duration::from_millis(400);
 const ANSWER_WAIT: Duration = Duration::from_secs(10);
 /// How long the URL request stays on screen, unanswered, while the browser trap watches.
 const URL_WATCH: Duration = Duration::from_secs(2);
+/// How long to wait for the server to withdraw its request (it does after 6 s).
+const WITHDRAWAL_WAIT: Duration = Duration::from_secs(30);
+/// How long a late answer has to reach the server.
+const LATE_ANSWER_WAIT: Duration = Duration::from_secs(2);
 /// At most this many presses to empty a field.
 const MAX_CLEARS: usize = 80;
 /// At most this many presses to reach a field, option or button.
@@ -377,6 +381,23 @@ impl Driver<'_> {
                     std::thread::sleep(Duration::from_millis(100));
                 }
                 self.press(&keys.cancel, "cancel without opening")?;
+            }
+            Scenario::InteractiveWithdrawn => {
+                let deadline = Instant::now() + WITHDRAWAL_WAIT;
+                while !std::fs::read_to_string(self.server_journal).is_ok_and(|t| t.contains("\"method\":\"notifications/cancelled\"")) {
+                    if Instant::now() > deadline {
+                        return Err(Stop(format!("the server did not withdraw its request within {} s", WITHDRAWAL_WAIT.as_secs())));
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                let screen = self.save_screen(plan::AFTER_WITHDRAWAL);
+                if screen.contains(message) {
+                    // The person, who saw nothing change, answers late.
+                    self.press_accept()?;
+                    std::thread::sleep(LATE_ANSWER_WAIT);
+                    self.save_screen(plan::AFTER_LATE_ANSWER);
+                }
+                return Ok(());
             }
             other => return Err(Stop(format!("{other} is not an interactive run"))),
         }

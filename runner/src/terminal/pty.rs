@@ -138,10 +138,6 @@ impl Pty {
         self.child.try_wait().ok().flatten().map(|s| s.exit_code())
     }
 
-    pub fn process_id(&self) -> Option<u32> {
-        self.child.process_id()
-    }
-
     /// Waits up to `grace` for the program to end, then kills it. Returns the exit code, if it
     /// exited by itself.
     pub fn finish(&mut self, grace: Duration) -> Option<u32> {
