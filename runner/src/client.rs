@@ -85,7 +85,7 @@ pub async fn probe(target: &Target, transport: Transport, runs_wanted: crate::cl
         notes.push(format!("{}: the client never opened an MCP session: {}", run.scenario, describe_endings(&run.launches)));
     }
     for verdict in &mut verdicts {
-        if verdict.scenario.is_interactive() && verdict.outcome == probe_server::Outcome::NotReached && profile.interactive.is_none() {
+        if verdict.scenario.is_interactive() && verdict.detail.starts_with("judged on a run against") && profile.interactive.is_none() {
             verdict.detail = "not driven: the client's profile has no interactive section".into();
             continue;
         }

@@ -38,6 +38,13 @@ fn ablated_journals_flip_their_target_probe() {
         // A real host that installs skills: judged with what it left on disk.
         ("fast-agent-stdio-skills", "skills.verify_frontmatter", "yes"),
         ("fast-agent-stdio-skills", "skills.same_name", "partial"),
+        // Interactive runs: the fake terminal host, full and with a fault, and Claude Code's terminal UI.
+        ("reference-stdio-modern-interactive-enums-full", "interactive.enum_legacy_names", "yes"),
+        ("reference-stdio-modern-interactive-enums-term-enum-as-text-titled-single", "interactive.enum_titled_single", "not-reached"),
+        ("reference-stdio-modern-interactive-url-term-open-url", "interactive.url_consent", "violation"),
+        ("reference-stdio-legacy-interactive-withdrawn-full", "interactive.form_withdrawn", "yes"),
+        ("reference-stdio-legacy-interactive-withdrawn-term-keeps-withdrawn-form", "interactive.form_withdrawn", "partial"),
+        ("claude-code-stdio-interactive-accept", "interactive.accept_typed", "yes"),
     ];
     for (journal, probe, expected) in cases {
         let path = format!("{}/../fixtures/journals/{journal}.jsonl", env!("CARGO_MANIFEST_DIR"));
@@ -103,4 +110,21 @@ fn affordances_are_judged_from_the_model_journal_beside_the_server_journal() {
     let dropped = with_model("reference-stdio-legacy-host-drop-blobs");
     assert_eq!(verdict(&dropped, "affordances.blob_to_model").outcome.label(), "partial");
     assert_eq!(verdict(&dropped, "affordances.text_to_model").outcome.label(), "yes");
+}
+
+#[test]
+fn interactive_verdicts_cite_the_screen_and_what_the_server_received() {
+    let observations = recorded("claude-code-stdio-interactive-accept");
+    let verdict = registry::judge_all(&observations).into_iter().find(|v| v.probe == "interactive.accept_typed").unwrap();
+    let cited: Vec<&probe_server::journal::Event> = verdict.evidence.iter().filter_map(|seq| observations.event(*seq)).collect();
+    let screen = cited.iter().find(|e| e.detail.as_ref().is_some_and(|d| d["event"] == "screen")).expect("a screen is cited");
+    assert!(screen.detail.as_ref().unwrap()["text"].as_str().unwrap().contains("person@example.net"));
+    let answer = cited.iter().find(|e| e.raw.as_deref().is_some_and(|r| r.contains("inputResponses"))).expect("the answer is cited");
+    assert!(answer.raw.as_deref().unwrap().contains(r#""count":7"#), "{:?}", answer.raw);
+    // The plan that stopped is cited with its screen, and the probe does not guess.
+    let stopped = recorded("reference-stdio-modern-interactive-enums-term-enum-as-text-titled-single");
+    let verdict = registry::judge_all(&stopped).into_iter().find(|v| v.probe == "interactive.enum_titled_single").unwrap();
+    assert!(verdict.detail.contains("keystroke plan stopped"), "{}", verdict.detail);
+    let note = stopped.event(verdict.evidence[0]).unwrap();
+    assert!(note.detail.as_ref().unwrap()["screen"].as_str().unwrap().contains("untitled_single"));
 }

@@ -218,7 +218,9 @@ impl Driver<'_> {
             let before = self.pty.screen();
             self.pty.send(bytes).map_err(|e| Stop(format!("cannot type into the terminal: {e}")))?;
             self.pty.wait_for(KEY_ECHO, |s| s != before);
-            std::thread::sleep(Duration::from_millis(80));
+            // Let the host finish redrawing before the next key: some hosts drop a key that
+            // arrives mid-redraw.
+            self.pty.settle(Duration::from_millis(150), Duration::from_secs(1));
         }
         Ok(())
     }
