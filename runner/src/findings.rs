@@ -52,15 +52,26 @@ pub fn findings(records: &[&Record]) -> Vec<Finding> {
             if !violations.is_empty() {
                 found.push(Finding { client: client.clone(), text: format!("violation in \"{}\" ({violations})", title(probe)) });
             }
-            let outcomes: Vec<Outcome> = verdicts.iter().map(|(_, v)| v.outcome).collect();
+            // n/a says the probe cannot observe anything over that transport: not a disagreement.
+            let outcomes: Vec<Outcome> = verdicts.iter().map(|(_, v)| v.outcome).filter(|o| *o != Outcome::NotApplicable).collect();
             if outcomes.windows(2).any(|w| w[0] != w[1]) {
                 let each = verdicts.iter().map(|(t, v)| format!("{t}: {}", v.outcome.label())).collect::<Vec<_>>().join(", ");
                 found.push(Finding { client: client.clone(), text: format!("\"{}\" differs between transports ({each})", title(probe)) });
             }
         }
+        // Headless elicitation is answered with nobody at the keyboard; say when a person at the
+        // terminal was seen to get it working.
+        let at_terminal = runs.iter().flat_map(|r| &r.verdicts).filter(|v| v.outcome == Outcome::Yes && registry::find(&v.probe).is_some_and(|p| p.area() == probe_server::Area::Interactive)).count();
         for ((area, transports), probes) in unhonoured {
             let each = probes.iter().map(|(title, detail)| format!("{title} ({detail})")).collect::<Vec<_>>().join("; ");
-            found.push(Finding { client: client.clone(), text: format!("declares {}, but no probe saw it work ({transports}): {each}", area.title().to_lowercase()) });
+            let text = if area == probe_server::Area::Elicitation && at_terminal > 0 {
+                format!("declares elicitation; with nobody at the keyboard no probe saw it work ({transports}): {each}; with a person at the terminal {at_terminal} interactive probes said yes")
+            } else if area == probe_server::Area::Interactive {
+                format!("declares elicitation; with a person at the terminal these did not work ({transports}): {each}")
+            } else {
+                format!("declares {}, but no probe saw it work ({transports}): {each}", area.title().to_lowercase())
+            };
+            found.push(Finding { client: client.clone(), text });
         }
     }
     found.sort();

@@ -58,6 +58,7 @@ pub fn document(matrix: &Matrix, findings: &[Finding]) -> String {
         let _ = writeln!(out, "| `{}`<br>{} | {} |", row.probe, escape(&row.title), cells.join(" | "));
     }
     affordances_at_a_glance(matrix, &mut out);
+    elicitation_side_by_side(matrix, &mut out);
     out.push_str("\n## Findings\n\n");
     if findings.is_empty() {
         out.push_str("None.\n");
@@ -105,6 +106,51 @@ fn affordances_at_a_glance(matrix: &Matrix, out: &mut String) {
             told(gate),
             told(blob),
             outcome(instructions)
+        );
+    }
+}
+
+/// One line per column driven through a terminal: what the host answered with nobody at the
+/// keyboard beside what reached the server when a person worked the form.
+fn elicitation_side_by_side(matrix: &Matrix, out: &mut String) {
+    let find = |probe: &str| matrix.rows.iter().find(|r| r.probe == probe);
+    let probes = [
+        "elicitation.form",
+        "interactive.form_shown",
+        "interactive.accept_typed",
+        "interactive.decline",
+        "interactive.cancel",
+        "interactive.required_enforced",
+        "interactive.url_shown",
+        "interactive.url_consent",
+        "interactive.form_withdrawn",
+    ];
+    let Some(rows) = probes.iter().map(|p| find(p)).collect::<Option<Vec<&Row>>>() else { return };
+    let enums: Vec<&Row> = matrix.rows.iter().filter(|r| r.probe.starts_with("interactive.enum_")).collect();
+    let driven: Vec<usize> = (0..matrix.columns.len()).filter(|&i| !matches!(rows[1].cells[i].outcome, Outcome::NotReached | Outcome::NotApplicable)).collect();
+    if driven.is_empty() {
+        return;
+    }
+    out.push_str("\n## Elicitation: nobody at the keyboard, and a person at the terminal\n\n");
+    out.push_str("| client | headless form answer | form shown | accept, typed values | decline | cancel | required enforced | enum shapes shown and sent | URL shown | URL not opened unasked | withdrawn form goes away |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for i in driven {
+        let label = |row: &Row| row.cells[i].outcome.label().to_string();
+        let headless = format!("{}: {}", label(rows[0]), escape(&rows[0].cells[i].detail));
+        let enum_yes = enums.iter().filter(|r| r.cells[i].outcome == Outcome::Yes).count();
+        let _ = writeln!(
+            out,
+            "| {} | {headless} | {} | {} | {} | {} | {} | {enum_yes} of {} | {} | {} | {} |",
+            heading(&matrix.columns[i]),
+            label(rows[1]),
+            label(rows[2]),
+            label(rows[3]),
+            label(rows[4]),
+            label(rows[5]),
+            enums.len(),
+            label(rows[6]),
+            label(rows[7]),
+            label(rows[8]),
         );
     }
 }
