@@ -31,6 +31,28 @@ pub fn field_open(field: &str) -> String {
 /// The required field emptied in the interactive-required run.
 pub const REQUIRED_FIELD: &str = "count";
 
+/// A value the person enters that breaks a rule of the form, and the valid value that fixes it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Invalid {
+    pub field: &'static str,
+    /// `None`: the field is emptied.
+    pub bad: Option<&'static str>,
+    pub fixed: &'static str,
+    /// The rule, in words.
+    pub rule: &'static str,
+}
+
+/// What the person gets wrong in each validation run.
+pub fn invalid_input(scenario: crate::Scenario) -> Option<Invalid> {
+    use crate::Scenario as S;
+    match scenario {
+        S::InteractiveRequired => Some(Invalid { field: REQUIRED_FIELD, bad: None, fixed: "7", rule: "required" }),
+        S::InteractiveBadFormat => Some(Invalid { field: "email", bad: Some("not-an-address"), fixed: "person@example.net", rule: "format: email" }),
+        S::InteractiveOutOfBounds => Some(Invalid { field: "count", bad: Some("11"), fixed: "7", rule: "maximum: 10" }),
+        _ => None,
+    }
+}
+
 /// What the person does to one field.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Input {

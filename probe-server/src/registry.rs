@@ -64,6 +64,8 @@ static REGISTRY: &[&dyn Probe] = &[
     &interactive::Decline,
     &interactive::Cancel,
     &interactive::RequiredEnforced,
+    &interactive::FormatEnforced,
+    &interactive::BoundsEnforced,
     &interactive::EnumUntitledSingle,
     &interactive::EnumTitledSingle,
     &interactive::EnumUntitledMulti,

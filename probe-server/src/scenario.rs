@@ -42,6 +42,10 @@ pub enum Scenario {
     InteractiveCancel,
     /// Interactive: a required field is emptied before accepting.
     InteractiveRequired,
+    /// Interactive: the e-mail field gets a value that is not an e-mail address before accepting.
+    InteractiveBadFormat,
+    /// Interactive: the bounded integer gets a value above its maximum before accepting.
+    InteractiveOutOfBounds,
     /// Interactive: the enum form, one pick per enum shape, accepted.
     InteractiveEnums,
     /// Interactive: the URL-mode elicitation is shown and cancelled.
@@ -52,7 +56,7 @@ pub enum Scenario {
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 15] = [
+    pub const ALL: [Scenario; 17] = [
         Scenario::Standard,
         Scenario::SubscribeUnadvertised,
         Scenario::SubscribeFails,
@@ -65,17 +69,21 @@ impl Scenario {
         Scenario::InteractiveDecline,
         Scenario::InteractiveCancel,
         Scenario::InteractiveRequired,
+        Scenario::InteractiveBadFormat,
+        Scenario::InteractiveOutOfBounds,
         Scenario::InteractiveEnums,
         Scenario::InteractiveUrl,
         Scenario::InteractiveWithdrawn,
     ];
 
     /// The interactive runs: each a fresh session driven through a terminal.
-    pub const INTERACTIVE: [Scenario; 7] = [
+    pub const INTERACTIVE: [Scenario; 9] = [
         Scenario::InteractiveAccept,
         Scenario::InteractiveDecline,
         Scenario::InteractiveCancel,
         Scenario::InteractiveRequired,
+        Scenario::InteractiveBadFormat,
+        Scenario::InteractiveOutOfBounds,
         Scenario::InteractiveEnums,
         Scenario::InteractiveUrl,
         Scenario::InteractiveWithdrawn,
@@ -95,6 +103,8 @@ impl Scenario {
             Scenario::InteractiveDecline => "interactive-decline",
             Scenario::InteractiveCancel => "interactive-cancel",
             Scenario::InteractiveRequired => "interactive-required",
+            Scenario::InteractiveBadFormat => "interactive-bad-format",
+            Scenario::InteractiveOutOfBounds => "interactive-out-of-bounds",
             Scenario::InteractiveEnums => "interactive-enums",
             Scenario::InteractiveUrl => "interactive-url",
             Scenario::InteractiveWithdrawn => "interactive-withdrawn",
@@ -116,6 +126,8 @@ impl Scenario {
             Scenario::InteractiveDecline => "interactive: the form declined",
             Scenario::InteractiveCancel => "interactive: the form cancelled",
             Scenario::InteractiveRequired => "interactive: a required field emptied, then accept pressed",
+            Scenario::InteractiveBadFormat => "interactive: an e-mail field given a non-address, then accept pressed",
+            Scenario::InteractiveOutOfBounds => "interactive: an integer field given a value above its maximum, then accept pressed",
             Scenario::InteractiveEnums => "interactive: one pick per enum shape, accepted",
             Scenario::InteractiveUrl => "interactive: the URL-mode request shown, then cancelled",
             Scenario::InteractiveWithdrawn => "interactive, legacy era only: the server withdraws its form request after a few seconds; the person answers late",
@@ -176,7 +188,7 @@ impl fmt::Display for Scenario {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown scenario {0:?}: expected one of standard, subscribe-unadvertised, subscribe-fails, session-expires, stream-drop, skills, skills-no-directory-read, no-resources, interactive-accept, interactive-decline, interactive-cancel, interactive-required, interactive-enums, interactive-url, interactive-withdrawn")]
+#[error("unknown scenario {0:?}: expected one of standard, subscribe-unadvertised, subscribe-fails, session-expires, stream-drop, skills, skills-no-directory-read, no-resources, interactive-accept, interactive-decline, interactive-cancel, interactive-required, interactive-bad-format, interactive-out-of-bounds, interactive-enums, interactive-url, interactive-withdrawn")]
 pub struct UnknownScenario(String);
 
 impl FromStr for Scenario {

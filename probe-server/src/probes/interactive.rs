@@ -229,28 +229,53 @@ probe! {
     RequiredEnforced {
         id: "interactive.required_enforced", area: Interactive, title: "required fields enforced before accept",
         revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveRequired,
-        serves: "probe_elicit_form: count is required; the person empties it and presses accept", judge: judge_required,
+        serves: "probe_elicit_form: count is required; the person empties it and presses accept", judge: |o| judge_held_back(o, crate::Scenario::InteractiveRequired),
     }
 }
 
-fn judge_required(o: &Observations) -> Verdict {
+probe! {
+    /// Evidence: with a non-address in the `format: email` field, pressing accept sends nothing
+    /// (as for required fields); the answer that follows carries an address.
+    FormatEnforced {
+        id: "interactive.format_enforced", area: Interactive, title: "string format (email) enforced before accept",
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveBadFormat,
+        serves: "probe_elicit_form: the person types not-an-address into E-mail and presses accept", judge: |o| judge_held_back(o, crate::Scenario::InteractiveBadFormat),
+    }
+}
+
+probe! {
+    /// Evidence: with 11 in the integer field bounded 1..10, pressing accept sends nothing (as for
+    /// required fields); the answer that follows carries a value within the bounds.
+    BoundsEnforced {
+        id: "interactive.bounds_enforced", area: Interactive, title: "integer bounds enforced before accept",
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveOutOfBounds,
+        serves: "probe_elicit_form: the person types 11 into count (1..10) and presses accept", judge: |o| judge_held_back(o, crate::Scenario::InteractiveOutOfBounds),
+    }
+}
+
+/// Whether the host held back an accept that broke a rule of the form (what the person got wrong
+/// in `scenario`): nothing may reach the server before the screen saved after the attempt, and
+/// that screen must still show the form.
+fn judge_held_back(o: &Observations, scenario: crate::Scenario) -> Verdict {
+    let Some(invalid) = plan::invalid_input(scenario) else { return Verdict::new(Outcome::Inconclusive, "no invalid input is defined for this run") };
     let Some(attempt) = screen(o, plan::AFTER_ACCEPT_ATTEMPT) else { return not_reached(o, "the accept attempt") };
-    let answered = answer(o, surface::TOOL_ELICIT_FORM);
     let mut evidence = vec![attempt.seq];
-    if let Some((result, exchange)) = &answered {
-        evidence.extend(exchange_evidence(exchange));
-        let before = exchange.answered.is_some_and(|seq| seq < attempt.seq);
-        if before && action(result) == "accept" && result["content"].get(plan::REQUIRED_FIELD).is_none_or(Value::is_null) {
-            return Verdict::new(Outcome::No, format!("accepted without the required {}", plan::REQUIRED_FIELD)).declared(declared(o)).evidence(evidence);
-        }
-        if before {
-            return Verdict::new(Outcome::No, format!("answered {} at the accept attempt", action(result))).declared(declared(o)).evidence(evidence);
+    if let Some((result, exchange)) = answer(o, surface::TOOL_ELICIT_FORM) {
+        evidence.extend(exchange_evidence(&exchange));
+        if exchange.answered.is_some_and(|seq| seq < attempt.seq) {
+            let sent = &result["content"][invalid.field];
+            let detail = match action(&result) {
+                "accept" if sent.is_null() => format!("accepted without {} ({})", invalid.field, invalid.rule),
+                "accept" => format!("accepted with {} = {sent} ({})", invalid.field, invalid.rule),
+                other => format!("answered {other} at the accept attempt"),
+            };
+            return Verdict::new(Outcome::No, detail).declared(declared(o)).evidence(evidence);
         }
     }
     if !attempt.text.contains(plan::message_of(surface::TOOL_ELICIT_FORM)) {
         return Verdict::new(Outcome::No, "the form left the screen at the accept attempt, and nothing was sent").declared(declared(o)).evidence(evidence);
     }
-    Verdict::new(Outcome::Yes, "accept held back while the required field was empty").declared(declared(o)).evidence(evidence)
+    Verdict::new(Outcome::Yes, format!("accept held back ({})", invalid.rule)).declared(declared(o)).evidence(evidence)
 }
 
 probe! {

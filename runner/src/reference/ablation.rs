@@ -121,6 +121,8 @@ ablations! {
     TermEnumAsTextLegacy => "term-enum-as-text-legacy", "interactive.enum_legacy_names", "terminal host: renders enum fields as free text";
     TermUrlHidden => "term-url-hidden", "interactive.url_shown", "terminal host: shows URL-mode requests without the URL";
     TermOpenUrl => "term-open-url", "interactive.url_consent", "terminal host: opens the URL at once, without asking";
+    TermNoFormatCheck => "term-no-format-check", "interactive.format_enforced", "terminal host: accepts a string that breaks its format";
+    TermNoBoundsCheck => "term-no-bounds-check", "interactive.bounds_enforced", "terminal host: accepts a number outside its bounds";
     TermKeepsWithdrawnForm => "term-keeps-withdrawn-form", "interactive.form_withdrawn", "terminal host: keeps a withdrawn form on screen and sends the late answer";
 }
 
@@ -152,6 +154,7 @@ impl Ablation {
             Ablation::TermUrlHidden => Fault::UrlHidden,
             Ablation::TermOpenUrl => Fault::OpenUrl,
             Ablation::TermKeepsWithdrawnForm => Fault::KeepsWithdrawnForm,
+            Ablation::TermNoFormatCheck | Ablation::TermNoBoundsCheck => Fault::NoValidation,
             _ => return None,
         })
     }

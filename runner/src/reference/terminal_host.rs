@@ -77,6 +77,8 @@ pub enum Fault {
     OpenUrl,
     /// Keeps a form on screen after the server withdraws its request, and sends the late answer.
     KeepsWithdrawnForm,
+    /// Checks neither string formats nor number bounds.
+    NoValidation,
 }
 
 impl Fault {
@@ -139,6 +141,8 @@ struct Field {
     flag: Option<bool>,
     choice: Option<usize>,
     chosen: Vec<bool>,
+    /// The field's schema: formats, bounds and lengths to check.
+    rules: Value,
 }
 
 /// (value, label) of each option of an enum field, or `None` for other fields.
@@ -174,7 +178,7 @@ impl Field {
             _ => Kind::Text,
         };
         let label = prop.get("title").and_then(Value::as_str).unwrap_or(key).to_string();
-        let mut field = Field { key: key.into(), label, required, text: String::new(), flag: None, choice: None, chosen: Vec::new(), kind };
+        let mut field = Field { key: key.into(), label, required, text: String::new(), flag: None, choice: None, chosen: Vec::new(), kind, rules: prop.clone() };
         if let Kind::Multi(opts) = &field.kind {
             field.chosen = vec![false; opts.len()];
         }
@@ -204,6 +208,30 @@ impl Field {
             _ if self.text.is_empty() => "(empty)".into(),
             _ => self.text.clone(),
         }
+    }
+
+    /// What is wrong with the entered value under the field's schema, if anything.
+    fn broken_rule(&self, value: &Value) -> Option<String> {
+        let rules = &self.rules;
+        if rules.get("format").and_then(Value::as_str) == Some("email") && value.as_str().is_some_and(|s| !s.contains('@') || !s.contains('.')) {
+            return Some(format!("{} must be an e-mail address", self.label));
+        }
+        if let (Some(n), Some(min)) = (value.as_f64(), rules.get("minimum").and_then(Value::as_f64)) {
+            if n < min {
+                return Some(format!("{} must be at least {min}", self.label));
+            }
+        }
+        if let (Some(n), Some(max)) = (value.as_f64(), rules.get("maximum").and_then(Value::as_f64)) {
+            if n > max {
+                return Some(format!("{} must be at most {max}", self.label));
+            }
+        }
+        if let (Some(s), Some(max)) = (value.as_str(), rules.get("maxLength").and_then(Value::as_u64)) {
+            if s.chars().count() as u64 > max {
+                return Some(format!("{} must be at most {max} characters", self.label));
+            }
+        }
+        None
     }
 
     /// The field's value for the answer, `Ok(None)` when empty, or what is wrong with it.
@@ -308,6 +336,7 @@ impl Ui {
     fn key(&mut self, key: Key) -> Option<String> {
         let as_strings = self.has(Fault::ValuesAsStrings);
         let no_required_check = self.has(Fault::NoRequiredCheck);
+        let no_validation = self.has(Fault::NoValidation);
         let (esc, decline) = (
             if self.has(Fault::EscDeclines) { "decline" } else { "cancel" },
             if self.has(Fault::DeclineAsCancel) { "cancel" } else { "decline" },
@@ -394,6 +423,9 @@ impl Ui {
                         for field in fields.iter() {
                             match field.value(as_strings) {
                                 Ok(Some(v)) => {
+                                    if let Some(broken) = field.value(false).ok().flatten().and_then(|typed| field.broken_rule(&typed)).filter(|_| !no_validation) {
+                                        problem = Some(broken);
+                                    }
                                     content.insert(field.key.clone(), v);
                                 }
                                 Ok(None) if field.required && !no_required_check => problem = Some(format!("{} is required", field.label)),
@@ -597,5 +629,25 @@ mod tests {
         ui.key(Key::Enter);
         assert!(answer.try_recv().is_err(), "required fields were empty, nothing may be sent");
         assert!(ui.render().contains("is required"));
+    }
+
+    #[test]
+    fn formats_and_bounds_are_checked_unless_the_fault_is_on() {
+        for (faults, held) in [(Vec::new(), true), (vec![Fault::NoValidation], false)] {
+            let (mut ui, mut answer) = form(faults);
+            ui.key(Key::Tab); // count
+            ui.key(Key::CtrlU);
+            for c in "11".chars() {
+                ui.key(Key::Char(c));
+            }
+            for _ in 0..4 {
+                ui.key(Key::Tab);
+            }
+            ui.key(Key::Enter);
+            assert_eq!(answer.try_recv().is_err(), held);
+            if held {
+                assert!(ui.render().contains("count must be at most 10"), "{}", ui.render());
+            }
+        }
     }
 }

@@ -363,16 +363,23 @@ impl Driver<'_> {
                 self.press(&keys.press, "press decline")?;
             }
             Scenario::InteractiveCancel => self.press(&keys.cancel, "cancel")?,
-            Scenario::InteractiveRequired => {
+            Scenario::InteractiveRequired | Scenario::InteractiveBadFormat | Scenario::InteractiveOutOfBounds => {
+                let Some(invalid) = plan::invalid_input(scenario) else { return Err(Stop(format!("{scenario} has no invalid input"))) };
                 let schema = probe_server::surface::elicit_form_schema();
-                let label = plan::field_label(&schema, plan::REQUIRED_FIELD);
-                self.focus_field(&label)?;
-                self.clear_field(&label)?;
+                let label = plan::field_label(&schema, invalid.field);
+                let enter = |driver: &mut Self, text: Option<&str>| -> Step {
+                    driver.focus_field(&label)?;
+                    driver.clear_field(&label)?;
+                    match text {
+                        Some(text) => driver.type_text(text, &format!("type into {label}")),
+                        None => Ok(()),
+                    }
+                };
+                enter(self, invalid.bad)?;
                 self.press_accept()?;
                 let screen = self.save_screen(plan::AFTER_ACCEPT_ATTEMPT);
                 if screen.contains(message) {
-                    self.focus_field(&label)?;
-                    self.type_text("7", &format!("fill {label} in"))?;
+                    enter(self, Some(invalid.fixed))?;
                     self.press_accept()?;
                 }
             }
