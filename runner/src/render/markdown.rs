@@ -121,6 +121,8 @@ fn elicitation_side_by_side(matrix: &Matrix, out: &mut String) {
         "interactive.decline",
         "interactive.cancel",
         "interactive.required_enforced",
+        "interactive.format_enforced",
+        "interactive.bounds_enforced",
         "interactive.url_shown",
         "interactive.url_consent",
         "interactive.form_withdrawn",
@@ -132,7 +134,7 @@ fn elicitation_side_by_side(matrix: &Matrix, out: &mut String) {
         return;
     }
     out.push_str("\n## Elicitation: nobody at the keyboard, and a person at the terminal\n\n");
-    out.push_str("| client | headless form answer | form shown | accept, typed values | decline | cancel | required enforced | enum shapes shown and sent | URL shown | URL not opened unasked | withdrawn form goes away |\n");
+    out.push_str("| client | headless form answer | form shown | accept, typed values | decline | cancel | required / format / bounds enforced | enum shapes shown and sent | URL shown | URL not opened unasked | withdrawn form goes away |\n");
     out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for i in driven {
         let label = |row: &Row| row.cells[i].outcome.label().to_string();
@@ -140,17 +142,39 @@ fn elicitation_side_by_side(matrix: &Matrix, out: &mut String) {
         let enum_yes = enums.iter().filter(|r| r.cells[i].outcome == Outcome::Yes).count();
         let _ = writeln!(
             out,
-            "| {} | {headless} | {} | {} | {} | {} | {} | {enum_yes} of {} | {} | {} | {} |",
+            "| {} | {headless} | {} | {} | {} | {} | {} / {} / {} | {enum_yes} of {} | {} | {} | {} |",
             heading(&matrix.columns[i]),
             label(rows[1]),
             label(rows[2]),
             label(rows[3]),
             label(rows[4]),
             label(rows[5]),
-            enums.len(),
             label(rows[6]),
             label(rows[7]),
+            enums.len(),
             label(rows[8]),
+            label(rows[9]),
+            label(rows[10]),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::Transport;
+    use probe_server::Era;
+
+    #[test]
+    fn the_side_by_side_table_has_a_line_only_for_columns_driven_through_a_terminal() {
+        let recorded = super::super::tests::recorded;
+        let runs = [recorded("claude-code-stdio-interactive-accept.jsonl", Transport::Stdio, Era::Modern), recorded("reference-stdio-legacy-full.jsonl", Transport::Stdio, Era::Legacy)];
+        let matrix = crate::matrix::from_runs("host", &runs.iter().collect::<Vec<_>>());
+        let document = document(&matrix, &[]);
+        let table = document.split("## Elicitation: nobody at the keyboard, and a person at the terminal").nth(1).expect("the table is rendered");
+        let lines: Vec<&str> = table.lines().take_while(|l| !l.starts_with("## ")).filter(|l| l.starts_with("| host")).collect();
+        assert_eq!(lines.len(), 1, "{table}");
+        // Form shown and accepted with typed values, each judged from the accept run; the other runs were not made.
+        assert!(lines[0].contains("| yes | yes | not-reached | not-reached | not-reached / not-reached / not-reached | 0 of 5 |"), "{}", lines[0]);
     }
 }

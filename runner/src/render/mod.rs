@@ -54,7 +54,7 @@ mod tests {
     use crate::run::{judge_recorded, RunResult, RunSpec, Transport};
     use probe_server::Era;
 
-    fn recorded(name: &str, transport: Transport, era: Era) -> RunResult {
+    pub(super) fn recorded(name: &str, transport: Transport, era: Era) -> RunResult {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/journals").join(name);
         let (observations, verdicts) = judge_recorded(&path).unwrap();
         RunResult {
