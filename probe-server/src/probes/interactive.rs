@@ -69,6 +69,11 @@ fn action(result: &Value) -> &str {
     result.get("action").and_then(Value::as_str).unwrap_or(if result.get("error").is_some() { "an error" } else { "no action" })
 }
 
+/// `screens` and the lines where the server asked for `tool`'s input and got its answer.
+fn with_exchange(o: &Observations, tool: &str, screens: impl IntoIterator<Item = u64>) -> Vec<u64> {
+    screens.into_iter().chain(o.exchange(tool, ELICIT).map(|e| exchange_evidence(&e)).unwrap_or_default()).collect()
+}
+
 /// Lines of `text` that contain `needle`.
 fn lines_with<'a>(text: &'a str, needle: &'a str) -> impl Iterator<Item = &'a str> + 'a {
     text.lines().filter(move |l| l.contains(needle))
@@ -99,10 +104,11 @@ fn judge_form_shown(o: &Observations) -> Verdict {
     if !shown.text.contains(message) {
         missing.insert(0, "the message".into());
     }
+    let evidence = with_exchange(o, surface::TOOL_ELICIT_FORM, [shown.seq]);
     if missing.is_empty() {
-        Verdict::new(Outcome::Yes, "message and every field label on screen").declared(declared(o)).evidence([shown.seq])
+        Verdict::new(Outcome::Yes, "message and every field label on screen").declared(declared(o)).evidence(evidence)
     } else {
-        Verdict::new(Outcome::No, format!("on screen without: {}", missing.join(", "))).declared(declared(o)).evidence([shown.seq])
+        Verdict::new(Outcome::No, format!("on screen without: {}", missing.join(", "))).declared(declared(o)).evidence(evidence)
     }
 }
 
@@ -212,7 +218,8 @@ probe! {
 
 fn judge_action(o: &Observations, wanted: &str) -> Verdict {
     let Some((result, exchange)) = answer(o, surface::TOOL_ELICIT_FORM) else { return not_reached(o, &format!("the {wanted}")) };
-    let evidence: Vec<u64> = exchange_evidence(&exchange).into_iter().chain(o.notes(plan::KEYS).last().map(|k| k.seq)).collect();
+    let screens = [plan::FORM_SHOWN, plan::AFTER_ANSWER].into_iter().filter_map(|label| screen(o, label).map(|s| s.seq));
+    let evidence: Vec<u64> = exchange_evidence(&exchange).into_iter().chain(o.notes(plan::KEYS).last().map(|k| k.seq)).chain(screens).collect();
     let got = action(&result);
     let verdict = if got == wanted {
         Verdict::new(Outcome::Yes, format!("the server received {wanted}"))
@@ -369,10 +376,11 @@ fn judge_url_shown(o: &Observations) -> Verdict {
             _ => not_reached(o, "the URL request"),
         };
     };
+    let evidence = with_exchange(o, surface::TOOL_ELICIT_URL, [shown.seq]);
     if shown.text.contains(surface::ELICIT_URL) {
-        Verdict::new(Outcome::Yes, "the URL is on screen").declared(declared).evidence([shown.seq])
+        Verdict::new(Outcome::Yes, "the URL is on screen").declared(declared).evidence(evidence)
     } else {
-        Verdict::new(Outcome::No, "the request is on screen without its URL").declared(declared).evidence([shown.seq])
+        Verdict::new(Outcome::No, "the request is on screen without its URL").declared(declared).evidence(evidence)
     }
 }
 
@@ -394,7 +402,7 @@ fn judge_url_consent(o: &Observations) -> Verdict {
         return Verdict::new(Outcome::Violation, format!("opened without consent: {target}")).declared(declared).evidence([opened.seq]);
     }
     let Some(shown) = screen(o, plan::FORM_SHOWN) else { return not_reached(o, "the URL request") };
-    Verdict::new(Outcome::Yes, "shown and left unopened until the person answered").declared(declared).evidence([shown.seq])
+    Verdict::new(Outcome::Yes, "shown and left unopened until the person answered").declared(declared).evidence(with_exchange(o, surface::TOOL_ELICIT_URL, [shown.seq]))
 }
 
 probe! {
