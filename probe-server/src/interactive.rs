@@ -104,20 +104,7 @@ pub const UNTOUCHED: [&str; 2] = ["ratio", "note"];
 /// gives them (`oneOf`/`anyOf` titles, legacy `enumNames`), else the values.
 pub fn option_labels(field: &str) -> Vec<String> {
     let schema = surface::elicit_enum_schema();
-    let prop = &schema["properties"][field];
-    let strings = |v: &Value| v.as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>()).unwrap_or_default();
-    let titles = |v: &Value| v.as_array().map(|a| a.iter().filter_map(|o| o.get("title")?.as_str().map(str::to_string)).collect::<Vec<_>>()).unwrap_or_default();
-    if prop.get("enumNames").is_some() {
-        strings(&prop["enumNames"])
-    } else if prop.get("oneOf").is_some() {
-        titles(&prop["oneOf"])
-    } else if prop["items"].get("anyOf").is_some() {
-        titles(&prop["items"]["anyOf"])
-    } else if prop["items"].get("enum").is_some() {
-        strings(&prop["items"]["enum"])
-    } else {
-        strings(&prop["enum"])
-    }
+    surface::enum_options(&schema["properties"][field]).map(|(options, _)| options.into_iter().map(|(_, label)| label).collect()).unwrap_or_default()
 }
 
 /// One pick per enum shape: (field, labels picked, value the server must receive).

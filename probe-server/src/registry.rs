@@ -132,7 +132,7 @@ pub fn judge_runs(runs: &[(Scenario, &Observations)]) -> Vec<Verdict> {
                 _ if transport.is_some_and(|t| !probe.transports().contains(&t)) => Verdict::new(Outcome::NotApplicable, "not observable over this transport"),
                 Some(observations) => judge_probe(*probe, observations),
                 None => era.and_then(|era| outside_era(*probe, era)).unwrap_or_else(|| {
-                    Verdict::new(Outcome::NotReached, format!("judged on a run against the {} server variant, and there was none", probe.scenario()))
+                    Verdict::new(Outcome::NotReached, no_run_detail(probe.scenario()))
                 }),
             };
             verdict.probe = probe.id().to_string();
@@ -141,6 +141,11 @@ pub fn judge_runs(runs: &[(Scenario, &Observations)]) -> Vec<Verdict> {
             verdict
         })
         .collect()
+}
+
+/// The detail of a probe whose server variant was not run at all.
+pub fn no_run_detail(scenario: Scenario) -> String {
+    format!("judged on a run against the {scenario} server variant, and there was none")
 }
 
 const NO_SESSION: &str = "the client never opened an MCP session with the probe server";

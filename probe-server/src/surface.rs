@@ -106,6 +106,29 @@ pub fn elicit_enum_schema() -> Value {
     })
 }
 
+/// The options of an enum field in any shape of 2025-11-25 (untitled or titled, single or
+/// multi-select, legacy `enumNames`): each value with the label a host shows for it (its title
+/// where the schema gives one, else the value), and whether the field is a multi-select. `None`
+/// for a field that is not an enum.
+pub fn enum_options(prop: &Value) -> Option<(Vec<(String, String)>, bool)> {
+    let strings = |v: &Value| v.as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>()).unwrap_or_default();
+    let titled = |v: &Value| v.as_array().map(|a| a.iter().filter_map(|o| Some((o.get("const")?.as_str()?.to_string(), o.get("title")?.as_str()?.to_string()))).collect::<Vec<_>>()).unwrap_or_default();
+    let plain = |values: Vec<String>| values.into_iter().map(|v| (v.clone(), v)).collect::<Vec<_>>();
+    if prop["type"] == "array" {
+        let items = &prop["items"];
+        return Some((if items.get("anyOf").is_some() { titled(&items["anyOf"]) } else { plain(strings(&items["enum"])) }, true));
+    }
+    if prop.get("oneOf").is_some() {
+        return Some((titled(&prop["oneOf"]), false));
+    }
+    if prop.get("enum").is_some() {
+        let (values, names) = (strings(&prop["enum"]), strings(&prop["enumNames"]));
+        let labelled = if names.len() == values.len() { values.into_iter().zip(names).collect() } else { plain(values) };
+        return Some((labelled, false));
+    }
+    None
+}
+
 pub fn elicit_form_params() -> Value {
     json!({"mode": "form", "message": "mcp-client-probe: please confirm these details", "requestedSchema": elicit_form_schema()})
 }

@@ -85,7 +85,7 @@ pub async fn probe(target: &Target, transport: Transport, runs_wanted: crate::cl
         notes.push(format!("{}: the client never opened an MCP session: {}", run.scenario, describe_endings(&run.launches)));
     }
     for verdict in &mut verdicts {
-        if verdict.scenario.is_interactive() && verdict.detail.starts_with("judged on a run against") && profile.interactive.is_none() {
+        if verdict.scenario.is_interactive() && verdict.detail == registry::no_run_detail(verdict.scenario) && profile.interactive.is_none() {
             verdict.detail = "not driven: the client's profile has no interactive section".into();
             continue;
         }
@@ -309,27 +309,16 @@ async fn run_interactive(target: &Target, interactive: &crate::profile::Interact
     let stub_url = stub.as_ref().map(|s| s.base_url.clone()).unwrap_or_default();
     let vars = run_vars(RunPaths { home: &home, work: &work, server_exe }, &stub_url, &interactive.prompt, "", server_args, transport);
     write_files(profile.files.iter().chain(interactive.files.iter()), &vars, transport)?;
-    let trap_log = scratch.path().join("opened-urls.log");
-    let (trap_bin, browser) = crate::terminal::trap::install(&scratch.path().join("trap"), &trap_log).map_err(|e| format!("cannot install the browser trap: {e}"))?;
-    let marker = format!("{}-interactive-{scenario}-{}", profile.name, std::process::id());
-    let mut env = crate::launch::base_env(&home, &marker);
-    env.insert("TERM".into(), "xterm-256color".into());
-    env.remove("NO_COLOR");
-    for (key, value) in profile.launch.env.iter().chain(interactive.env.iter()) {
-        env.insert(key.clone(), vars.fill(value));
-    }
-    let path = env.get("PATH").cloned().unwrap_or_default();
-    env.insert("PATH".into(), format!("{}:{path}", trap_bin.display()));
-    env.insert("BROWSER".into(), browser.display().to_string());
-    let case = crate::terminal::Case {
-        scenario,
-        plan: interactive.clone(),
-        pty: crate::terminal::pty::PtySpec { program: target.executable.clone(), args: vars.fill_args(&interactive.args), env, cwd: work.clone(), columns: interactive.columns, rows: interactive.rows },
-        server_journal,
-        trap_log,
+    let launch = crate::terminal::HostLaunch {
+        program: target.executable.clone(),
+        args: vars.fill_args(&interactive.args),
+        env: profile.launch.env.iter().chain(interactive.env.iter()).map(|(k, v)| (k.clone(), vars.fill(v))).collect(),
+        home,
+        cwd: work,
+        scratch: scratch.path().to_path_buf(),
+        marker: format!("{}-interactive-{scenario}-{}", profile.name, std::process::id()),
     };
-    let driven = tokio::task::spawn_blocking(move || crate::terminal::drive(case)).await.map_err(|e| format!("the terminal driver failed: {e}"))?;
-    let swept = crate::launch::sweep(None, &marker).await;
+    let (driven, swept) = crate::terminal::drive_isolated(launch, scenario, interactive.clone(), server_journal).await?;
     if let Some(stub) = stub {
         stub.stop().await;
     }

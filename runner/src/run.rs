@@ -174,19 +174,9 @@ async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Path, journal:
         args.extend(["--fault".to_string(), fault.name()]);
     }
     args.extend([server_exe.display().to_string(), "serve".into(), "--stdio".into(), "--journal".into(), server_journal.display().to_string(), "--scenario".into(), spec.scenario.to_string()]);
-    let trap_log = scratch.join("opened-urls.log");
-    let (trap_bin, browser) = crate::terminal::trap::install(&scratch.join("trap"), &trap_log).map_err(|e| format!("cannot install the browser trap: {e}"))?;
     let marker = format!("terminal-host-{}-{}-{}-{}", spec.era, spec.scenario, spec.ablation.map_or("full", Ablation::id), std::process::id());
-    let mut env = crate::launch::base_env(&home, &marker);
-    env.insert("TERM".into(), "xterm-256color".into());
-    let path = env.get("PATH").cloned().unwrap_or_default();
-    env.insert("PATH".into(), format!("{}:{path}", trap_bin.display()));
-    env.insert("BROWSER".into(), browser.display().to_string());
-    let plan = reference::terminal_host::profile();
-    let pty = crate::terminal::pty::PtySpec { program: server_exe.to_path_buf(), args, env, cwd: scratch.to_path_buf(), columns: plan.columns, rows: plan.rows };
-    let case = crate::terminal::Case { scenario: spec.scenario, plan, pty, server_journal, trap_log };
-    let driven = tokio::task::spawn_blocking(move || crate::terminal::drive(case)).await.map_err(|e| format!("the terminal driver failed: {e}"))?;
-    crate::launch::sweep(None, &marker).await;
+    let launch = crate::terminal::HostLaunch { program: server_exe.to_path_buf(), args, env: Default::default(), home, cwd: scratch.to_path_buf(), scratch: scratch.to_path_buf(), marker };
+    let (driven, _) = crate::terminal::drive_isolated(launch, spec.scenario, reference::terminal_host::profile(), server_journal).await?;
     probe_server::journal::write_events(journal, &driven.journal.events).map_err(|e| e.to_string())
 }
 

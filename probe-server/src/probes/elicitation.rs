@@ -73,25 +73,10 @@ fn judge_form(o: &Observations) -> Verdict {
 /// The values a field's schema allows, and its display titles (which must never come back).
 fn allowed_and_titles(field: &str) -> (Vec<String>, Vec<String>) {
     let schema = surface::elicit_enum_schema();
-    let prop = &schema["properties"][field];
-    let strings = |v: &Value| v.as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>()).unwrap_or_default();
-    let from_options = |v: &Value| {
-        let opts = v.as_array().cloned().unwrap_or_default();
-        let consts = opts.iter().filter_map(|o| o.get("const")?.as_str().map(str::to_string)).collect();
-        let titles = opts.iter().filter_map(|o| o.get("title")?.as_str().map(str::to_string)).collect();
-        (consts, titles)
-    };
-    if prop.get("enumNames").is_some() {
-        (strings(&prop["enum"]), strings(&prop["enumNames"]))
-    } else if prop.get("oneOf").is_some() {
-        from_options(&prop["oneOf"])
-    } else if prop["items"].get("anyOf").is_some() {
-        from_options(&prop["items"]["anyOf"])
-    } else if prop["items"].get("enum").is_some() {
-        (strings(&prop["items"]["enum"]), Vec::new())
-    } else {
-        (strings(&prop["enum"]), Vec::new())
-    }
+    let options = surface::enum_options(&schema["properties"][field]).map(|(o, _)| o).unwrap_or_default();
+    let allowed = options.iter().map(|(value, _)| value.clone()).collect();
+    let titles = options.into_iter().filter(|(value, label)| value != label).map(|(_, label)| label).collect();
+    (allowed, titles)
 }
 
 fn judge_enum(o: &Observations, field: &str, multi: bool) -> Verdict {

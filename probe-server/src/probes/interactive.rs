@@ -89,15 +89,19 @@ probe! {
     }
 }
 
+/// No screen of `what` was saved: no when the server asked and the plan stopped waiting for it,
+/// else not-reached.
+fn never_shown(o: &Observations, tool: &str, what: &str, declared: Declaration) -> Verdict {
+    match (stopped(o), o.exchange(tool, ELICIT)) {
+        (Some((seq, reason)), Some(exchange)) => Verdict::new(Outcome::No, format!("the server asked and the screen never showed {what} ({reason})"))
+            .declared(declared)
+            .evidence(exchange_evidence(&exchange).into_iter().chain([seq])),
+        _ => not_reached(o, what),
+    }
+}
+
 fn judge_form_shown(o: &Observations) -> Verdict {
-    let Some(shown) = screen(o, plan::FORM_SHOWN) else {
-        return match (stopped(o), o.exchange(surface::TOOL_ELICIT_FORM, ELICIT)) {
-            (Some((seq, reason)), Some(exchange)) => Verdict::new(Outcome::No, format!("the server asked and the screen never showed the form ({reason})"))
-                .declared(declared(o))
-                .evidence(exchange_evidence(&exchange).into_iter().chain([seq])),
-            _ => not_reached(o, "the form"),
-        };
-    };
+    let Some(shown) = screen(o, plan::FORM_SHOWN) else { return never_shown(o, surface::TOOL_ELICIT_FORM, "the form", declared(o)) };
     let schema = surface::elicit_form_schema();
     let message = plan::message_of(surface::TOOL_ELICIT_FORM);
     let mut missing: Vec<String> = plan::labels(&schema).into_iter().map(|(_, label)| label).filter(|l| !shown.text.contains(l.as_str())).collect();
@@ -368,14 +372,7 @@ probe! {
 
 fn judge_url_shown(o: &Observations) -> Verdict {
     let declared = Declaration::from_bool(o.declares(&["elicitation", "url"]));
-    let Some(shown) = screen(o, plan::FORM_SHOWN) else {
-        return match (stopped(o), o.exchange(surface::TOOL_ELICIT_URL, ELICIT)) {
-            (Some((seq, reason)), Some(exchange)) => Verdict::new(Outcome::No, format!("the server asked and the screen never showed the request ({reason})"))
-                .declared(declared)
-                .evidence(exchange_evidence(&exchange).into_iter().chain([seq])),
-            _ => not_reached(o, "the URL request"),
-        };
-    };
+    let Some(shown) = screen(o, plan::FORM_SHOWN) else { return never_shown(o, surface::TOOL_ELICIT_URL, "the URL request", declared) };
     let evidence = with_exchange(o, surface::TOOL_ELICIT_URL, [shown.seq]);
     if shown.text.contains(surface::ELICIT_URL) {
         Verdict::new(Outcome::Yes, "the URL is on screen").declared(declared).evidence(evidence)

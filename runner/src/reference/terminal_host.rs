@@ -145,30 +145,9 @@ struct Field {
     rules: Value,
 }
 
-/// (value, label) of each option of an enum field, or `None` for other fields.
-fn options(prop: &Value) -> Option<(Vec<(String, String)>, bool)> {
-    let strings = |v: &Value| v.as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>()).unwrap_or_default();
-    let titled = |v: &Value| v.as_array().map(|a| a.iter().filter_map(|o| Some((o.get("const")?.as_str()?.to_string(), o.get("title")?.as_str()?.to_string()))).collect::<Vec<_>>()).unwrap_or_default();
-    let plain = |values: Vec<String>| values.into_iter().map(|v| (v.clone(), v)).collect::<Vec<_>>();
-    if prop["type"] == "array" {
-        let items = &prop["items"];
-        return Some((if items.get("anyOf").is_some() { titled(&items["anyOf"]) } else { plain(strings(&items["enum"])) }, true));
-    }
-    if prop.get("oneOf").is_some() {
-        return Some((titled(&prop["oneOf"]), false));
-    }
-    if prop.get("enum").is_some() {
-        let values = strings(&prop["enum"]);
-        let names = strings(&prop["enumNames"]);
-        let labelled = if names.len() == values.len() { values.into_iter().zip(names).collect() } else { plain(values) };
-        return Some((labelled, false));
-    }
-    None
-}
-
 impl Field {
     fn from_schema(key: &str, prop: &Value, required: bool, faults: &[Fault]) -> Field {
-        let kind = match (options(prop), prop["type"].as_str()) {
+        let kind = match (probe_server::surface::enum_options(prop), prop["type"].as_str()) {
             (Some(_), _) if faults.contains(&Fault::EnumAsText) => Kind::Text,
             (Some((opts, true)), _) => Kind::Multi(opts),
             (Some((opts, false)), _) => Kind::Single(opts),

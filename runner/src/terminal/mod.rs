@@ -9,6 +9,7 @@ pub mod keys;
 pub mod pty;
 pub mod trap;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -24,14 +25,49 @@ use pty::{Pty, PtySpec};
 pub const SESSION: &str = "terminal";
 
 /// One interactive run to drive.
-pub struct Case {
-    pub scenario: Scenario,
-    pub plan: Interactive,
-    pub pty: PtySpec,
+struct Case {
+    scenario: Scenario,
+    plan: Interactive,
+    pty: PtySpec,
     /// Where the probe server (spawned by the host) journals.
-    pub server_journal: PathBuf,
+    server_journal: PathBuf,
     /// Where the browser trap appends the URLs the host tried to open.
-    pub trap_log: PathBuf,
+    trap_log: PathBuf,
+}
+
+/// A terminal host's process for one interactive run.
+pub struct HostLaunch {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// Variables added over the scrubbed base environment (before the trap goes first on PATH).
+    pub env: BTreeMap<String, String>,
+    pub home: PathBuf,
+    pub cwd: PathBuf,
+    /// The run's scratch directory: the browser trap and its log go here.
+    pub scratch: PathBuf,
+    /// A unique value for the run marker: every process carrying it is swept afterwards.
+    pub marker: String,
+}
+
+/// Drives one interactive run of `launch` in isolation: the scrubbed environment of
+/// `launch::base_env` with a terminal type (colours allowed), `launch.env`, and the browser trap
+/// first on PATH and named by `BROWSER`; the driver on a blocking thread; then a sweep of every
+/// process carrying the run's marker. Returns what was driven and how many processes were swept.
+pub async fn drive_isolated(launch: HostLaunch, scenario: Scenario, plan: Interactive, server_journal: PathBuf) -> Result<(Driven, usize), String> {
+    let trap_log = launch.scratch.join("opened-urls.log");
+    let (trap_bin, browser) = trap::install(&launch.scratch.join("trap"), &trap_log).map_err(|e| format!("cannot install the browser trap: {e}"))?;
+    let mut env = crate::launch::base_env(&launch.home, &launch.marker);
+    env.insert("TERM".into(), "xterm-256color".into());
+    env.remove("NO_COLOR");
+    env.extend(launch.env);
+    let path = env.get("PATH").cloned().unwrap_or_default();
+    env.insert("PATH".into(), format!("{}:{path}", trap_bin.display()));
+    env.insert("BROWSER".into(), browser.display().to_string());
+    let pty = PtySpec { program: launch.program, args: launch.args, env, cwd: launch.cwd, columns: plan.columns, rows: plan.rows };
+    let case = Case { scenario, plan, pty, server_journal, trap_log };
+    let driven = tokio::task::spawn_blocking(move || drive(case)).await.map_err(|e| format!("the terminal driver failed: {e}"))?;
+    let swept = crate::launch::sweep(None, &launch.marker).await;
+    Ok((driven, swept))
 }
 
 /// What a driven run produced.
@@ -84,7 +120,7 @@ struct Driver<'a> {
 }
 
 /// Drives one interactive run to its end (blocking). Never fails: problems become notes.
-pub fn drive(case: Case) -> Driven {
+fn drive(case: Case) -> Driven {
     let started = Instant::now();
     let tool = case.scenario.interactive_tool().unwrap_or(probe_server::surface::TOOL_ELICIT_FORM);
     let mut notes = Vec::new();
@@ -123,7 +159,7 @@ pub fn drive(case: Case) -> Driven {
     let exit_code = driver.pty.finish(Duration::from_secs(5));
     let raw_output = driver.pty.raw_output();
     // The server notices the host has gone and closes its journal.
-    wait_for_journal_end(&case.server_journal);
+    wait_for_journal(&case.server_journal, "\"input_closed\"", Duration::from_secs(5), || false);
     let journal = interleave(read_server(&case.server_journal), &driver.notes);
     Driven { journal, screens: driver.screens, raw_output, exit_code, stopped, duration: started.elapsed() }
 }
@@ -136,11 +172,16 @@ fn journal_lines(path: &Path) -> usize {
     std::fs::read(path).map(|b| b.iter().filter(|c| **c == b'\n').count()).unwrap_or(0)
 }
 
-fn wait_for_journal_end(path: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while Instant::now() < deadline {
-        if std::fs::read_to_string(path).is_ok_and(|t| t.contains("\"input_closed\"")) {
-            return;
+/// Waits until the server's journal contains `needle`, at most `timeout`, or until `give_up`
+/// says there is no point (the host has gone). Returns whether it appeared.
+fn wait_for_journal(path: &Path, needle: &str, timeout: Duration, mut give_up: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if std::fs::read_to_string(path).is_ok_and(|t| t.contains(needle)) {
+            return true;
+        }
+        if Instant::now() > deadline || give_up() {
+            return false;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -241,6 +282,12 @@ impl Driver<'_> {
         focused_in(screen, &self.plan.keys.focus_marker, self.message)
     }
 
+    /// Waits (up to `KEY_EFFECT`) for the focused lines to differ from `before`.
+    fn focus_changed_from(&mut self, before: &[String]) -> bool {
+        let (marker, message) = (self.plan.keys.focus_marker.clone(), self.message);
+        self.pty.wait_for(KEY_EFFECT, |s| focused_in(s, &marker, message) != before).is_some()
+    }
+
     fn is_focused(&self, screen: &str, label: &str) -> bool {
         self.focused(screen).iter().any(|t| t.starts_with(label))
     }
@@ -254,9 +301,7 @@ impl Driver<'_> {
             }
             let before = self.focused(&screen);
             self.press(keys, &format!("move to {what} {label:?}"))?;
-            let (marker, message) = (self.plan.keys.focus_marker.clone(), self.message);
-            let changed = self.pty.wait_for(KEY_EFFECT, |s| focused_in(s, &marker, message) != before).is_some();
-            if !changed {
+            if !self.focus_changed_from(&before) {
                 return Err(Stop(format!("{what} {label:?} never got the focus (the focus stopped moving)")));
             }
         }
@@ -302,8 +347,7 @@ impl Driver<'_> {
         for _ in 0..MAX_CLEARS {
             let before = self.focused(&self.pty.screen());
             self.press(&clear, &format!("empty {label}"))?;
-            let (marker, message) = (self.plan.keys.focus_marker.clone(), self.message);
-            if self.pty.wait_for(KEY_EFFECT, |s| focused_in(s, &marker, message) != before).is_none() {
+            if !self.focus_changed_from(&before) {
                 return Ok(());
             }
         }
@@ -318,12 +362,9 @@ impl Driver<'_> {
 
     fn run(&mut self, scenario: Scenario, tool: &str, prompt: &str) -> Step {
         let ready = Duration::from_secs(self.plan.ready_timeout_secs);
-        let deadline = Instant::now() + ready;
-        while !std::fs::read_to_string(self.server_journal).is_ok_and(|t| t.contains("\"method\":\"tools/list\"")) {
-            if Instant::now() > deadline || self.pty.exited().is_some() {
-                return Err(Stop(format!("the host did not list the server's tools within {} s", ready.as_secs())));
-            }
-            std::thread::sleep(Duration::from_millis(100));
+        let (journal, pty) = (self.server_journal, &mut self.pty);
+        if !wait_for_journal(journal, "\"method\":\"tools/list\"", ready, || pty.exited().is_some()) {
+            return Err(Stop(format!("the host did not list the server's tools within {} s", ready.as_secs())));
         }
         std::thread::sleep(Duration::from_millis(500));
         self.save_screen("ready");
@@ -392,12 +433,8 @@ impl Driver<'_> {
                 self.press(&keys.cancel, "cancel without opening")?;
             }
             Scenario::InteractiveWithdrawn => {
-                let deadline = Instant::now() + WITHDRAWAL_WAIT;
-                while !std::fs::read_to_string(self.server_journal).is_ok_and(|t| t.contains("\"method\":\"notifications/cancelled\"")) {
-                    if Instant::now() > deadline {
-                        return Err(Stop(format!("the server did not withdraw its request within {} s", WITHDRAWAL_WAIT.as_secs())));
-                    }
-                    std::thread::sleep(Duration::from_millis(100));
+                if !wait_for_journal(self.server_journal, "\"method\":\"notifications/cancelled\"", WITHDRAWAL_WAIT, || false) {
+                    return Err(Stop(format!("the server did not withdraw its request within {} s", WITHDRAWAL_WAIT.as_secs())));
                 }
                 let screen = self.save_screen(plan::AFTER_WITHDRAWAL);
                 if screen.contains(message) {
