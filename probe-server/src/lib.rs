@@ -1,5 +1,6 @@
 //! The instrumented MCP probe server: probes, wire journal, transports, both protocol eras.
 //!
+//! * [`host_tools`] — what a tool a host offers its model is for, shared by the model stub and the judges.
 //! * [`surface`] — what the server advertises and serves, shared by server, probes and clients.
 //! * [`skills`] — the SEP-2640 skills served in the skills variants, hostile ones included.
 //! * [`interactive`] — what a person does in each interactive run, shared by the terminal driver and the probes.
@@ -10,6 +11,7 @@
 //! * [`probe`], [`registry`], [`probes`] — the probe model, the ordered registry, one file per family.
 
 pub mod era;
+pub mod host_tools;
 pub mod interactive;
 pub mod journal;
 pub mod observe;

@@ -129,16 +129,46 @@ pub struct Verdict {
     /// Whether the evidence lines are those of the model stub's journal.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub model_evidence: bool,
+    /// Journal lines (of the same journal as `evidence`) showing that the harness gave the client
+    /// its chance: a no, partial or declared-only is the client's doing only with them.
+    #[serde(default, skip_serializing_if = "<[u64]>::is_empty")]
+    pub opportunity: Box<[u64]>,
+    /// Lines of the model stub's journal that belong to the opportunity of a verdict judged on
+    /// the server's journal (the model called the tool that reaches the feature, a settled turn).
+    #[serde(default, skip_serializing_if = "<[u64]>::is_empty")]
+    pub opportunity_model: Box<[u64]>,
 }
 
 impl Verdict {
     pub fn new(outcome: Outcome, detail: impl Into<String>) -> Self {
-        Verdict { probe: String::new(), outcome, declared: Declaration::NoCapability, detail: detail.into(), evidence: Vec::new(), scenario: Scenario::Standard, model_evidence: false }
+        Verdict { probe: String::new(), outcome, declared: Declaration::NoCapability, detail: detail.into(), evidence: Vec::new(), scenario: Scenario::Standard, model_evidence: false, opportunity: Box::default(), opportunity_model: Box::default() }
     }
 
     pub fn declared(mut self, declared: Declaration) -> Self {
         self.declared = declared;
         self
+    }
+
+    /// Adds lines of the opportunity (same journal as the evidence).
+    pub fn opportunity(mut self, seqs: impl IntoIterator<Item = u64>) -> Self {
+        self.opportunity = merged(&self.opportunity, seqs);
+        self
+    }
+
+    /// Adds model-journal lines of the opportunity.
+    pub fn opportunity_model(mut self, seqs: impl IntoIterator<Item = u64>) -> Self {
+        self.opportunity_model = merged(&self.opportunity_model, seqs);
+        self
+    }
+
+    /// Whether the verdict cites any opportunity.
+    pub fn has_opportunity(&self) -> bool {
+        !self.opportunity.is_empty() || !self.opportunity_model.is_empty()
+    }
+
+    /// Whether the verdict blames the client and so must cite its opportunity.
+    pub fn blames_client(&self) -> bool {
+        matches!(self.outcome, Outcome::No | Outcome::Partial | Outcome::DeclaredOnly)
     }
 
     pub fn evidence(mut self, seqs: impl IntoIterator<Item = u64>) -> Self {
@@ -147,6 +177,14 @@ impl Verdict {
         self.evidence.dedup();
         self
     }
+}
+
+/// `lines` and `more`, sorted, without repeats.
+fn merged(lines: &[u64], more: impl IntoIterator<Item = u64>) -> Box<[u64]> {
+    let mut all: Vec<u64> = lines.iter().copied().chain(more).collect();
+    all.sort_unstable();
+    all.dedup();
+    all.into_boxed_slice()
 }
 
 /// One feature under test. Implementations live in [`crate::probes`], one file per family, and
@@ -182,6 +220,13 @@ pub trait Probe: Send + Sync {
     /// Whether the probe can be judged from the wire alone (false: needs a model transcript).
     fn wire_judged(&self) -> bool {
         true
+    }
+    /// A probe whose yes (in another server variant's run of the same client) is what gives
+    /// this probe's verdict a meaning: where that probe says no, this one says n/a. For example,
+    /// resource tools cannot be withheld from a server without resources by a host that never
+    /// offers resource tools at all.
+    fn precondition(&self) -> Option<&'static str> {
+        None
     }
     fn judge(&self, observations: &Observations) -> Verdict;
 }

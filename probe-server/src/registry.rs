@@ -123,7 +123,7 @@ pub fn judge_all(observations: &Observations) -> Vec<Verdict> {
 pub fn judge_runs(runs: &[(Scenario, &Observations)]) -> Vec<Verdict> {
     let transport = runs.iter().find_map(|(_, o)| o.transport());
     let era = runs.iter().find_map(|(_, o)| o.era());
-    REGISTRY
+    let verdicts: Vec<Verdict> = REGISTRY
         .iter()
         .map(|probe| {
             let run = runs.iter().find(|(s, _)| *s == probe.scenario()).map(|(_, o)| *o);
@@ -140,7 +140,23 @@ pub fn judge_runs(runs: &[(Scenario, &Observations)]) -> Vec<Verdict> {
             verdict.model_evidence = probe.needs_model();
             verdict
         })
-        .collect()
+        .collect();
+    apply_preconditions(verdicts)
+}
+
+/// A verdict whose precondition probe says no means nothing: it becomes n/a, citing why. A
+/// precondition without a verdict of its own (its variant was not run) changes nothing.
+fn apply_preconditions(mut verdicts: Vec<Verdict>) -> Vec<Verdict> {
+    let outcomes: Vec<(String, Outcome, String)> = verdicts.iter().map(|v| (v.probe.clone(), v.outcome, v.detail.clone())).collect();
+    for (verdict, probe) in verdicts.iter_mut().zip(REGISTRY) {
+        let Some(precondition) = probe.precondition() else { continue };
+        let Some((_, outcome, detail)) = outcomes.iter().find(|(id, _, _)| id == precondition) else { continue };
+        if *outcome == Outcome::No && !matches!(verdict.outcome, Outcome::NotApplicable | Outcome::NotReached) {
+            let why = format!("means nothing here: {precondition} says no ({detail})");
+            *verdict = Verdict { outcome: Outcome::NotApplicable, detail: why, evidence: Vec::new(), opportunity: Box::default(), opportunity_model: Box::default(), ..verdict.clone() };
+        }
+    }
+    verdicts
 }
 
 /// The detail of a probe whose server variant was not run at all.

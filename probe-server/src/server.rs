@@ -424,6 +424,7 @@ impl ServerHandler for ProbeServer {
             s::TOOL_PING => Ok(self.ping_client(&context).await.into()),
             s::TOOL_LIST_CHANGED => Ok(self.change_lists(&context).await.into()),
             s::TOOL_ADDED if self.changed() => Ok(text_result("the added tool ran").into()),
+            s::TOOL_PAGE_TWO => Ok(text_result("the second page's tool ran").into()),
             _ => Ok(CallToolResult::error(vec![ContentBlock::text(format!("unknown tool {name}"))]).into()),
         }
     }

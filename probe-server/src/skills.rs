@@ -80,8 +80,12 @@ pub fn reference_uri(skill_md: &str) -> String {
     format!("{}/reference.md", skill_root(skill_md))
 }
 
+/// A SKILL.md whose frontmatter is valid YAML whatever the description holds: the description
+/// is a double-quoted scalar (a hostile skill must be refused for the rule under test, never for
+/// a parse error such as an unquoted `: `).
 fn skill_md(name: &str, description: &str, body: &str) -> Vec<u8> {
-    format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n\n{body}\n").into_bytes()
+    let quoted = serde_json::to_string(description).expect("a string serializes");
+    format!("---\nname: {name}\ndescription: {quoted}\n---\n# {name}\n\n{body}\n").into_bytes()
 }
 
 fn file_entry(uri: &str, bytes: &[u8]) -> Value {
@@ -267,6 +271,25 @@ mod tests {
         assert_eq!(catalogue.named("oversize").unwrap().entry["resources"].as_array().unwrap().len(), OVERSIZE_FILES);
         assert_eq!(catalogue.listed().len(), 2 + HOSTILE.len() + 2);
         assert!(catalogue.by_uri(HIDDEN_URI).is_some_and(|s| !s.listed));
+    }
+
+    /// Every served SKILL.md opens with a frontmatter block that a YAML parser reads, with a
+    /// name and description (the hostile skills break one rule each, never YAML).
+    #[test]
+    fn every_skill_md_has_valid_yaml_frontmatter() {
+        let catalogue = catalogue();
+        for skill in &catalogue.skills {
+            let uri = skill.entry["uri"].as_str().unwrap();
+            let text = std::str::from_utf8(&catalogue.files[uri]).unwrap();
+            let block = text.strip_prefix("---\n").and_then(|rest| rest.split_once("\n---\n")).map(|(block, _)| block).unwrap_or_else(|| panic!("{uri}: no frontmatter"));
+            let docs = yaml_rust2::YamlLoader::load_from_str(block).unwrap_or_else(|e| panic!("{uri}: frontmatter is not YAML: {e}"));
+            let description = docs[0]["description"].as_str().unwrap_or_else(|| panic!("{uri}: no description"));
+            if skill.name != "bad-frontmatter" {
+                assert_eq!(description, skill.entry["frontmatter"]["description"], "{uri}");
+            }
+            assert!(docs[0]["name"].as_str().is_some(), "{uri}");
+        }
+        assert!(catalogue.named("oversize").unwrap().entry["frontmatter"]["description"].as_str().unwrap().contains(": "), "the case that needs quoting is served");
     }
 
     #[test]

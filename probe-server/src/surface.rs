@@ -22,7 +22,11 @@ pub const TOOL_PING: &str = "probe_ping";
 pub const TOOL_LIST_CHANGED: &str = "probe_list_changed";
 /// Appears in `tools/list` only after `probe_list_changed` ran.
 pub const TOOL_ADDED: &str = "probe_added";
-pub const TOOLS_PAGE_ONE: usize = 5;
+/// The only tool of the second page: nothing depends on it but `tools.pagination` and the
+/// model's tool catalogue, so a client that stops at the first page still reaches every trigger.
+pub const TOOL_PAGE_TWO: &str = "probe_page_two";
+/// Every tool a probe triggers is on the first page.
+pub const TOOLS_PAGE_ONE: usize = 10;
 pub const TOOLS_CURSOR: &str = "tools-page-2";
 
 // Resources.
@@ -182,6 +186,7 @@ pub fn tools(with_added: bool) -> Vec<Value> {
         json!({"name": TOOL_ROOTS, "description": "Asks the client for its roots", "inputSchema": empty}),
         json!({"name": TOOL_PING, "description": "Pings the client", "inputSchema": empty}),
         json!({"name": TOOL_LIST_CHANGED, "description": "Changes the tool, resource and prompt lists and says so", "inputSchema": empty}),
+        json!({"name": TOOL_PAGE_TWO, "description": "Listed on the second page of tools only; does nothing", "inputSchema": empty}),
     ];
     if with_added {
         list.push(json!({"name": TOOL_ADDED, "description": "Exists only after the lists changed", "inputSchema": empty}));

@@ -138,7 +138,7 @@ async fn dispatch(command: Command) -> Result<u8> {
                 Some((program, rest)) => reference::Endpoint::Stdio { program: program.into(), args: rest.to_vec() },
                 None => return Err(bad_input("give the probe server's command line or URL")),
             };
-            reference::host::run(&endpoint, Era::Legacy, None, &args.model_url).await?;
+            reference::host::run(&endpoint, Era::Legacy, None, None, &args.model_url).await?;
             Ok(exit::OK)
         }
         Command::TerminalHost(args) => {
@@ -309,7 +309,7 @@ async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     for transport in args.transport.transports() {
         for era in Era::ALL {
             for host in [false, true] {
-                specs.extend(selftest::scenarios(transport, era, host).into_iter().map(|scenario| RunSpec { transport, era, scenario, host, ablation }));
+                specs.extend(selftest::scenarios(transport, era, host).into_iter().map(|scenario| RunSpec { transport, era, scenario, host, variation: None, ablation }));
             }
         }
     }
@@ -344,6 +344,7 @@ async fn self_test(args: cli::SelfTestArgs) -> Result<u8> {
                 let ablation = slowest.spec.ablation.map_or("none", |a| a.id());
                 eprintln!("slowest run: {} {} [{ablation}] {} ms", slowest.spec.transport.as_str(), slowest.spec.era, slowest.duration_ms);
             }
+            println!("{} variations, {} changed verdicts", report.variations, report.variation_changes);
             println!("{} runs; {} probes proven; {} mismatches", report.runs, report.probes_proven, report.mismatches.len());
         }
     }
@@ -427,6 +428,11 @@ fn list_ablations(format: Format) {
         Format::Table => {
             for a in all {
                 println!("{:<30} {:<36} {}", a.id(), a.target(), a.description());
+            }
+            println!("\nvariations (legal behaviours of real hosts; no verdict may change but the effects named):");
+            for v in reference::Variation::ALL {
+                let effects = if v.effects().is_empty() { "-".to_string() } else { v.effects().join(", ") };
+                println!("{:<30} {:<36} {}", v.id(), effects, v.description());
             }
         }
     }

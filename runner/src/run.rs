@@ -11,7 +11,7 @@ use probe_server::{registry, Era, Scenario, ServeOptions, Verdict};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::reference::{self, Ablation, Endpoint};
+use crate::reference::{self, Ablation, Endpoint, Variation};
 
 /// What to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -23,6 +23,13 @@ pub struct RunSpec {
     pub host: bool,
     #[serde(serialize_with = "ablation_name")]
     pub ablation: Option<Ablation>,
+    /// A legal behaviour of real hosts played instead of the reference behaviour.
+    #[serde(serialize_with = "variation_name")]
+    pub variation: Option<Variation>,
+}
+
+fn variation_name<S: serde::Serializer>(v: &Option<Variation>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(v.map_or("none", Variation::id))
 }
 
 fn ablation_name<S: serde::Serializer>(a: &Option<Ablation>, s: S) -> Result<S::Ok, S::Error> {
@@ -116,7 +123,7 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
     if let Some(keep) = keep_dir {
         let scenario = if spec.scenario.is_standard() { String::new() } else { format!("-{}", spec.scenario) };
         let runner = if spec.host { "-host" } else { "" };
-        let stem = format!("{}-{}{scenario}{runner}-{}", spec.transport.as_str(), spec.era, spec.ablation.map_or("full", Ablation::id));
+        let stem = format!("{}-{}{scenario}{runner}-{}", spec.transport.as_str(), spec.era, spec.ablation.map_or_else(|| spec.variation.map_or("full", Variation::id), Ablation::id));
         let mut kept = std::fs::create_dir_all(keep).and_then(|_| std::fs::copy(&journal_path, keep.join(format!("{stem}.jsonl"))));
         if spec.host && kept.is_ok() {
             kept = std::fs::copy(&model_path, keep.join(format!("{stem}.model.jsonl")));
@@ -149,8 +156,8 @@ fn judge_file(spec: RunSpec, path: &Path, model: Option<&Path>) -> RunResult {
 /// The reference client, or the reference host when a model URL is given.
 async fn drive(endpoint: &Endpoint, spec: RunSpec, model_url: Option<&str>) -> Result<(), String> {
     match model_url {
-        Some(url) => reference::host::run(endpoint, spec.era, spec.ablation, url).await,
-        None => reference::run(endpoint, spec.era, spec.ablation).await,
+        Some(url) => reference::host::run(endpoint, spec.era, spec.ablation, spec.variation, url).await,
+        None => reference::run(endpoint, spec.era, spec.ablation, spec.variation).await,
     }
     .map_err(|e| e.to_string())
 }

@@ -1,6 +1,8 @@
 //! The ground truth. For each transport and era: the full reference client must make every probe
 //! that applies say yes; then, for each probe, the reference client with that probe's feature
 //! ablated must make that probe say anything but yes while every other probe keeps its outcome.
+//! Then the variations: legal behaviours of real hosts, each of which must leave every verdict
+//! as the full run had it (apart from the probes it declares as its effects).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -12,7 +14,8 @@ use serde::Serialize;
 use tokio::sync::Semaphore;
 
 use crate::matrix::{self, AblatedCell, Matrix};
-use crate::reference::Ablation;
+use crate::reference::variation::Runner;
+use crate::reference::{Ablation, Variation};
 use crate::run::{merge_scenarios, run_reference, RunResult, RunSpec, Transport};
 
 /// One way the self-test failed.
@@ -29,6 +32,10 @@ pub struct Mismatch {
 #[derive(Debug, Clone, Serialize)]
 pub struct SelfTestReport {
     pub runs: usize,
+    /// Variation runs: legal behaviours that must change no verdict.
+    pub variations: usize,
+    /// Verdicts a variation changed (each is also a mismatch).
+    pub variation_changes: usize,
     /// Distinct probes proven: yes under the full client and not yes under their ablation, in
     /// every transport and era where they apply.
     pub probes_proven: usize,
@@ -76,9 +83,14 @@ pub fn plan(transports: &[Transport]) -> Vec<RunSpec> {
         for era in Era::ALL {
             for host in [false, true] {
                 for scenario in scenarios(transport, era, host) {
-                    specs.push(RunSpec { transport, era, scenario, host, ablation: None });
+                    specs.push(RunSpec { transport, era, scenario, host, ablation: None, variation: None });
                     for &ablation in Ablation::ALL.iter().filter(|a| applies(a.target(), era, transport, scenario, host)) {
-                        specs.push(RunSpec { transport, era, scenario, host, ablation: Some(ablation) });
+                        specs.push(RunSpec { transport, era, scenario, host, ablation: Some(ablation), variation: None });
+                    }
+                    // Variations run against the standard variant, where their runner's probes are judged.
+                    let runner = if host { Runner::Host } else { Runner::Client };
+                    for &variation in Variation::ALL.iter().filter(|v| scenario.is_standard() && v.runner() == runner && v.applies_over(transport)) {
+                        specs.push(RunSpec { transport, era, scenario, host, ablation: None, variation: Some(variation) });
                     }
                 }
             }
@@ -115,13 +127,18 @@ pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep
 pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
     let mut mismatches = Vec::new();
     let full: HashMap<(Transport, Era, Scenario, bool), &RunResult> =
-        results.iter().filter(|r| r.spec.ablation.is_none()).map(|r| ((r.spec.transport, r.spec.era, r.spec.scenario, r.spec.host), r)).collect();
+        results.iter().filter(|r| r.spec.ablation.is_none() && r.spec.variation.is_none()).map(|r| ((r.spec.transport, r.spec.era, r.spec.scenario, r.spec.host), r)).collect();
     let mut proven: HashMap<&str, bool> = HashMap::new();
+    let mut variation_changed = 0;
     let mismatch = |r: &RunResult, probe: &str, problem: String| Mismatch {
         transport: r.spec.transport.as_str().into(),
         era: r.spec.era.to_string(),
         scenario: if r.spec.host { format!("{} (host)", r.spec.scenario) } else { r.spec.scenario.to_string() },
-        ablation: r.spec.ablation.map_or("none".into(), |a| a.id().into()),
+        ablation: match (r.spec.ablation, r.spec.variation) {
+            (Some(a), _) => a.id().into(),
+            (None, Some(v)) => format!("variation {v}"),
+            (None, None) => "none".into(),
+        },
         probe: probe.into(),
         problem,
     };
@@ -131,6 +148,13 @@ pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
             continue;
         }
         let (era, transport, scenario, host) = (result.spec.era, result.spec.transport, result.spec.scenario, result.spec.host);
+        if let Some(variation) = result.spec.variation {
+            let Some(baseline) = full.get(&(transport, era, scenario, host)) else { continue };
+            let changes = variation_changes(result, baseline, variation, |p| applies(p, era, transport, scenario, host));
+            variation_changed += changes.len();
+            mismatches.extend(changes.into_iter().map(|(probe, problem)| mismatch(result, &probe, problem)));
+            continue;
+        }
         match result.spec.ablation {
             None => {
                 for probe in registry::probes().iter().filter(|p| applies(p.id(), era, transport, scenario, host)) {
@@ -167,7 +191,39 @@ pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
         }
     }
     mismatches.sort();
-    SelfTestReport { runs: results.len(), probes_proven: proven.values().filter(|ok| **ok).count(), mismatches, matrix: self_test_matrix(results) }
+    let variations = results.iter().filter(|r| r.spec.variation.is_some()).count();
+    SelfTestReport {
+        runs: results.len(),
+        variations,
+        variation_changes: variation_changed,
+        probes_proven: proven.values().filter(|ok| **ok).count(),
+        mismatches,
+        matrix: self_test_matrix(results),
+    }
+}
+
+/// The verdicts a variation run changed against the full run of the same transport, era,
+/// server variant and runner: every applicable probe must keep its outcome, except the
+/// variation's declared effects (which, where the variation says so, must agree with each other).
+pub fn variation_changes(run: &RunResult, full: &RunResult, variation: Variation, applies: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+    let mut changes = Vec::new();
+    let effects = variation.effects();
+    for verdict in run.verdicts.iter().filter(|v| applies(&v.probe) && !effects.contains(&v.probe.as_str())) {
+        let before = full.verdict(&verdict.probe).map(|v| v.outcome);
+        if before != Some(verdict.outcome) {
+            let was = before.map_or("nothing", Outcome::label);
+            changes.push((verdict.probe.clone(), format!("variation {variation} changed it from {was} to {}: {}", verdict.outcome.label(), verdict.detail)));
+        }
+    }
+    if variation.effects_agree() {
+        let outcomes: Vec<(&str, Outcome)> = effects.iter().filter(|p| applies(p)).filter_map(|p| run.verdict(p).map(|v| (*p, v.outcome))).collect();
+        if let Some((first, outcome)) = outcomes.first() {
+            for (probe, other) in outcomes.iter().filter(|(_, o)| o != outcome) {
+                changes.push((probe.to_string(), format!("variation {variation}: {} here, {} for {first}: the same behaviour judged two ways", other.label(), outcome.label())));
+            }
+        }
+    }
+    changes
 }
 
 /// The full runs as columns (server variants merged), each cell carrying the outcome under that
@@ -187,4 +243,58 @@ fn self_test_matrix(results: &[RunResult]) -> Matrix {
         }
     }
     matrix
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use probe_server::probe::Verdict;
+
+    /// A run in which every probe says yes, but for `outcomes`.
+    fn result(spec: RunSpec, outcomes: &[(&str, Outcome)]) -> RunResult {
+        let verdicts = registry::probes()
+            .iter()
+            .map(|p| {
+                let outcome = outcomes.iter().find(|(id, _)| *id == p.id()).map_or(Outcome::Yes, |(_, o)| *o);
+                Verdict { probe: p.id().to_string(), ..Verdict::new(outcome, "fabricated") }
+            })
+            .collect();
+        RunResult { spec, verdicts, protocol_version: None, harness_error: None, journal_events: 1, duration_ms: 0 }
+    }
+
+    fn spec(variation: Option<Variation>) -> RunSpec {
+        RunSpec { transport: Transport::Stdio, era: Era::Legacy, scenario: Scenario::Standard, host: false, ablation: None, variation }
+    }
+
+    #[test]
+    fn a_variation_that_changes_a_verdict_fails_the_self_test() {
+        let full = result(spec(None), &[("tools.list_changed", Outcome::Yes), ("tools.pagination", Outcome::Yes)]);
+        let same = result(spec(Some(Variation::RefetchAfter300Ms)), &[("tools.list_changed", Outcome::Yes), ("tools.pagination", Outcome::Yes)]);
+        let report = evaluate(&[full.clone(), same]);
+        assert!(report.passed(), "{:?}", report.mismatches);
+        assert_eq!((report.variations, report.variation_changes), (1, 0));
+
+        let changed = result(spec(Some(Variation::RefetchAfter300Ms)), &[("tools.list_changed", Outcome::No), ("tools.pagination", Outcome::Yes)]);
+        let report = evaluate(&[full.clone(), changed]);
+        assert!(!report.passed());
+        assert_eq!(report.variation_changes, 1);
+        assert!(report.mismatches[0].problem.contains("variation refetch-after-300ms changed it from yes to no"), "{:?}", report.mismatches);
+
+        // A declared effect may change, and only it.
+        let paged = result(spec(Some(Variation::FirstToolsPageOnly)), &[("tools.list_changed", Outcome::Yes), ("tools.pagination", Outcome::No)]);
+        assert!(evaluate(&[full, paged]).passed());
+    }
+
+    #[test]
+    fn effects_that_must_agree_fail_when_judged_two_ways() {
+        let full = result(spec(None), &[]);
+        let effects = Variation::DeclineIn3Ms.effects();
+        let auto: Vec<(&str, Outcome)> = effects.iter().map(|p| (*p, Outcome::AutoAnswered)).collect();
+        let mut split = auto.clone();
+        split[1].1 = Outcome::No;
+        let report = evaluate(&[full.clone(), result(spec(Some(Variation::DeclineIn3Ms)), &split)]);
+        assert_eq!(report.variation_changes, 1, "{:?}", report.mismatches);
+        assert!(report.mismatches[0].problem.contains("judged two ways"));
+        assert!(evaluate(&[full, result(spec(Some(Variation::DeclineIn3Ms)), &auto)]).passed());
+    }
 }

@@ -8,22 +8,23 @@ use serde_json::Value;
 use super::{probe, BOTH};
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
+use crate::host_tools::{self, names_tool, HostTool};
 use crate::surface as s;
-
-fn normalized(name: &str) -> String {
-    name.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase()
-}
 
 fn name(tool: &Value) -> &str {
     tool.get("name").and_then(Value::as_str).unwrap_or_default()
 }
 
-/// The name as the model sees it, namespace included.
+/// The name as the model sees it: `namespace/name` when the host groups tools in a namespace.
 fn shown_name(tool: &Value) -> String {
     match tool.get("namespace").and_then(Value::as_str) {
-        Some(ns) => format!("{ns}{}", name(tool)),
+        Some(ns) => format!("{ns}/{}", name(tool)),
         None => name(tool).to_string(),
     }
+}
+
+fn kind(tool: &Value) -> HostTool {
+    host_tools::classify(name(tool), tool.get("schema").unwrap_or(&Value::Null))
 }
 
 fn has_property(tool: &Value, property: &str) -> bool {
@@ -32,25 +33,23 @@ fn has_property(tool: &Value, property: &str) -> bool {
 
 /// A tool that reads an MCP resource by URI.
 pub fn is_read_tool(tool: &Value) -> bool {
-    let n = normalized(name(tool));
-    (n.contains("readmcpresource") || n.ends_with("readresource") || n.ends_with("getresource")) && !n.contains("dir") && has_property(tool, "uri")
+    kind(tool) == HostTool::ResourceRead
 }
 
 /// A tool that lists MCP resources (not templates).
 pub fn is_list_tool(tool: &Value) -> bool {
-    let n = normalized(name(tool));
-    (n.contains("listmcpresources") || n.ends_with("listresources")) && !n.contains("template") && !n.contains("dir")
+    kind(tool) == HostTool::ResourceList
 }
 
 /// A tool that lists MCP resource templates.
 pub fn is_template_tool(tool: &Value) -> bool {
-    let n = normalized(name(tool));
-    n.contains("resource") && n.contains("template") && n.contains("list")
+    kind(tool) == HostTool::TemplateList
 }
 
-/// A name that refers to MCP tool `tool`: the name itself, or the name after a separator.
-pub fn names_tool(shown: &str, tool: &str) -> bool {
-    shown == tool || shown.strip_suffix(tool).is_some_and(|prefix| prefix.ends_with(|c: char| !c.is_ascii_alphanumeric()))
+/// Whether an offered entry refers to MCP tool `tool`: by its name (inside a namespace, the
+/// bare name; without one, the name after the host's prefix).
+fn refers_to(entry: &Value, tool: &str) -> bool {
+    names_tool(name(entry), tool)
 }
 
 /// The first request's view: the catalogue a verdict of absence rests on.
@@ -66,7 +65,7 @@ fn offered_verdict(o: &Observations, test: fn(&Value) -> bool, what: &str) -> Ve
     let found = offered_where(o, test);
     match found.first() {
         Some((seq, _)) => Verdict::new(Outcome::Yes, format!("{what}: {}", found.iter().map(|(_, t)| shown_name(t)).collect::<Vec<_>>().join(", "))).evidence([*seq]),
-        None => Verdict::new(Outcome::No, format!("no tool {what}")).evidence(first_view(o)),
+        None => Verdict::new(Outcome::No, format!("no tool {what}")).evidence(first_view(o)).opportunity(first_view(o)),
     }
 }
 
@@ -117,9 +116,9 @@ fn judge_server_param(o: &Observations) -> Verdict {
     let param = ["server", "server_name", "serverName"].into_iter().find(|p| has_property(tool, p));
     match param {
         Some(p) if required.contains(&p) => Verdict::new(Outcome::Yes, format!("required parameter {p}")).evidence([seq]),
-        Some(p) => Verdict::new(Outcome::Partial, format!("optional parameter {p}")).evidence([seq]),
+        Some(p) => Verdict::new(Outcome::Partial, format!("optional parameter {p}")).evidence([seq]).opportunity([seq]),
         None if shown_name(tool).contains("probe") => Verdict::new(Outcome::Yes, "encoded in the tool name").evidence([seq]),
-        None => Verdict::new(Outcome::No, "the read tool cannot name a server").evidence([seq]),
+        None => Verdict::new(Outcome::No, "the read tool cannot name a server").evidence([seq]).opportunity([seq]),
     }
 }
 
@@ -162,7 +161,7 @@ fn judge_read_reaches_server(o: &Observations) -> Verdict {
     if server_read(o, s::TEXT_URI) {
         Verdict::new(Outcome::Yes, "the model's read became resources/read of the same URI").evidence([call])
     } else {
-        Verdict::new(Outcome::No, "the model's read never reached the server").evidence([call])
+        Verdict::new(Outcome::No, "the model's read never reached the server").evidence([call]).opportunity([call])
     }
 }
 
@@ -183,7 +182,7 @@ fn judge_text_to_model(o: &Observations) -> Verdict {
     };
     match results_containing(o, s::TEXT_CANARY).next() {
         Some(seen) => Verdict::new(Outcome::Yes, "the canary reached the model").evidence([call, seen]),
-        None => Verdict::new(Outcome::No, "the model never received the canary").evidence([call]),
+        None => Verdict::new(Outcome::No, "the model never received the canary").evidence([call]).opportunity([call]),
     }
 }
 
@@ -209,8 +208,8 @@ fn judge_blob_to_model(o: &Observations) -> Verdict {
     }
     let answered = o.model_views().filter(|(seq, _)| *seq > call).find(|(_, v)| v.get("tool_results").and_then(Value::as_array).is_some_and(|r| !r.is_empty()));
     match answered {
-        Some((seq, _)) => Verdict::new(Outcome::Partial, "the model got a result without the bytes (a placeholder or a path)").evidence([call, seq]),
-        None => Verdict::new(Outcome::No, "the model never got a result for the binary resource").evidence([call]),
+        Some((seq, _)) => Verdict::new(Outcome::Partial, "the model got a result without the bytes (a placeholder or a path)").evidence([call, seq]).opportunity([call]),
+        None => Verdict::new(Outcome::No, "the model never got a result for the binary resource").evidence([call]).opportunity([call]),
     }
 }
 
@@ -232,42 +231,87 @@ fn judge_template_read(o: &Observations) -> Verdict {
     };
     match (server_read(o, &uri), results_containing(o, "item 42").next()) {
         (true, Some(seen)) => Verdict::new(Outcome::Yes, "read through and handed to the model").evidence([call, seen]),
-        (true, None) => Verdict::new(Outcome::Partial, "read from the server, the content never reached the model").evidence([call]),
-        (false, _) => Verdict::new(Outcome::No, "the host never asked the server for it").evidence([call]),
+        (true, None) => Verdict::new(Outcome::Partial, "read from the server, the content never reached the model").evidence([call]).opportunity([call]),
+        (false, _) => Verdict::new(Outcome::No, "the host never asked the server for it").evidence([call]).opportunity([call]),
     }
 }
 
+/// A tool the client received from `tools/list`, and whether it appeared only after the lists
+/// changed (first listed in an answer after `notifications/tools/list_changed`).
+struct Listed {
+    tool: Value,
+    /// The line of the answer that first listed a tool that appeared late.
+    late: Option<u64>,
+}
+
 /// The tools the client received from `tools/list` (every page it fetched).
-fn listed_tools(o: &Observations) -> Vec<Value> {
-    let mut tools: Vec<Value> = Vec::new();
+fn listed_tools(o: &Observations) -> Vec<Listed> {
+    let changed = o.server_notifications("notifications/tools/list_changed").next().map(|f| f.seq);
+    let mut tools: Vec<Listed> = Vec::new();
     for request in o.client_requests("tools/list") {
-        let listed = o.answer_to(request).and_then(|a| a.result()).and_then(|r| r.get("tools")).and_then(Value::as_array).cloned().unwrap_or_default();
+        let Some(answer) = o.answer_to(request) else { continue };
+        let listed = answer.result().and_then(|r| r.get("tools")).and_then(Value::as_array).cloned().unwrap_or_default();
         for tool in listed {
-            if !tools.iter().any(|t| t["name"] == tool["name"]) {
-                tools.push(tool);
+            if !tools.iter().any(|t| t.tool["name"] == tool["name"]) {
+                let late = changed.filter(|c| request.seq > *c).map(|_| answer.seq);
+                tools.push(Listed { tool, late });
             }
         }
     }
     tools
 }
 
+/// Where the model was offered a tool: in the catalogue (with the entry), or only named in the
+/// request's text as a deferred tool it can load through the host's tool search.
+#[derive(Clone)]
+enum Offer {
+    Catalogue(u64, Value),
+    Deferred(u64),
+}
+
+impl Offer {
+    fn seq(&self) -> u64 {
+        match self {
+            Offer::Catalogue(seq, _) | Offer::Deferred(seq) => *seq,
+        }
+    }
+}
+
 /// Each listed MCP tool with what the model was offered for it, if anything.
-fn matched(o: &Observations) -> Vec<(Value, Option<(u64, Value)>)> {
+fn matched(o: &Observations) -> Vec<(Listed, Option<Offer>)> {
     let offered = o.offered_tools();
+    let deferred: Vec<(u64, &str)> = o
+        .model_views()
+        .flat_map(|(seq, v)| v.get("deferred").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(move |n| (seq, n)))
+        .collect();
     listed_tools(o)
         .into_iter()
-        .map(|tool| {
-            let mcp_name = tool["name"].as_str().unwrap_or_default().to_string();
-            let found = offered.iter().find(|(_, t)| names_tool(&shown_name(t), &mcp_name)).map(|(seq, t)| (*seq, (*t).clone()));
-            (tool, found)
+        .map(|listed| {
+            let mcp_name = listed.tool["name"].as_str().unwrap_or_default().to_string();
+            let found = offered
+                .iter()
+                .find(|(_, t)| refers_to(t, &mcp_name))
+                .map(|(seq, t)| Offer::Catalogue(*seq, (*t).clone()))
+                .or_else(|| deferred.iter().find(|(_, n)| names_tool(n, &mcp_name)).map(|(seq, _)| Offer::Deferred(*seq)));
+            (listed, found)
         })
         .collect()
 }
 
+/// Whether the host's model acted after the lists were refetched at `refetched`: a `tools/call`
+/// after that answer, answered (its result went back to a model request that came after the
+/// refetch). Without it a tool that appeared late was not offered *yet*.
+fn acted_after(o: &Observations, refetched: u64) -> Option<u64> {
+    o.client_requests("tools/call").find(|f| f.seq > refetched && o.answer_to(f).is_some()).map(|f| f.seq)
+}
+
 probe! {
     /// Evidence (model journal): every tool the host listed from the server is offered to the
-    /// model, under its own name or after a prefix or namespace (the detail shows how). Some
-    /// missing is partial.
+    /// model — in the catalogue under its own name, after a prefix or inside a namespace, or
+    /// named as a deferred tool behind the host's tool search (the detail shows how). Some
+    /// missing is partial. Opportunity: a tool that appeared only after `tools/list_changed`
+    /// counts only when the host called a tool after that refetch (its model had a turn in
+    /// which the tool could be offered).
     ToolNames {
         id: "affordances.tool_names", area: Affordances, title: "MCP tools offered to the model",
         revisions: ["2024-11-05"], eras: BOTH, serves: "the probe tools",
@@ -276,39 +320,62 @@ probe! {
 }
 
 fn judge_tool_names(o: &Observations) -> Verdict {
-    let pairs = matched(o);
+    let all = matched(o);
+    // A late tool the model never had a turn for is not counted either way.
+    let pairs: Vec<&(Listed, Option<Offer>)> = all.iter().filter(|(l, f)| f.is_some() || l.late.is_none_or(|at| acted_after(o, at).is_some())).collect();
+    let waiting = all.len() - pairs.len();
+    let Some(opportunity) = first_view(o) else {
+        return Verdict::new(Outcome::NotReached, "the host never asked its model anything");
+    };
     if pairs.is_empty() {
         return Verdict::new(Outcome::NotReached, "the host listed no tools");
     }
-    let offered: Vec<&(u64, Value)> = pairs.iter().filter_map(|(_, f)| f.as_ref()).collect();
-    let Some((seq, first)) = offered.first() else {
-        return Verdict::new(Outcome::No, format!("none of {} listed tools was offered to the model", pairs.len()));
+    let not_yet = if waiting > 0 { format!("; {waiting} listed after the lists changed, with no model turn since, not counted") } else { String::new() };
+    let offered: Vec<(&Listed, &Offer)> = pairs.iter().filter_map(|(l, f)| f.as_ref().map(|f| (l, f))).collect();
+    let Some((listed, first)) = offered.iter().find(|(_, f)| matches!(f, Offer::Catalogue(..))).or(offered.first()).copied() else {
+        return Verdict::new(Outcome::No, format!("none of {} listed tools was offered to the model{not_yet}", pairs.len())).evidence([opportunity]).opportunity([opportunity]);
     };
-    let mcp = pairs.iter().find(|(_, f)| f.is_some()).map(|(t, _)| t["name"].as_str().unwrap_or_default()).unwrap_or_default();
-    let shown = shown_name(first);
-    let presentation = match shown.strip_suffix(mcp) {
-        Some("") => "unchanged names".to_string(),
-        Some(prefix) => format!("as {prefix}<name>"),
-        None => shown,
+    let mcp = listed.tool["name"].as_str().unwrap_or_default();
+    let presentation = match first {
+        Offer::Catalogue(_, entry) => match (entry.get("namespace").and_then(Value::as_str), name(entry).strip_suffix(mcp)) {
+            (Some(ns), Some("")) => format!("in namespace {ns}"),
+            (Some(ns), _) => format!("in namespace {ns} as {}", name(entry)),
+            (None, Some("")) => "unchanged names".to_string(),
+            (None, Some(prefix)) => format!("as {prefix}<name>"),
+            (None, None) => name(entry).to_string(),
+        },
+        Offer::Deferred(_) => "deferred behind the host's tool search".to_string(),
     };
+    let deferred = offered.iter().filter(|(_, f)| matches!(f, Offer::Deferred(_))).count();
+    let deferred = if deferred > 0 && matches!(first, Offer::Catalogue(..)) { format!(" ({deferred} deferred)") } else { String::new() };
+    let seq = first.seq();
     if offered.len() == pairs.len() {
-        Verdict::new(Outcome::Yes, format!("all {} listed tools, {presentation}", pairs.len())).evidence([*seq])
+        Verdict::new(Outcome::Yes, format!("all {} listed tools, {presentation}{deferred}{not_yet}", pairs.len())).evidence([seq])
     } else {
-        Verdict::new(Outcome::Partial, format!("{} of {} listed tools, {presentation}", offered.len(), pairs.len())).evidence([*seq])
+        let missing = pairs.iter().find(|(_, f)| f.is_none()).map(|(l, _)| l.tool["name"].as_str().unwrap_or_default()).unwrap_or_default();
+        Verdict::new(Outcome::Partial, format!("{} of {} listed tools, {presentation}{deferred} ({missing} missing){not_yet}", offered.len(), pairs.len()))
+            .evidence([seq])
+            .opportunity([opportunity])
     }
 }
 
 /// Yes when every offered MCP tool keeps `field` of its listing (as `same` compares them).
 fn passthrough(o: &Observations, what: &str, same: fn(&Value, &Value) -> bool) -> Verdict {
-    let pairs: Vec<(Value, (u64, Value))> = matched(o).into_iter().filter_map(|(t, f)| f.map(|f| (t, f))).collect();
+    let pairs: Vec<(Value, (u64, Value))> = matched(o)
+        .into_iter()
+        .filter_map(|(l, f)| match f {
+            Some(Offer::Catalogue(seq, entry)) => Some((l.tool, (seq, entry))),
+            _ => None,
+        })
+        .collect();
     let Some((_, (seq, _))) = pairs.first() else {
         return Verdict::new(Outcome::NotReached, "no MCP tool was offered to the model");
     };
     let changed: Vec<&str> = pairs.iter().filter(|(listed, (_, offered))| !same(listed, offered)).map(|(l, _)| l["name"].as_str().unwrap_or_default()).collect();
     match changed.first() {
         None => Verdict::new(Outcome::Yes, format!("{what} of all {} offered tools unchanged", pairs.len())).evidence([*seq]),
-        Some(first) if changed.len() == pairs.len() => Verdict::new(Outcome::No, format!("{what} of every offered tool changed ({first} first)")).evidence([*seq]),
-        Some(first) => Verdict::new(Outcome::Partial, format!("{what} of {} of {} tools changed ({first} first)", changed.len(), pairs.len())).evidence([*seq]),
+        Some(first) if changed.len() == pairs.len() => Verdict::new(Outcome::No, format!("{what} of every offered tool changed ({first} first)")).evidence([*seq]).opportunity([*seq]),
+        Some(first) => Verdict::new(Outcome::Partial, format!("{what} of {} of {} tools changed ({first} first)", changed.len(), pairs.len())).evidence([*seq]).opportunity([*seq]),
     }
 }
 
@@ -339,10 +406,12 @@ probe! {
 probe! {
     /// Evidence (server variant `no-resources`, model journal): with a server that does not
     /// declare the resources capability, the host offers no tool to list or read resources.
+    /// Precondition: the same host offers a read tool when the server has resources
+    /// (`affordances.read_tool`); a host that never offers one has nothing to withhold (n/a).
     ResourcesGated {
         id: "affordances.resources_gated", area: Affordances, title: "resource tools only with the resources capability",
         revisions: ["2024-11-05"], eras: BOTH, scenario: NoResources, serves: "no resources capability",
-        judge: judge_resources_gated, needs_model: true,
+        judge: judge_resources_gated, needs_model: true, precondition: "affordances.read_tool",
     }
 }
 
@@ -350,7 +419,7 @@ fn judge_resources_gated(o: &Observations) -> Verdict {
     let offered: Vec<(u64, &Value)> = o.offered_tools().into_iter().filter(|(_, t)| is_read_tool(t) || is_list_tool(t)).collect();
     match offered.first() {
         None => Verdict::new(Outcome::Yes, "no resource tool while the server has no resources"),
-        Some((seq, tool)) => Verdict::new(Outcome::No, format!("offered {} although the server has no resources", shown_name(tool))).evidence([*seq]),
+        Some((seq, tool)) => Verdict::new(Outcome::No, format!("offered {} although the server has no resources", shown_name(tool))).evidence([*seq]).opportunity([*seq]),
     }
 }
 
@@ -379,6 +448,6 @@ fn judge_structured_content(o: &Observations) -> Verdict {
         (Some((seq, _)), Some(_)) => Verdict::new(Outcome::Yes, "the model sees content and structuredContent").evidence([call, seq]),
         (Some((seq, _)), None) => Verdict::new(Outcome::Yes, "the model sees content only").evidence([call, seq]),
         (None, Some((seq, _))) => Verdict::new(Outcome::Yes, "the model sees structuredContent only").evidence([call, seq]),
-        (None, None) => Verdict::new(Outcome::No, "the model saw neither").evidence([call]),
+        (None, None) => Verdict::new(Outcome::No, "the model saw neither").evidence([call]).opportunity([call]),
     }
 }

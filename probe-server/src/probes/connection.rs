@@ -21,11 +21,11 @@ fn judge_initialized(o: &Observations) -> Verdict {
     let Some(init) = o.client_requests("initialize").next() else { return Verdict::new(Outcome::NotReached, "no initialize") };
     let Some(answer) = o.answer_to(init) else { return Verdict::new(Outcome::NotReached, "initialize never answered") };
     let Some(sent) = o.client_notifications("notifications/initialized").find(|f| f.seq > answer.seq) else {
-        return Verdict::new(Outcome::No, "never sent notifications/initialized").evidence([init.seq, answer.seq]);
+        return Verdict::new(Outcome::No, "never sent notifications/initialized").evidence([init.seq, answer.seq]).opportunity([answer.seq]);
     };
     let early = o.frames.iter().find(|f| f.seq > answer.seq && f.seq < sent.seq && f.dir == crate::journal::Direction::ClientToServer && f.is_request());
     match early {
-        Some(req) => Verdict::new(Outcome::Partial, format!("sent, but after a {} request", req.method().unwrap_or("?"))).evidence([sent.seq, req.seq]),
+        Some(req) => Verdict::new(Outcome::Partial, format!("sent, but after a {} request", req.method().unwrap_or("?"))).evidence([sent.seq, req.seq]).opportunity([answer.seq]),
         None => Verdict::new(Outcome::Yes, "sent right after the initialize answer").evidence([answer.seq, sent.seq]),
     }
 }
@@ -46,8 +46,8 @@ fn judge_client_info(o: &Observations) -> Verdict {
     let field = |k: &str| info.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
     match (field("name"), field("version")) {
         (Some(name), Some(version)) => Verdict::new(Outcome::Yes, format!("{name} {version}")).evidence([life.opener]),
-        (Some(_), None) | (None, Some(_)) => Verdict::new(Outcome::Partial, "clientInfo lacks a name or version").evidence([life.opener]),
-        (None, None) => Verdict::new(Outcome::No, "no usable clientInfo").evidence([life.opener]),
+        (Some(_), None) | (None, Some(_)) => Verdict::new(Outcome::Partial, "clientInfo lacks a name or version").evidence([life.opener]).opportunity([life.opener]),
+        (None, None) => Verdict::new(Outcome::No, "no usable clientInfo").evidence([life.opener]).opportunity([life.opener]),
     }
 }
 
@@ -73,17 +73,17 @@ fn judge_downgrade(o: &Observations) -> Verdict {
     }
     let later: Vec<_> = o.frames.iter().filter(|f| f.seq > life.opener && f.dir == crate::journal::Direction::ClientToServer && f.is_request()).collect();
     if later.is_empty() {
-        return Verdict::new(Outcome::No, format!("stopped after being offered {negotiated} instead of {requested}")).evidence([life.opener]);
+        return Verdict::new(Outcome::No, format!("stopped after being offered {negotiated} instead of {requested}")).evidence([life.opener]).opportunity([life.opener]);
     }
     if let Some(modern) = later.iter().find(|f| f.method() == Some("server/discover") || f.meta(MODERN_META_VERSION).is_some()) {
-        return Verdict::new(Outcome::No, format!("offered {negotiated}, still spoke {requested} ({})", modern.method().unwrap_or("?"))).evidence([life.opener, modern.seq]);
+        return Verdict::new(Outcome::No, format!("offered {negotiated}, still spoke {requested} ({})", modern.method().unwrap_or("?"))).evidence([life.opener, modern.seq]).opportunity([life.opener]);
     }
     let wrong_header = o.events.iter().filter(|e| e.kind == crate::journal::EventKind::HttpRequest && e.seq > life.opener).find(|e| {
         let h = e.detail.as_ref().and_then(|d| d.pointer("/headers/mcp-protocol-version")).and_then(Value::as_str);
         h.is_some_and(|h| h != negotiated)
     });
     if let Some(event) = wrong_header {
-        return Verdict::new(Outcome::No, format!("offered {negotiated}, HTTP header still says otherwise")).evidence([life.opener, event.seq]);
+        return Verdict::new(Outcome::No, format!("offered {negotiated}, HTTP header still says otherwise")).evidence([life.opener, event.seq]).opportunity([life.opener]);
     }
     Verdict::new(Outcome::Yes, format!("asked for {requested}, continued in {negotiated}")).evidence([life.opener, later[0].seq])
 }
@@ -108,10 +108,10 @@ fn judge_request_meta(o: &Observations) -> Verdict {
     let (no_version, no_caps, no_info) = (missing(MODERN_META_VERSION), missing(MODERN_META_CAPABILITIES), missing(MODERN_META_CLIENT_INFO));
     if !no_version.is_empty() || !no_caps.is_empty() {
         let n = no_version.len().max(no_caps.len());
-        return Verdict::new(Outcome::No, format!("{n} of {} requests lack required _meta keys", requests.len())).evidence(no_version.into_iter().chain(no_caps));
+        return Verdict::new(Outcome::No, format!("{n} of {} requests lack required _meta keys", requests.len())).evidence(no_version.into_iter().chain(no_caps)).opportunity([requests[0].seq]);
     }
     if !no_info.is_empty() {
-        return Verdict::new(Outcome::Partial, format!("{} of {} requests lack clientInfo", no_info.len(), requests.len())).evidence(no_info);
+        return Verdict::new(Outcome::Partial, format!("{} of {} requests lack clientInfo", no_info.len(), requests.len())).evidence(no_info).opportunity([requests[0].seq]);
     }
     Verdict::new(Outcome::Yes, format!("all {} requests carry version, capabilities and clientInfo", requests.len())).evidence([requests[0].seq])
 }
@@ -132,7 +132,8 @@ fn judge_instructions(o: &Observations) -> Verdict {
         return Verdict::new(Outcome::Yes, "the canary is in the model's context").evidence([seq]);
     }
     match o.model_views().find(|(_, v)| !places(v).is_empty()) {
-        Some((seq, _)) => Verdict::new(Outcome::Partial, "the canary is only in a tool description").evidence([seq]),
-        None => Verdict::new(Outcome::No, "the canary never reached the model"),
+        Some((seq, _)) => Verdict::new(Outcome::Partial, "the canary is only in a tool description").evidence([seq]).opportunity([seq]),
+        // Opportunity: the host asked its model something (the first request's view).
+        None => Verdict::new(Outcome::No, "the canary never reached the model").opportunity(o.model_views().next().map(|(seq, _)| seq)),
     }
 }

@@ -47,22 +47,36 @@ fn type_errors(content: &Value) -> Vec<String> {
     errors
 }
 
+/// The accepted content of a form, or the verdict saying why there is none: an answer other
+/// than accept (decline, cancel) given faster than a person could is auto-answered, the same for
+/// every form the server shows.
+fn accepted_or_auto(exchange: Option<crate::observe::Exchange>, declared: Declaration) -> Result<(Value, crate::observe::Exchange), Verdict> {
+    let fast = exchange.as_ref().and_then(|e| e.latency_us).is_some_and(|us| us < AUTO_ANSWER_US);
+    let action = exchange.as_ref().and_then(|e| match &e.answer {
+        Some(crate::observe::Answer::Result(r)) => r.get("action").and_then(Value::as_str).map(str::to_string),
+        _ => None,
+    });
+    match accepted_content(exchange, declared) {
+        Err(verdict) if fast && action.as_deref().is_some_and(|a| a != "accept") => {
+            Err(Verdict { outcome: Outcome::AutoAnswered, detail: format!("{} in < 100 ms, nobody asked", verdict.detail), ..verdict })
+        }
+        other => other,
+    }
+}
+
 fn judge_form(o: &Observations) -> Verdict {
     let declared = form_declared(o);
     let exchange = o.exchange(surface::TOOL_ELICIT_FORM, ELICIT);
     let fast = exchange.as_ref().and_then(|e| e.latency_us).is_some_and(|us| us < AUTO_ANSWER_US);
-    let (content, exchange) = match accepted_content(exchange, declared.clone()) {
+    let (content, exchange) = match accepted_or_auto(exchange, declared.clone()) {
         Ok(ok) => ok,
-        Err(verdict) if fast && verdict.outcome == Outcome::No && !verdict.detail.contains("error") => {
-            return Verdict { outcome: Outcome::AutoAnswered, detail: format!("{} in < 100 ms, nobody asked", verdict.detail), ..verdict }
-        }
         Err(verdict) => return verdict,
     };
     let evidence = exchange_evidence(&exchange);
     let latency = exchange.latency_us.map(latency_bucket).unwrap_or("?");
     let errors = type_errors(&content);
     if !errors.is_empty() {
-        return Verdict::new(Outcome::No, format!("accepted with wrong content: {}", errors.join("; "))).declared(declared).evidence(evidence);
+        return Verdict::new(Outcome::No, format!("accepted with wrong content: {}", errors.join("; "))).declared(declared).opportunity([exchange.asked]).evidence(evidence);
     }
     if fast {
         return Verdict::new(Outcome::AutoAnswered, format!("accepted in {latency} with nobody asked")).declared(declared).evidence(evidence);
@@ -81,12 +95,12 @@ fn allowed_and_titles(field: &str) -> (Vec<String>, Vec<String>) {
 
 fn judge_enum(o: &Observations, field: &str, multi: bool) -> Verdict {
     let declared = form_declared(o);
-    let (content, exchange) = match accepted_content(o.exchange(surface::TOOL_ELICIT_ENUMS, ELICIT), declared.clone()) {
+    let (content, exchange) = match accepted_or_auto(o.exchange(surface::TOOL_ELICIT_ENUMS, ELICIT), declared.clone()) {
         Ok(ok) => ok,
         Err(verdict) => return verdict,
     };
     let evidence = exchange_evidence(&exchange);
-    let no = |detail: String| Verdict::new(Outcome::No, detail).declared(declared.clone()).evidence(evidence.clone());
+    let no = |detail: String| Verdict::new(Outcome::No, detail).declared(declared.clone()).evidence(evidence.clone()).opportunity([exchange.asked]);
     let (allowed, titles) = allowed_and_titles(field);
     let value = content.get(field).cloned().unwrap_or(Value::Null);
     let picked: Vec<String> = match (&value, multi) {
@@ -194,7 +208,7 @@ fn judge_url(o: &Observations) -> Verdict {
         Ok(ok) => ok,
         Err(verdict) => return verdict,
     };
-    let verdict = |outcome, detail: String| Verdict::new(outcome, detail).declared(declared.clone()).evidence(exchange_evidence(&exchange));
+    let verdict = |outcome, detail: String| Verdict::new(outcome, detail).declared(declared.clone()).evidence(exchange_evidence(&exchange)).opportunity([exchange.asked]);
     match (result.get("action").and_then(Value::as_str), result.get("content")) {
         (Some(_), Some(c)) if !c.is_null() => verdict(Outcome::Violation, "URL answer carries form content".into()),
         (Some(action), _) if exchange.latency_us.is_some_and(|us| us < AUTO_ANSWER_US) => {
@@ -223,11 +237,11 @@ fn judge_mrtr(o: &Observations) -> Verdict {
     }
     let evidence: Vec<u64> = exchanges.iter().flat_map(|e| [Some(e.asked), e.answered]).flatten().collect();
     if let Some(bad) = exchanges.iter().find(|e| e.retry_reused_id) {
-        return Verdict::new(Outcome::No, "a retry reused the original request id").evidence([bad.asked]);
+        return Verdict::new(Outcome::No, "a retry reused the original request id").evidence([bad.asked]).opportunity([bad.asked]);
     }
     let altered = exchanges.iter().filter(|e| e.request_state.as_ref().is_some_and(|(sent, issued)| sent != issued)).count();
     if altered > 0 {
-        return Verdict::new(Outcome::No, format!("requestState altered or dropped on {altered} of {} retries", exchanges.len())).evidence(evidence);
+        return Verdict::new(Outcome::No, format!("requestState altered or dropped on {altered} of {} retries", exchanges.len())).opportunity(evidence.first().copied()).evidence(evidence);
     }
     Verdict::new(Outcome::Yes, format!("{} retries, each with a new id and the exact requestState", exchanges.len())).evidence(evidence)
 }

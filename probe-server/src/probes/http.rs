@@ -49,14 +49,17 @@ fn judge_protocol_header(o: &Observations) -> Verdict {
     let wrong: Vec<&Event> = later.iter().copied().filter(|e| header(e, "mcp-protocol-version") != Some(negotiated.as_str())).collect();
     match wrong.len() {
         0 => Verdict::new(Outcome::Yes, format!("all {} requests say {negotiated}", later.len())).evidence([later[0].seq]),
-        n if n == later.len() => Verdict::new(Outcome::No, format!("none of {} requests says {negotiated}", later.len())).evidence([wrong[0].seq]),
-        n => Verdict::new(Outcome::Partial, format!("{n} of {} requests lack {negotiated} ({} first)", later.len(), method(wrong[0]))).evidence([wrong[0].seq]),
+        n if n == later.len() => Verdict::new(Outcome::No, format!("none of {} requests says {negotiated}", later.len())).evidence([wrong[0].seq]).opportunity([answered]),
+        n => Verdict::new(Outcome::Partial, format!("{n} of {} requests lack {negotiated} ({} first)", later.len(), method(wrong[0]))).evidence([wrong[0].seq]).opportunity([answered]),
     }
 }
 
 probe! {
     /// Evidence: a GET with `Accept: text/event-stream` and the session id, answered 200: the
-    /// standalone stream on which a server can reach the client outside a request.
+    /// standalone stream on which a server can reach the client outside a request. Only GETs
+    /// after the session was minted count (a reachability GET before `initialize` is legal and
+    /// says nothing); partial when every such GET lacks the Accept or the session id.
+    /// Opportunity: the answer that minted the session.
     GetStream {
         id: "http.get_stream", area: Http, title: "standalone GET stream opened",
         revisions: ["2025-03-26"], eras: LEGACY, transports: HTTP_ONLY,
@@ -65,15 +68,16 @@ probe! {
 }
 
 fn judge_get_stream(o: &Observations) -> Verdict {
-    let Some((id, _)) = session(o) else { return Verdict::new(Outcome::NotReached, "no session was minted") };
-    let gets: Vec<&Event> = o.http_requests().filter(|e| method(e) == "GET").collect();
-    let Some(get) = gets.first() else { return Verdict::new(Outcome::No, "never opened a GET stream") };
-    let streams = header(get, "accept").is_some_and(|a| a.contains("text/event-stream"));
-    match (streams, header(get, "mcp-session-id") == Some(id.as_str())) {
-        (true, true) => Verdict::new(Outcome::Yes, format!("{} GET stream(s) opened", gets.len())).evidence([get.seq]),
-        (false, _) => Verdict::new(Outcome::Partial, "GET without Accept: text/event-stream").evidence([get.seq]),
-        (true, false) => Verdict::new(Outcome::Partial, "GET without the session id").evidence([get.seq]),
+    let Some((id, minted)) = session(o) else { return Verdict::new(Outcome::NotReached, "no session was minted") };
+    let gets: Vec<&Event> = o.http_requests().filter(|e| method(e) == "GET" && e.seq > minted).collect();
+    let streams = |get: &Event| header(get, "accept").is_some_and(|a| a.contains("text/event-stream"));
+    let in_session = |get: &Event| header(get, "mcp-session-id") == Some(id.as_str());
+    if let Some(get) = gets.iter().find(|g| streams(g) && in_session(g)) {
+        return Verdict::new(Outcome::Yes, format!("{} GET stream(s) opened", gets.iter().filter(|g| streams(g) && in_session(g)).count())).evidence([get.seq]);
     }
+    let Some(get) = gets.first() else { return Verdict::new(Outcome::No, "never opened a GET stream").opportunity([minted]) };
+    let verdict = if streams(get) { Verdict::new(Outcome::Partial, "GET without the session id") } else { Verdict::new(Outcome::Partial, "GET without Accept: text/event-stream") };
+    verdict.evidence([get.seq]).opportunity([minted])
 }
 
 probe! {
@@ -86,12 +90,12 @@ probe! {
 }
 
 fn judge_delete(o: &Observations) -> Verdict {
-    let Some((id, _)) = session(o) else { return Verdict::new(Outcome::NotReached, "no session was minted") };
+    let Some((id, minted)) = session(o) else { return Verdict::new(Outcome::NotReached, "no session was minted") };
     let deletes: Vec<&Event> = o.http_requests().filter(|e| method(e) == "DELETE").collect();
     match deletes.iter().find(|e| header(e, "mcp-session-id") == Some(id.as_str())) {
         Some(delete) => Verdict::new(Outcome::Yes, "sent DELETE with its session id").evidence([delete.seq]),
-        None if !deletes.is_empty() => Verdict::new(Outcome::Partial, "sent DELETE without its session id").evidence([deletes[0].seq]),
-        None => Verdict::new(Outcome::No, "never sent DELETE"),
+        None if !deletes.is_empty() => Verdict::new(Outcome::Partial, "sent DELETE without its session id").evidence([deletes[0].seq]).opportunity([minted]),
+        None => Verdict::new(Outcome::No, "never sent DELETE").opportunity([minted]),
     }
 }
 
@@ -130,8 +134,8 @@ fn judge_session_echoed(o: &Observations) -> Verdict {
     let missing: Vec<&(u64, String, bool)> = checked.iter().filter(|c| !c.2).collect();
     match missing.first() {
         None => Verdict::new(Outcome::Yes, format!("all {} requests carry their session id", checked.len())).evidence([checked[0].0]),
-        Some(_) if missing.len() == checked.len() => Verdict::new(Outcome::No, "no request carries the session id").evidence([missing[0].0]),
-        Some(first) => Verdict::new(Outcome::Partial, format!("{} of {} requests lack the session id ({} first)", missing.len(), checked.len(), first.1)).evidence([first.0]),
+        Some(_) if missing.len() == checked.len() => Verdict::new(Outcome::No, "no request carries the session id").evidence([missing[0].0]).opportunity([answered]),
+        Some(first) => Verdict::new(Outcome::Partial, format!("{} of {} requests lack the session id ({} first)", missing.len(), checked.len(), first.1)).evidence([first.0]).opportunity([answered]),
     }
 }
 
@@ -185,9 +189,10 @@ fn judge_standard_headers(o: &Observations) -> Verdict {
         .collect();
     match wrong.first() {
         None => Verdict::new(Outcome::Yes, format!("all {} posted messages carry matching headers", posted.len())).evidence([posted[0].seq]),
-        Some(_) if wrong.len() == posted.len() => Verdict::new(Outcome::No, "no posted message carries matching standard headers").evidence([wrong[0].0.seq]),
+        Some(_) if wrong.len() == posted.len() => Verdict::new(Outcome::No, "no posted message carries matching standard headers").evidence([wrong[0].0.seq]).opportunity([posted[0].seq]),
         Some((frame, header)) => Verdict::new(Outcome::Partial, format!("{} of {} posted messages lack a matching {header} ({} first)", wrong.len(), posted.len(), frame.method().unwrap_or("")))
-            .evidence([frame.seq]),
+            .evidence([frame.seq])
+            .opportunity([posted[0].seq]),
     }
 }
 
@@ -220,8 +225,8 @@ fn judge_session_expiry(o: &Observations) -> Verdict {
     }
     let reused = o.http_requests().filter(|e| e.seq > expired.seq && header(e, "mcp-session-id") == Some(dead)).count();
     match reused {
-        0 => Verdict::new(Outcome::No, "gave up after the 404").evidence([expired.seq]),
-        n => Verdict::new(Outcome::No, format!("kept sending the expired session id ({n} more request{})", if n == 1 { "" } else { "s" })).evidence([expired.seq]),
+        0 => Verdict::new(Outcome::No, "gave up after the 404").evidence([expired.seq]).opportunity([expired.seq]),
+        n => Verdict::new(Outcome::No, format!("kept sending the expired session id ({n} more request{})", if n == 1 { "" } else { "s" })).evidence([expired.seq]).opportunity([expired.seq]),
     }
 }
 
@@ -248,12 +253,13 @@ fn judge_resumption(o: &Observations) -> Verdict {
     let Some(again) = o.http_requests().filter(in_session).find(|e| method(e) == "GET") else {
         let later = o.http_requests().filter(in_session).count();
         return Verdict::new(Outcome::No, format!("never reconnected the dropped stream ({later} later request{} in that session)", if later == 1 { "" } else { "s" }))
-            .evidence([dropped.seq]);
+            .evidence([dropped.seq])
+            .opportunity([dropped.seq]);
     };
     let after = super::latency_bucket(again.t_us.saturating_sub(dropped.t_us));
     match header(again, "last-event-id") {
         Some(id) if id == last_id => Verdict::new(Outcome::Yes, format!("reconnected with Last-Event-ID, {after} after the drop")).evidence([dropped.seq, again.seq]),
-        Some(_) => Verdict::new(Outcome::Partial, "reconnected with a Last-Event-ID the server never sent on that stream").evidence([dropped.seq, again.seq]),
-        None => Verdict::new(Outcome::Partial, "reconnected without Last-Event-ID").evidence([dropped.seq, again.seq]),
+        Some(_) => Verdict::new(Outcome::Partial, "reconnected with a Last-Event-ID the server never sent on that stream").evidence([dropped.seq, again.seq]).opportunity([dropped.seq]),
+        None => Verdict::new(Outcome::Partial, "reconnected without Last-Event-ID").evidence([dropped.seq, again.seq]).opportunity([dropped.seq]),
     }
 }

@@ -74,6 +74,17 @@ fn with_exchange(o: &Observations, tool: &str, screens: impl IntoIterator<Item =
     screens.into_iter().chain(o.exchange(tool, ELICIT).map(|e| exchange_evidence(&e)).unwrap_or_default()).collect()
 }
 
+/// Cites the opportunity of a verdict that blames the host: the server asked for the form (the
+/// ask's line) and the driver saved the screens it acted on.
+fn with_ask(o: &Observations, verdict: Verdict) -> Verdict {
+    if !verdict.blames_client() {
+        return verdict;
+    }
+    let asked = [surface::TOOL_ELICIT_FORM, surface::TOOL_ELICIT_ENUMS, surface::TOOL_ELICIT_URL].iter().find_map(|tool| o.exchange(tool, ELICIT)).map(|e| e.asked);
+    let first_screen = screens(o).first().map(|s| s.seq);
+    verdict.opportunity(asked.into_iter().chain(first_screen))
+}
+
 /// Lines of `text` that contain `needle`.
 fn lines_with<'a>(text: &'a str, needle: &'a str) -> impl Iterator<Item = &'a str> + 'a {
     text.lines().filter(move |l| l.contains(needle))
@@ -85,7 +96,7 @@ probe! {
     FormShown {
         id: "interactive.form_shown", area: Interactive, title: "the form is shown: message and every field",
         revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveAccept,
-        serves: "probe_elicit_form, a person at the terminal", judge: judge_form_shown,
+        serves: "probe_elicit_form, a person at the terminal", judge: |o| with_ask(o, judge_form_shown(o)),
     }
 }
 
@@ -123,7 +134,7 @@ probe! {
     DefaultsPrefilled {
         id: "interactive.defaults_prefilled", area: Interactive, title: "defaults pre-filled",
         revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveAccept,
-        serves: "probe_elicit_form: every field has a default", judge: judge_defaults,
+        serves: "probe_elicit_form: every field has a default", judge: |o| with_ask(o, judge_defaults(o)),
     }
 }
 
@@ -173,7 +184,7 @@ probe! {
     AcceptTyped {
         id: "interactive.accept_typed", area: Interactive, title: "accept sends the typed values, correctly typed",
         revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveAccept,
-        serves: "probe_elicit_form: the person types person@example.net and 7, and toggles agree", judge: judge_accept,
+        serves: "probe_elicit_form: the person types person@example.net and 7, and toggles agree", judge: |o| with_ask(o, judge_accept(o)),
     }
 }
 
@@ -207,7 +218,7 @@ probe! {
     Decline {
         id: "interactive.decline", area: Interactive, title: "decline reaches the server as decline",
         revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveDecline,
-        serves: "probe_elicit_form, declined", judge: |o| judge_action(o, "decline"),
+        serves: "probe_elicit_form, declined", judge: |o| with_ask(o, judge_action(o, "decline")),
     }
 }
 
@@ -216,7 +227,7 @@ probe! {
     Cancel {
         id: "interactive.cancel", area: Interactive, title: "cancel reaches the server as cancel",
         revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveCancel,
-        serves: "probe_elicit_form, cancelled", judge: |o| judge_action(o, "cancel"),
+        serves: "probe_elicit_form, cancelled", judge: |o| with_ask(o, judge_action(o, "cancel")),
     }
 }
 
@@ -240,7 +251,7 @@ probe! {
     RequiredEnforced {
         id: "interactive.required_enforced", area: Interactive, title: "required fields enforced before accept",
         revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveRequired,
-        serves: "probe_elicit_form: count is required; the person empties it and presses accept", judge: |o| judge_held_back(o, crate::Scenario::InteractiveRequired),
+        serves: "probe_elicit_form: count is required; the person empties it and presses accept", judge: |o| with_ask(o, judge_held_back(o, crate::Scenario::InteractiveRequired)),
     }
 }
 
@@ -250,7 +261,7 @@ probe! {
     FormatEnforced {
         id: "interactive.format_enforced", area: Interactive, title: "string format (email) enforced before accept",
         revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveBadFormat,
-        serves: "probe_elicit_form: the person types not-an-address into E-mail and presses accept", judge: |o| judge_held_back(o, crate::Scenario::InteractiveBadFormat),
+        serves: "probe_elicit_form: the person types not-an-address into E-mail and presses accept", judge: |o| with_ask(o, judge_held_back(o, crate::Scenario::InteractiveBadFormat)),
     }
 }
 
@@ -260,7 +271,7 @@ probe! {
     BoundsEnforced {
         id: "interactive.bounds_enforced", area: Interactive, title: "integer bounds enforced before accept",
         revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveOutOfBounds,
-        serves: "probe_elicit_form: the person types 11 into count (1..10) and presses accept", judge: |o| judge_held_back(o, crate::Scenario::InteractiveOutOfBounds),
+        serves: "probe_elicit_form: the person types 11 into count (1..10) and presses accept", judge: |o| with_ask(o, judge_held_back(o, crate::Scenario::InteractiveOutOfBounds)),
     }
 }
 
@@ -295,7 +306,7 @@ probe! {
     EnumUntitledSingle {
         id: "interactive.enum_untitled_single", area: Interactive, title: "enum shown: untitled single-select",
         revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
-        serves: "probe_elicit_enums, field untitled_single", judge: |o| judge_enum(o, enum_fields::UNTITLED_SINGLE),
+        serves: "probe_elicit_enums, field untitled_single", judge: |o| with_ask(o, judge_enum(o, enum_fields::UNTITLED_SINGLE)),
     }
 }
 
@@ -305,7 +316,7 @@ probe! {
     EnumTitledSingle {
         id: "interactive.enum_titled_single", area: Interactive, title: "enum shown: titled single-select",
         revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
-        serves: "probe_elicit_enums, field titled_single", judge: |o| judge_enum(o, enum_fields::TITLED_SINGLE),
+        serves: "probe_elicit_enums, field titled_single", judge: |o| with_ask(o, judge_enum(o, enum_fields::TITLED_SINGLE)),
     }
 }
 
@@ -315,7 +326,7 @@ probe! {
     EnumUntitledMulti {
         id: "interactive.enum_untitled_multi", area: Interactive, title: "enum shown: untitled multi-select",
         revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
-        serves: "probe_elicit_enums, field untitled_multi", judge: |o| judge_enum(o, enum_fields::UNTITLED_MULTI),
+        serves: "probe_elicit_enums, field untitled_multi", judge: |o| with_ask(o, judge_enum(o, enum_fields::UNTITLED_MULTI)),
     }
 }
 
@@ -325,7 +336,7 @@ probe! {
     EnumTitledMulti {
         id: "interactive.enum_titled_multi", area: Interactive, title: "enum shown: titled multi-select",
         revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
-        serves: "probe_elicit_enums, field titled_multi", judge: |o| judge_enum(o, enum_fields::TITLED_MULTI),
+        serves: "probe_elicit_enums, field titled_multi", judge: |o| with_ask(o, judge_enum(o, enum_fields::TITLED_MULTI)),
     }
 }
 
@@ -335,7 +346,7 @@ probe! {
     EnumLegacyNames {
         id: "interactive.enum_legacy_names", area: Interactive, title: "enum shown: legacy enumNames",
         revisions: ["2025-06-18", "2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
-        serves: "probe_elicit_enums, field legacy_enum_names", judge: |o| judge_enum(o, enum_fields::LEGACY_NAMES),
+        serves: "probe_elicit_enums, field legacy_enum_names", judge: |o| with_ask(o, judge_enum(o, enum_fields::LEGACY_NAMES)),
     }
 }
 
@@ -366,7 +377,7 @@ probe! {
     UrlShown {
         id: "interactive.url_shown", area: Interactive, title: "URL mode: the URL is shown",
         revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveUrl,
-        serves: "probe_elicit_url, a person at the terminal", judge: judge_url_shown,
+        serves: "probe_elicit_url, a person at the terminal", judge: |o| with_ask(o, judge_url_shown(o)),
     }
 }
 
@@ -388,7 +399,7 @@ probe! {
     UrlNotOpenedUnasked {
         id: "interactive.url_consent", area: Interactive, title: "URL mode: not opened without consent",
         revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveUrl,
-        serves: "probe_elicit_url; the person never consents, then cancels", judge: judge_url_consent,
+        serves: "probe_elicit_url; the person never consents, then cancels", judge: |o| with_ask(o, judge_url_consent(o)),
     }
 }
 
@@ -411,7 +422,7 @@ probe! {
         id: "interactive.form_withdrawn", area: Interactive, title: "a withdrawn form goes away",
         revisions: ["2025-06-18", "2025-11-25"], eras: LEGACY, transports: STDIO_ONLY, scenario: InteractiveWithdrawn,
         serves: "probe_elicit_form; the server cancels its request after 6 s, then the person presses accept",
-        judge: judge_withdrawn,
+        judge: |o| with_ask(o, judge_withdrawn(o)),
     }
 }
 

@@ -6,6 +6,7 @@ pub mod connection;
 pub mod elicitation;
 pub mod http;
 pub mod interactive;
+pub mod opportunity;
 pub mod prompts;
 pub mod resources;
 pub mod sampling_roots;
@@ -16,14 +17,16 @@ pub mod utilities;
 
 use serde_json::Value;
 
+use crate::host_tools::HostTool;
 use crate::observe::{Answer, Exchange, Frame, Observations};
+use opportunity::chance;
 use crate::probe::{Declaration, Outcome, Verdict};
 
 /// Declares a unit-struct probe with its metadata and judge function.
 macro_rules! probe {
     ($(#[doc = $doc:literal])* $ty:ident {
         id: $id:literal, area: $area:ident, title: $title:literal, revisions: [$($rev:literal),*],
-        eras: $eras:expr, $(transports: $transports:expr,)? $(scenario: $scenario:ident,)? serves: $serves:literal, judge: $judge:expr $(, wire_judged: $wire:literal)? $(, needs_model: $model:literal)? $(,)?
+        eras: $eras:expr, $(transports: $transports:expr,)? $(scenario: $scenario:ident,)? serves: $serves:literal, judge: $judge:expr $(, wire_judged: $wire:literal)? $(, needs_model: $model:literal)? $(, precondition: $pre:literal)? $(,)?
     }) => {
         $(#[doc = $doc])*
         pub struct $ty;
@@ -37,6 +40,7 @@ macro_rules! probe {
             fn evidence(&self) -> &'static str { concat!($($doc, "\n"),*) }
             $(fn wire_judged(&self) -> bool { $wire })?
             $(fn needs_model(&self) -> bool { $model })?
+            $(fn precondition(&self) -> Option<&'static str> { Some($pre) })?
             $(fn transports(&self) -> &'static [$crate::journal::TransportKind] { $transports })?
             $(fn scenario(&self) -> $crate::scenario::Scenario { $crate::scenario::Scenario::$scenario })?
             fn judge(&self, observations: &$crate::observe::Observations) -> $crate::probe::Verdict {
@@ -56,11 +60,15 @@ pub(crate) const HTTP_ONLY: &[crate::journal::TransportKind] = &[crate::journal:
 /// An answer faster than this, with nobody asked, counts as automatic.
 pub const AUTO_ANSWER_US: u64 = 100_000;
 
-/// Yes when the client sent `method` and got a result; no when it never sent it.
-pub(crate) fn requested(observations: &Observations, method: &str, what: &str) -> Verdict {
+/// Yes when the client sent `method` and got a result; no when it never sent it. Opportunity:
+/// the session opened and the model (of a host with one) called every host tool of `kinds`.
+pub(crate) fn requested(observations: &Observations, method: &str, what: &str, kinds: &[HostTool]) -> Verdict {
     let frames: Vec<&Frame> = observations.client_requests(method).collect();
     match frames.first() {
-        None => Verdict::new(Outcome::No, format!("never {what}")),
+        None => {
+            let chance = chance!(opportunity::session_and_tools(observations, kinds));
+            chance.cite(Verdict::new(Outcome::No, format!("never {what}")))
+        }
         Some(first) => {
             let answered = observations.answer_to(first);
             Verdict::new(Outcome::Yes, format!("{what} ({} request{})", frames.len(), if frames.len() == 1 { "" } else { "s" }))
@@ -70,13 +78,19 @@ pub(crate) fn requested(observations: &Observations, method: &str, what: &str) -
 }
 
 /// Yes when the client re-requested `method` after the server's `notification` arrived.
+/// Opportunity: the trigger was called, the notification sent and, for a host with a model, the
+/// host had a settled model turn afterwards.
 pub(crate) fn refetched(observations: &Observations, notification: &str, method: &str) -> Verdict {
     let Some(sent) = observations.server_notifications(notification).next() else {
         return Verdict::new(Outcome::NotReached, format!("{notification} was never sent: the trigger tool was not called"));
     };
     match observations.client_requests_after(method, sent.seq).next() {
         Some(again) => Verdict::new(Outcome::Yes, format!("{method} fetched again after {notification}")).evidence([sent.seq, again.seq]),
-        None => Verdict::new(Outcome::No, format!("no {method} after {notification}")).evidence([sent.seq]),
+        None => {
+            let trigger = chance!(opportunity::tool_called(observations, crate::surface::TOOL_LIST_CHANGED));
+            let settled = chance!(opportunity::settled_turn(observations));
+            trigger.and(settled).cite(Verdict::new(Outcome::No, format!("no {method} after {notification}")).evidence([sent.seq]).opportunity([sent.seq]))
+        }
     }
 }
 
@@ -90,7 +104,7 @@ pub(crate) fn answered(exchange: Option<Exchange>, declared: &Declaration) -> Re
     let Some(exchange) = exchange else {
         return Err(Verdict::new(Outcome::NotReached, "the server never got to ask: the tool was not called").declared(declared.clone()));
     };
-    let failed = |detail: String| Err(Verdict::new(Outcome::No, detail).declared(declared.clone()).evidence(exchange_evidence(&exchange)));
+    let failed = |detail: String| Err(Verdict::new(Outcome::No, detail).declared(declared.clone()).evidence(exchange_evidence(&exchange)).opportunity([exchange.asked]));
     match &exchange.answer {
         None => failed("asked, never answered".into()),
         Some(Answer::Error(e)) => failed(format!("answered with error {}", e.get("code").unwrap_or(&Value::Null))),
@@ -104,20 +118,22 @@ pub(crate) fn accepted_content(exchange: Option<Exchange>, declared: Declaration
     let evidence = exchange_evidence(&exchange);
     match result.get("action").and_then(Value::as_str) {
         Some("accept") => Ok((result.get("content").cloned().unwrap_or(Value::Null), exchange)),
-        Some(action) => Err(Verdict::new(Outcome::No, format!("answered {action}")).declared(declared).evidence(evidence)),
-        None => Err(Verdict::new(Outcome::No, "answer has no action").declared(declared).evidence(evidence)),
+        Some(action) => Err(Verdict::new(Outcome::No, format!("answered {action}")).declared(declared).evidence(evidence).opportunity([exchange.asked])),
+        None => Err(Verdict::new(Outcome::No, "answer has no action").declared(declared).evidence(evidence).opportunity([exchange.asked])),
     }
 }
 
 /// Yes when the client sent `method` before its first `use_method` (or never used it);
-/// partial when it listed only after using; no when it never listed.
-pub(crate) fn listed_before_use(observations: &Observations, method: &str, use_method: &str, what: &str) -> Verdict {
+/// partial when it listed only after using; no when it never listed. Opportunity: the session
+/// opened and the model (of a host with one) called every host tool of `kinds`.
+pub(crate) fn listed_before_use(observations: &Observations, method: &str, use_method: &str, what: &str, kinds: &[HostTool]) -> Verdict {
     let Some(first) = observations.client_requests(method).next() else {
-        return Verdict::new(Outcome::No, format!("never {what}"));
+        let chance = chance!(opportunity::session_and_tools(observations, kinds));
+        return chance.cite(Verdict::new(Outcome::No, format!("never {what}")));
     };
     match observations.client_requests(use_method).next() {
         Some(used) if used.seq < first.seq => {
-            Verdict::new(Outcome::Partial, format!("{what} only after a {use_method}")).evidence([used.seq, first.seq])
+            Verdict::new(Outcome::Partial, format!("{what} only after a {use_method}")).evidence([used.seq, first.seq]).opportunity([used.seq])
         }
         _ => Verdict::new(Outcome::Yes, format!("{what} before use")).evidence([first.seq]),
     }

@@ -3,6 +3,8 @@
 use serde_json::Value;
 
 use super::{listed_before_use, probe, refetched, BOTH};
+use super::opportunity::{self, chance};
+use crate::host_tools::HostTool;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
@@ -13,7 +15,7 @@ probe! {
     PromptsList {
         id: "prompts.list", area: Prompts, title: "prompts listed",
         revisions: ["2024-11-05"], eras: BOTH, serves: "prompts capability with one prompt",
-        judge: |o| listed_before_use(o, "prompts/list", "prompts/get", "listed prompts"),
+        judge: |o| listed_before_use(o, "prompts/list", "prompts/get", "listed prompts", &[HostTool::PromptList]),
     }
 }
 
@@ -29,11 +31,14 @@ probe! {
 
 fn judge_get(o: &Observations) -> Verdict {
     let gets: Vec<_> = o.client_requests("prompts/get").filter(|f| f.params().get("name").and_then(Value::as_str) == Some(surface::PROMPT)).collect();
-    let Some(first) = gets.first() else { return Verdict::new(Outcome::No, "never fetched the prompt") };
+    let Some(first) = gets.first() else {
+        let chance = chance!(opportunity::session_and_tools(o, &[HostTool::PromptList, HostTool::PromptGet]));
+        return chance.cite(Verdict::new(Outcome::No, "never fetched the prompt"));
+    };
     let with_arg = gets.iter().find(|f| f.params().pointer(&format!("/arguments/{}", surface::PROMPT_ARGUMENT)).and_then(Value::as_str).is_some());
     match with_arg {
         Some(f) => Verdict::new(Outcome::Yes, "fetched with its argument").evidence([f.seq]),
-        None => Verdict::new(Outcome::Partial, "fetched without its required argument").evidence([first.seq]),
+        None => Verdict::new(Outcome::Partial, "fetched without its required argument").evidence([first.seq]).opportunity([first.seq]),
     }
 }
 

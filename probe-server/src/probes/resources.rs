@@ -4,6 +4,8 @@ use serde_json::Value;
 
 use super::tools::cursor_followed;
 use super::{listed_before_use, probe, refetched, requested, BOTH};
+use super::opportunity::{self, chance};
+use crate::host_tools::HostTool;
 use crate::observe::{Frame, Observations};
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
@@ -14,7 +16,10 @@ fn reads<'a>(o: &'a Observations, pred: impl Fn(&str) -> bool + 'a) -> impl Iter
 
 /// Yes when a read matching `pred` was answered with contents; no when never read.
 fn read_answered(o: &Observations, pred: impl Fn(&str) -> bool, what: &str) -> Verdict {
-    let Some(read) = reads(o, pred).next() else { return Verdict::new(Outcome::No, format!("never read {what}")) };
+    let Some(read) = reads(o, pred).next() else {
+        let chance = chance!(opportunity::session_and_tools(o, &[HostTool::ResourceRead]));
+        return chance.cite(Verdict::new(Outcome::No, format!("never read {what}")));
+    };
     match o.answer_to(read) {
         Some(a) if a.result().and_then(|r| r.get("contents")).is_some() => Verdict::new(Outcome::Yes, format!("read {what}")).evidence([read.seq, a.seq]),
         Some(a) => Verdict::new(Outcome::Inconclusive, format!("read {what}, but the server answered with an error")).evidence([read.seq, a.seq]),
@@ -28,7 +33,7 @@ probe! {
     ResourcesList {
         id: "resources.list", area: Resources, title: "resources listed",
         revisions: ["2024-11-05"], eras: BOTH, serves: "resources capability, three resources in two pages",
-        judge: |o| listed_before_use(o, "resources/list", "resources/read", "listed resources"),
+        judge: |o| listed_before_use(o, "resources/list", "resources/read", "listed resources", &[HostTool::ResourceList]),
     }
 }
 
@@ -64,7 +69,7 @@ probe! {
     TemplatesList {
         id: "resources.templates_list", area: Resources, title: "resource templates listed",
         revisions: ["2024-11-05"], eras: BOTH, serves: "one template probe://items/{id}",
-        judge: |o| requested(o, "resources/templates/list", "listed resource templates"),
+        judge: |o| requested(o, "resources/templates/list", "listed resource templates", &[HostTool::TemplateList]),
     }
 }
 
@@ -102,7 +107,10 @@ fn judge_link(o: &Observations) -> Verdict {
     let read = reads(o, move |u| u == uri).find(|f| f.seq > *seq).map(|f| f.seq);
     match read {
         Some(read) => Verdict::new(Outcome::Yes, "read the linked URI").evidence([*seq, read]),
-        None => Verdict::new(Outcome::No, "never read the linked URI").evidence([*seq]),
+        None => {
+            let chance = chance!(opportunity::host_tools_called(o, &[HostTool::ResourceRead]));
+            chance.cite(Verdict::new(Outcome::No, "never read the linked URI").evidence([*seq]).opportunity([*seq]))
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::{answered, exchange_evidence, probe, BOTH};
+use super::opportunity::{self, chance};
 use crate::observe::Observations;
 use crate::probe::{Declaration, Outcome, Verdict};
 use crate::surface;
@@ -43,7 +44,7 @@ fn judge_create_message(o: &Observations) -> Verdict {
     } else {
         Verdict::new(Outcome::No, "answer lacks role assistant, content or model")
     };
-    verdict.declared(declared).evidence(evidence)
+    verdict.declared(declared).opportunity(evidence.first().copied()).evidence(evidence)
 }
 
 probe! {
@@ -59,7 +60,9 @@ probe! {
 fn judge_sampling_tools(o: &Observations) -> Verdict {
     let declared = Declaration::from_bool(o.declares(&["sampling", "tools"]));
     if declared == Declaration::NotDeclared {
-        return Verdict::new(Outcome::No, "sampling.tools not declared, so never asked").declared(declared);
+        // Opportunity: the tool was called; the server answered that the capability is missing.
+        let chance = chance!(opportunity::tool_called(o, surface::TOOL_SAMPLING_TOOLS));
+        return chance.cite(Verdict::new(Outcome::No, "sampling.tools not declared, so never asked").declared(declared));
     }
     let (result, evidence) = match asked(o, surface::TOOL_SAMPLING_TOOLS, "sampling/createMessage", declared.clone()) {
         Ok(ok) => ok,
@@ -69,12 +72,21 @@ fn judge_sampling_tools(o: &Observations) -> Verdict {
         .into_iter()
         .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_use") && b.get("name").and_then(Value::as_str) == Some(surface::SAMPLING_TOOL_NAME));
     let stop = result.get("stopReason").and_then(Value::as_str) == Some("toolUse");
+    // A host that forwards the request to its model: the model must have been told to call the tool.
+    let forwarded = o.offered_tools().into_iter().find(|(_, t)| t.get("name").and_then(Value::as_str) == Some(surface::SAMPLING_TOOL_NAME));
+    if let (false, Some((seq, _))) = (uses, forwarded) {
+        if !o.model_calls().any(|(_, tool, _)| tool == surface::SAMPLING_TOOL_NAME) {
+            return Verdict::new(Outcome::NotReached, format!("the host forwarded the request to its model, which never called {}", surface::SAMPLING_TOOL_NAME))
+                .declared(declared)
+                .opportunity_model([seq]);
+        }
+    }
     let verdict = match (uses, stop) {
         (true, true) => Verdict::new(Outcome::Yes, "answered with tool_use and stopReason toolUse"),
         (true, false) => Verdict::new(Outcome::Partial, "tool_use without stopReason toolUse"),
         _ => Verdict::new(Outcome::No, "the offered tool was ignored"),
     };
-    verdict.declared(declared).evidence(evidence)
+    verdict.declared(declared).opportunity(evidence.first().copied()).evidence(evidence)
 }
 
 probe! {
@@ -93,7 +105,7 @@ fn judge_roots(o: &Observations) -> Verdict {
         Err(v) => return v,
     };
     let Some(roots) = result.get("roots").and_then(Value::as_array) else {
-        return Verdict::new(Outcome::No, "answer has no roots array").declared(declared).evidence(evidence);
+        return Verdict::new(Outcome::No, "answer has no roots array").declared(declared).opportunity(evidence.first().copied()).evidence(evidence);
     };
     let bad: Vec<&str> = roots.iter().filter_map(|r| r.get("uri").and_then(Value::as_str)).filter(|u| !u.starts_with("file://")).collect();
     let verdict = if !bad.is_empty() {
@@ -101,5 +113,5 @@ fn judge_roots(o: &Observations) -> Verdict {
     } else {
         Verdict::new(Outcome::Yes, format!("{} file:// root(s)", roots.len()))
     };
-    verdict.declared(declared).evidence(evidence)
+    verdict.declared(declared).opportunity(evidence.first().copied()).evidence(evidence)
 }

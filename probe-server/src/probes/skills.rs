@@ -48,7 +48,7 @@ probe! {
 }
 
 fn judge_list(o: &Observations) -> Verdict {
-    super::requested(o, "skills/list", "listed skills")
+    super::requested(o, "skills/list", "listed skills", &[])
 }
 
 probe! {
@@ -65,7 +65,7 @@ fn judge_pagination(o: &Observations) -> Verdict {
     let Some(first) = listed(o) else { return Verdict::new(Outcome::NotReached, "never listed skills") };
     match o.client_requests("skills/list").find(|f| f.params().get("cursor").and_then(Value::as_str) == Some(k::SKILLS_CURSOR)) {
         Some(second) => Verdict::new(Outcome::Yes, "fetched the second page").evidence([first.seq, second.seq]),
-        None => Verdict::new(Outcome::No, "stopped at the first page").evidence([first.seq]),
+        None => Verdict::new(Outcome::No, "stopped at the first page").evidence([first.seq]).opportunity(o.answer_to(first).map(|a| a.seq)),
     }
 }
 
@@ -86,7 +86,7 @@ fn judge_get(o: &Observations) -> Verdict {
         Some(get) => Verdict::new(Outcome::Yes, format!("{} of listed skills", plural(gets.len(), "skills/get"))).evidence([get.seq]),
         None => match listed(o) {
             None => Verdict::new(Outcome::NotReached, "never listed skills"),
-            Some(list) => Verdict::new(Outcome::No, "never used skills/get for a listed skill").evidence([list.seq]),
+            Some(list) => Verdict::new(Outcome::No, "never used skills/get for a listed skill").evidence([list.seq]).opportunity([list.seq]),
         },
     }
 }
@@ -107,8 +107,12 @@ fn judge_get_unlisted(o: &Observations) -> Verdict {
         return Verdict::new(Outcome::Yes, "fetched the unlisted skill by its URI").evidence([get.seq]);
     }
     match read_of(o, k::HIDDEN_URI) {
-        Some(read) => Verdict::new(Outcome::Partial, "read the unlisted SKILL.md without skills/get").evidence([read.seq]),
-        None => Verdict::new(Outcome::No, "never fetched the skill the instructions name"),
+        Some(read) => Verdict::new(Outcome::Partial, "read the unlisted SKILL.md without skills/get").evidence([read.seq]).opportunity([read.seq]),
+        // Opportunity: the session opened, so the server's instructions (naming the skill) were handed over.
+        None => {
+            let chance = super::opportunity::chance!(super::opportunity::session(o));
+            chance.cite(Verdict::new(Outcome::No, "never fetched the skill the instructions name"))
+        }
     }
 }
 
@@ -127,10 +131,11 @@ fn judge_read_files(o: &Observations) -> Verdict {
     let skill_reads = reads(o).filter(|f| uri(f).starts_with("skill://")).count();
     match read_of(o, &skill_uri(k::GOOD)) {
         Some(read) => Verdict::new(Outcome::Yes, format!("read the good SKILL.md ({} of skill URIs in all)", plural(skill_reads, "read"))).evidence([read.seq]),
-        None if skill_reads > 0 => Verdict::new(Outcome::Partial, format!("{} of skill URIs, never the good SKILL.md by its manifest URI", plural(skill_reads, "read"))),
+        None if skill_reads > 0 => Verdict::new(Outcome::Partial, format!("{} of skill URIs, never the good SKILL.md by its manifest URI", plural(skill_reads, "read")))
+            .opportunity(listed(o).map(|f| f.seq)),
         None => match listed(o) {
             None => Verdict::new(Outcome::NotReached, "never listed skills"),
-            Some(list) => Verdict::new(Outcome::No, "listed skills, never read a skill file").evidence([list.seq]),
+            Some(list) => Verdict::new(Outcome::No, "listed skills, never read a skill file").evidence([list.seq]).opportunity([list.seq]),
         },
     }
 }
@@ -174,10 +179,10 @@ fn judge_directory_read(o: &Observations) -> Verdict {
         return Verdict::new(Outcome::Yes, format!("listed {}", uri(call))).evidence([call.seq]);
     }
     match calls.first() {
-        Some(call) if uri(call).ends_with('/') => Verdict::new(Outcome::Partial, "asked for a directory URI with a trailing slash").evidence([call.seq]),
-        Some(call) => Verdict::new(Outcome::Partial, "listed some other directory").evidence([call.seq]),
+        Some(call) if uri(call).ends_with('/') => Verdict::new(Outcome::Partial, "asked for a directory URI with a trailing slash").evidence([call.seq]).opportunity([call.seq]),
+        Some(call) => Verdict::new(Outcome::Partial, "listed some other directory").evidence([call.seq]).opportunity([call.seq]),
         None if listed(o).is_none() => Verdict::new(Outcome::NotReached, "never listed skills"),
-        None => Verdict::new(Outcome::No, "never listed a skill directory").evidence(acted_on_good(o).map(|f| f.seq)),
+        None => Verdict::new(Outcome::No, "never listed a skill directory").evidence(acted_on_good(o).map(|f| f.seq)).opportunity(listed(o).map(|f| f.seq)),
     }
 }
 
@@ -345,7 +350,26 @@ probe! {
     ManifestLimits {
         id: "skills.manifest_limits", area: Skills, title: "refuses a manifest over the limits",
         revisions: ["SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
-        serves: "oversize (513 files)", judge: |o| refused(o, "oversize", "its manifest lists more than 512 files", |u| u.starts_with("skill://probe/oversize/parts/")),
+        serves: "oversize (513 files)", judge: judge_manifest_limits,
+    }
+}
+
+/// The most files a manifest may list (SEP-2640 limits).
+const MANIFEST_FILE_LIMIT: usize = 512;
+
+fn judge_manifest_limits(o: &Observations) -> Verdict {
+    let verdict = refused(o, "oversize", "its manifest lists more than 512 files", |u| u.starts_with("skill://probe/oversize/parts/"));
+    // Not installing after fetching every file is not applying the limit: the host read past it.
+    let fetched: Vec<&Frame> = reads(o).filter(|f| belongs_to(uri(f), &skill_uri("oversize"))).collect();
+    match fetched.get(MANIFEST_FILE_LIMIT) {
+        Some(past) if verdict.outcome == Outcome::Yes => Verdict {
+            outcome: Outcome::Partial,
+            detail: format!("did not install oversize, but fetched {} of its files first: the limit was not applied before reading", fetched.len()),
+            ..verdict.clone()
+        }
+        .evidence([past.seq])
+        .opportunity(verdict.evidence.iter().copied()),
+        _ => verdict,
     }
 }
 
@@ -371,14 +395,25 @@ probe! {
     }
 }
 
+/// The model-journal line where the model asked the host to install `skill_md` (a slash command
+/// naming it), if it did.
+fn install_asked(o: &Observations, skill_md: &str) -> Option<u64> {
+    o.model_calls().find(|(_, _, args)| args.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(skill_md))).map(|(seq, _, _)| seq)
+}
+
 fn judge_same_name(o: &Observations) -> Verdict {
     // A host that installs skills must end up with both, under names that tell them apart.
     if let Some((seq, note)) = disk_note(o) {
+        // Opportunity: the model asked the host to install both twins.
+        let asked: Vec<u64> = k::TWIN_URIS.iter().filter_map(|twin| install_asked(o, twin)).collect();
+        if asked.len() < k::TWIN_URIS.len() && !o.model.is_empty() {
+            return Verdict::new(Outcome::NotReached, "the model never asked the host to install both skills named twin").evidence([seq]);
+        }
         let mut dirs: Vec<&str> = note.get("in_skills_dir").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).filter_map(|f| f.split('/').next()).filter(|d| d.starts_with(k::TWIN)).collect();
         dirs.dedup();
         return match dirs.len() {
-            0 => Verdict::new(Outcome::No, "installed neither skill named twin").evidence([seq]),
-            1 => Verdict::new(Outcome::Partial, "installed one directory for the two skills named twin: one replaced or refused the other").evidence([seq]),
+            0 => Verdict::new(Outcome::No, "installed neither skill named twin").evidence([seq]).opportunity([seq]).opportunity_model(asked),
+            1 => Verdict::new(Outcome::Partial, "installed one directory for the two skills named twin: one replaced or refused the other").evidence([seq]).opportunity([seq]).opportunity_model(asked),
             _ => Verdict::new(Outcome::Yes, "installed both skills named twin apart").evidence([seq]),
         };
     }
@@ -388,7 +423,7 @@ fn judge_same_name(o: &Observations) -> Verdict {
         .collect();
     match fetched.len() {
         2 => Verdict::new(Outcome::Yes, "fetched both skills named twin").evidence(fetched.iter().map(|f| f.seq)),
-        1 => Verdict::new(Outcome::Partial, format!("fetched only {}", uri(fetched[0]))).evidence([fetched[0].seq]),
+        1 => Verdict::new(Outcome::Partial, format!("fetched only {}", uri(fetched[0]))).evidence([fetched[0].seq]).opportunity(listed(o).map(|f| f.seq)),
         _ if listed(o).is_none() => Verdict::new(Outcome::NotReached, "never listed skills"),
         _ => Verdict::new(Outcome::NotReached, "fetched neither skill named twin"),
     }

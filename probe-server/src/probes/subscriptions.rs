@@ -5,6 +5,8 @@
 use serde_json::Value;
 
 use super::{latency_bucket, probe, BOTH, LEGACY, MODERN};
+use super::opportunity::{self, chance};
+use crate::host_tools::HostTool;
 use crate::observe::{Frame, Observations};
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
@@ -30,8 +32,11 @@ fn judge_subscribe(o: &Observations) -> Verdict {
     let subscriptions: Vec<&Frame> = o.client_requests("resources/subscribe").collect();
     match subscriptions.iter().find(|f| uri(f).is_some_and(listed)) {
         Some(f) => Verdict::new(Outcome::Yes, format!("subscribed to {}", uri(f).unwrap_or(""))).evidence([f.seq]),
-        None if !subscriptions.is_empty() => Verdict::new(Outcome::Partial, "subscribed only to URIs the server never listed").evidence([subscriptions[0].seq]),
-        None => Verdict::new(Outcome::No, "never subscribed"),
+        None if !subscriptions.is_empty() => Verdict::new(Outcome::Partial, "subscribed only to URIs the server never listed").evidence([subscriptions[0].seq]).opportunity([subscriptions[0].seq]),
+        None => {
+            let chance = chance!(opportunity::session_and_tools(o, &[HostTool::ResourceList, HostTool::ResourceRead]));
+            chance.cite(Verdict::new(Outcome::No, "never subscribed"))
+        }
     }
 }
 
@@ -50,7 +55,7 @@ fn judge_reread(o: &Observations) -> Verdict {
     let updated = uri(update).unwrap_or_default();
     match o.client_requests_after("resources/read", update.seq).find(|f| uri(f) == Some(updated)) {
         Some(read) => Verdict::new(Outcome::Yes, format!("re-read, {} after the update", latency_bucket(read.t_us.saturating_sub(update.t_us)))).evidence([update.seq, read.seq]),
-        None => Verdict::new(Outcome::No, "never re-read the updated resource").evidence([update.seq]),
+        None => Verdict::new(Outcome::No, "never re-read the updated resource").evidence([update.seq]).opportunity([update.seq]),
     }
 }
 
@@ -66,7 +71,7 @@ fn judge_unsubscribe(o: &Observations) -> Verdict {
     let Some(subscribed) = o.client_requests("resources/subscribe").next() else { return Verdict::new(Outcome::NotReached, "never subscribed") };
     match o.client_requests_after("resources/unsubscribe", subscribed.seq).find(|f| uri(f) == uri(subscribed)) {
         Some(f) => Verdict::new(Outcome::Yes, "unsubscribed").evidence([subscribed.seq, f.seq]),
-        None => Verdict::new(Outcome::No, "never unsubscribed").evidence([subscribed.seq]),
+        None => Verdict::new(Outcome::No, "never unsubscribed").evidence([subscribed.seq]).opportunity([subscribed.seq]),
     }
 }
 
@@ -80,12 +85,15 @@ probe! {
 }
 
 fn judge_listen(o: &Observations) -> Verdict {
-    let Some(listen) = o.client_requests("subscriptions/listen").next() else { return Verdict::new(Outcome::No, "never opened subscriptions/listen") };
+    let Some(listen) = o.client_requests("subscriptions/listen").next() else {
+        let chance = chance!(opportunity::session(o));
+        return chance.cite(Verdict::new(Outcome::No, "never opened subscriptions/listen"));
+    };
     let filter = listen.params().get("notifications").cloned().unwrap_or(Value::Null);
     let mut kinds: Vec<String> = filter.as_object().map(|m| m.iter().filter(|(_, v)| !v.is_null() && **v != Value::Bool(false)).map(|(k, _)| k.clone()).collect()).unwrap_or_default();
     kinds.sort();
     if kinds.is_empty() {
-        return Verdict::new(Outcome::Partial, "opened with an empty filter").evidence([listen.seq]);
+        return Verdict::new(Outcome::Partial, "opened with an empty filter").evidence([listen.seq]).opportunity([listen.seq]);
     }
     Verdict::new(Outcome::Yes, format!("listening for {}", kinds.join(", "))).evidence([listen.seq])
 }
@@ -110,7 +118,7 @@ fn judge_reopen(o: &Observations) -> Verdict {
     };
     match o.client_requests_after("subscriptions/listen", ended.seq).next() {
         Some(again) => Verdict::new(Outcome::Yes, "opened a new listen stream").evidence([ended.seq, again.seq]),
-        None => Verdict::new(Outcome::No, "did not listen again after the stream ended").evidence([ended.seq]),
+        None => Verdict::new(Outcome::No, "did not listen again after the stream ended").evidence([ended.seq]).opportunity([ended.seq]),
     }
 }
 
@@ -182,7 +190,7 @@ fn judge_failure_backoff(o: &Observations) -> Verdict {
     if gaps.windows(2).all(|g| g[1] >= g[0]) {
         return Verdict::new(Outcome::Yes, format!("retried {} with growing intervals (back-off)", times(retries.len()))).evidence(evidence);
     }
-    Verdict::new(Outcome::Partial, format!("retried {} without back-off, below the loop threshold", times(retries.len()))).evidence(evidence)
+    Verdict::new(Outcome::Partial, format!("retried {} without back-off, below the loop threshold", times(retries.len()))).evidence(evidence).opportunity([failed.seq])
 }
 
 /// Exact small counts, buckets for large ones (real clients' storms vary from run to run).

@@ -13,7 +13,7 @@ probe! {
     ToolsList {
         id: "tools.list", area: Tools, title: "tools listed",
         revisions: ["2024-11-05"], eras: BOTH, serves: "tools capability, tools in two pages",
-        judge: |o| listed_before_use(o, "tools/list", "tools/call", "listed tools"),
+        judge: |o| listed_before_use(o, "tools/list", "tools/call", "listed tools", &[]),
     }
 }
 
@@ -26,7 +26,13 @@ probe! {
     }
 }
 
-/// Yes when a list request carried the cursor the server handed out.
+/// The answer that handed out the first page and its cursor.
+fn first_page_answer(o: &Observations, first: &crate::observe::Frame) -> Option<u64> {
+    o.answer_to(first).map(|a| a.seq)
+}
+
+/// Yes when a list request carried the cursor the server handed out. Opportunity: the answer
+/// that handed out the cursor.
 pub(crate) fn cursor_followed(o: &Observations, method: &str, cursor: &str) -> Verdict {
     let lists: Vec<_> = o.client_requests(method).collect();
     if lists.is_empty() {
@@ -35,8 +41,8 @@ pub(crate) fn cursor_followed(o: &Observations, method: &str, cursor: &str) -> V
     match lists.iter().find(|f| f.params().get("cursor").and_then(Value::as_str) == Some(cursor)) {
         Some(f) => Verdict::new(Outcome::Yes, "second page fetched with the server's cursor").evidence([lists[0].seq, f.seq]),
         None => match lists.iter().find(|f| f.params().get("cursor").is_some()) {
-            Some(f) => Verdict::new(Outcome::No, "sent a cursor the server never issued").evidence([f.seq]),
-            None => Verdict::new(Outcome::No, "stopped at the first page").evidence([lists[0].seq]),
+            Some(f) => Verdict::new(Outcome::No, "sent a cursor the server never issued").evidence([f.seq]).opportunity(first_page_answer(o, lists[0])),
+            None => Verdict::new(Outcome::No, "stopped at the first page").evidence([lists[0].seq]).opportunity(first_page_answer(o, lists[0])),
         },
     }
 }

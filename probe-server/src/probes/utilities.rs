@@ -24,8 +24,8 @@ fn judge_progress(o: &Observations) -> Verdict {
             let sent: Vec<u64> = o.server_notifications("notifications/progress").filter(|f| f.params().get("progressToken") == Some(token)).map(|f| f.seq).collect();
             Verdict::new(Outcome::Yes, format!("token present; {} progress notification(s) sent for it", sent.len())).evidence(std::iter::once(call.seq).chain(sent))
         }
-        Some(_) => Verdict::new(Outcome::No, "progressToken is neither a string nor an integer").evidence([call.seq]),
-        None => Verdict::new(Outcome::No, "no progressToken").evidence([call.seq]),
+        Some(_) => Verdict::new(Outcome::No, "progressToken is neither a string nor an integer").evidence([call.seq]).opportunity([call.seq]),
+        None => Verdict::new(Outcome::No, "no progressToken").evidence([call.seq]).opportunity([call.seq]),
     }
 }
 
@@ -34,7 +34,7 @@ probe! {
     SetLevel {
         id: "utilities.set_level", area: Utilities, title: "logging/setLevel sent",
         revisions: ["2024-11-05"], eras: LEGACY, serves: "logging capability; log messages from probe_progress",
-        judge: |o| requested(o, "logging/setLevel", "set the log level"),
+        judge: |o| requested(o, "logging/setLevel", "set the log level", &[]),
     }
 }
 
@@ -51,7 +51,7 @@ fn judge_ping(o: &Observations) -> Verdict {
     let Some(ping) = o.server_requests("ping").next() else { return Verdict::new(Outcome::NotReached, "the server never pinged") };
     match o.answer_to(ping) {
         Some(a) if a.result().is_some() => Verdict::new(Outcome::Yes, "answered ping").evidence([ping.seq, a.seq]),
-        Some(a) => Verdict::new(Outcome::No, "answered ping with an error").evidence([ping.seq, a.seq]),
-        None => Verdict::new(Outcome::No, "never answered ping").evidence([ping.seq]),
+        Some(a) => Verdict::new(Outcome::No, "answered ping with an error").evidence([ping.seq, a.seq]).opportunity([ping.seq]),
+        None => Verdict::new(Outcome::No, "never answered ping").evidence([ping.seq]).opportunity([ping.seq]),
     }
 }

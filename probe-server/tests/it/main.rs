@@ -2,6 +2,7 @@
 
 mod http;
 mod judges;
+mod regressions;
 mod skills;
 mod stdio;
 mod wire_schema;

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use tokio::sync::Notify;
 
 use super::ablation::Ablation;
+use super::variation::Variation;
 
 /// How long the simulated person takes to answer a form: well above the auto-answer threshold.
 pub const PERSON_DELAY: Duration = Duration::from_millis(150);
@@ -33,12 +34,13 @@ pub struct ListChanges {
 #[derive(Clone)]
 pub struct ReferenceHandler {
     ablation: Option<Ablation>,
+    variation: Option<Variation>,
     pub changes: Arc<ListChanges>,
 }
 
 impl ReferenceHandler {
-    pub fn new(ablation: Option<Ablation>) -> Self {
-        ReferenceHandler { ablation, changes: Arc::default() }
+    pub fn new(ablation: Option<Ablation>, variation: Option<Variation>) -> Self {
+        ReferenceHandler { ablation, variation, changes: Arc::default() }
     }
 
     fn is(&self, ablation: Ablation) -> bool {
@@ -80,18 +82,24 @@ impl ReferenceHandler {
     }
 }
 
-fn capabilities() -> ClientCapabilities {
-    serde_json::from_value(json!({
+fn capabilities(variation: Option<Variation>) -> ClientCapabilities {
+    let mut declared = json!({
         "roots": {"listChanged": true},
         "sampling": {"tools": {}},
         "elicitation": {"form": {}, "url": {}}
-    }))
-    .unwrap_or_default()
+    });
+    if variation == Some(Variation::ExperimentalCapability) {
+        declared["experimental"] = json!({"io.example/reference-probe": {"enabled": true}});
+    }
+    serde_json::from_value(declared).unwrap_or_default()
 }
+
+/// How fast the decline-in-3ms variation answers a form.
+const AT_ONCE: std::time::Duration = std::time::Duration::from_millis(3);
 
 impl ClientHandler for ReferenceHandler {
     fn get_info(&self) -> ClientInfo {
-        ClientInfo::new(capabilities(), Implementation::new("mcp-client-probe-reference", env!("CARGO_PKG_VERSION")))
+        ClientInfo::new(capabilities(self.variation), Implementation::new("mcp-client-probe-reference", env!("CARGO_PKG_VERSION")))
     }
 
     async fn ping(&self, _context: RequestContext<RoleClient>) -> Result<(), McpError> {
@@ -111,6 +119,10 @@ impl ClientHandler for ReferenceHandler {
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         }
         let schema = wire.get("requestedSchema").cloned().unwrap_or_default();
+        if self.variation == Some(Variation::DeclineIn3Ms) {
+            tokio::time::sleep(AT_ONCE).await;
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
         if self.is(Ablation::ElicitAutoDecline) && schema["properties"].get("email").is_some() {
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         }

@@ -3,13 +3,15 @@
 //! declares resources, `read_resource(server, uri)`, `list_resources(server)` and
 //! `list_resource_templates(server)`; it passes the server's instructions as the system prompt,
 //! runs each call the model makes against the probe server and hands back what it got — text as
-//! text, blobs as their base64. Each affordance probe has a switch that breaks one of these.
+//! text, blobs as their base64. Each affordance probe has a switch that breaks one of these, and
+//! each host variation changes one of these in a way real hosts do and the probes must accept.
 
 use probe_server::Era;
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
 use serde_json::{json, Value};
 
-use super::{connect, Ablation, Client, Endpoint, ReferenceError, SCRIPT_TIMEOUT};
+use super::handler::ReferenceHandler;
+use super::{connect, Ablation, Client, Endpoint, ReferenceError, Variation, SCRIPT_TIMEOUT};
 
 /// The prefix of MCP tools as the model sees them.
 pub const TOOL_PREFIX: &str = "probe__";
@@ -17,9 +19,9 @@ pub const TOOL_PREFIX: &str = "probe__";
 const MAX_TURNS: usize = 48;
 
 /// Runs the reference host against `endpoint`, its model at `model_url` (the stub's base URL).
-pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, model_url: &str) -> Result<(), ReferenceError> {
-    let (client, _handler) = connect(endpoint, era, ablation).await?;
-    let outcome = tokio::time::timeout(SCRIPT_TIMEOUT, converse(&client, ablation, model_url)).await;
+pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, variation: Option<Variation>, model_url: &str) -> Result<(), ReferenceError> {
+    let (client, handler) = connect(endpoint, era, ablation, variation).await?;
+    let outcome = tokio::time::timeout(SCRIPT_TIMEOUT, converse(&client, &handler, ablation, variation, model_url)).await;
     let _ = client.cancel().await;
     match outcome {
         Ok(result) => result,
@@ -31,51 +33,111 @@ fn function(name: &str, description: &str, parameters: Value) -> Value {
     json!({"type": "function", "function": {"name": name, "description": description, "parameters": parameters}})
 }
 
-/// The catalogue the host offers its model.
-fn catalogue(tools: &[rmcp::model::Tool], resources: bool, ablation: Option<Ablation>) -> Vec<Value> {
-    let skip = |a: Ablation| ablation == Some(a);
-    let shown = if skip(Ablation::HideSomeTools) { tools.len() / 2 } else { tools.len() };
-    let mut offered: Vec<Value> = tools
-        .iter()
-        .take(shown)
-        .map(|tool| {
-            let mut schema = serde_json::to_value(tool.input_schema.as_ref()).unwrap_or(Value::Null);
-            if skip(Ablation::AlterSchemas) {
-                schema["additionalProperties"] = json!(false);
-            }
-            let description = if skip(Ablation::DropDescriptions) { String::new() } else { tool.description.as_deref().unwrap_or_default().to_string() };
-            function(&format!("{TOOL_PREFIX}{}", tool.name), &description, schema)
-        })
-        .collect();
-    if (resources || skip(Ablation::ResourceToolsAlways)) && !skip(Ablation::NoResourceTools) {
-        let required = if skip(Ablation::ServerOptional) { json!(["uri"]) } else { json!(["server", "uri"]) };
-        let server = json!({"type": "string", "description": "the MCP server's name"});
-        offered.push(function("read_resource", "Read an MCP resource", json!({"type": "object", "properties": {"server": server, "uri": {"type": "string"}}, "required": required})));
-        if !skip(Ablation::NoListTool) {
-            offered.push(function("list_resources", "List the MCP resources of a server", json!({"type": "object", "properties": {"server": server}, "required": ["server"]})));
-        }
-        if !skip(Ablation::NoTemplateTool) {
-            offered.push(function("list_resource_templates", "List the MCP resource templates of a server", json!({"type": "object", "properties": {"server": server}, "required": ["server"]})));
-        }
-    }
-    offered
+/// The namespace of the namespace variation (no trailing separator, as Codex sends it).
+const NAMESPACE: &str = "mcp__probe";
+/// The search tool of the deferred-tools variation.
+const TOOL_SEARCH: &str = "tool_search";
+
+/// How the host shows MCP tools to its model.
+struct Presentation {
+    ablation: Option<Ablation>,
+    variation: Option<Variation>,
 }
 
-async fn converse(client: &Client, ablation: Option<Ablation>, model_url: &str) -> Result<(), ReferenceError> {
+impl Presentation {
+    /// The name the model sees for MCP tool `tool`.
+    fn shown(&self, tool: &str) -> String {
+        match self.variation {
+            Some(Variation::NamespaceWithoutSeparator) => tool.to_string(),
+            Some(Variation::SingleUnderscorePrefix) => format!("mcp_probe_{tool}"),
+            Some(Variation::DoubleUnderscorePrefix) => format!("mcp__probe__{tool}"),
+            _ => format!("{TOOL_PREFIX}{tool}"),
+        }
+    }
+
+    /// The MCP tool a model's call names, if it names one of `tools`.
+    fn mcp_tool<'a>(&self, called: &str, tools: &'a [rmcp::model::Tool]) -> Option<&'a str> {
+        tools.iter().map(|t| t.name.as_ref()).find(|t| self.shown(t) == called)
+    }
+
+    /// The catalogue the host offers its model. `loaded` are the deferred tools the model loaded.
+    fn catalogue(&self, tools: &[rmcp::model::Tool], resources: bool, loaded: &[String]) -> Vec<Value> {
+        let skip = |a: Ablation| self.ablation == Some(a);
+        let shown = if skip(Ablation::HideSomeTools) { tools.len() / 2 } else { tools.len() };
+        let deferred = self.variation == Some(Variation::DeferredTools);
+        let mcp: Vec<Value> = tools
+            .iter()
+            .take(shown)
+            .filter(|tool| !deferred || loaded.contains(&self.shown(&tool.name)))
+            .map(|tool| {
+                let mut schema = serde_json::to_value(tool.input_schema.as_ref()).unwrap_or(Value::Null);
+                if skip(Ablation::AlterSchemas) {
+                    schema["additionalProperties"] = json!(false);
+                }
+                let description = if skip(Ablation::DropDescriptions) { String::new() } else { tool.description.as_deref().unwrap_or_default().to_string() };
+                function(&self.shown(&tool.name), &description, schema)
+            })
+            .collect();
+        let mut offered = match self.variation {
+            Some(Variation::NamespaceWithoutSeparator) => vec![json!({"type": "namespace", "name": NAMESPACE, "tools": mcp})],
+            _ => mcp,
+        };
+        if deferred {
+            offered.push(function(TOOL_SEARCH, "Loads deferred tools: query select:<name>,<name>", json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})));
+        }
+        if (resources || skip(Ablation::ResourceToolsAlways)) && !skip(Ablation::NoResourceTools) {
+            let required = if skip(Ablation::ServerOptional) { json!(["uri"]) } else { json!(["server", "uri"]) };
+            let server = json!({"type": "string", "description": "the MCP server's name"});
+            offered.push(function("read_resource", "Read an MCP resource", json!({"type": "object", "properties": {"server": server, "uri": {"type": "string"}}, "required": required})));
+            if !skip(Ablation::NoListTool) {
+                offered.push(function("list_resources", "List the MCP resources of a server", json!({"type": "object", "properties": {"server": server}, "required": ["server"]})));
+            }
+            if !skip(Ablation::NoTemplateTool) {
+                offered.push(function("list_resource_templates", "List the MCP resource templates of a server", json!({"type": "object", "properties": {"server": server}, "required": ["server"]})));
+            }
+        }
+        offered
+    }
+
+    /// The prompt: with deferred tools, it names them (the only place the model sees them).
+    fn prompt(&self, tools: &[rmcp::model::Tool]) -> String {
+        let mut prompt = "Use the probe MCP server's tools and resources as instructed.".to_string();
+        if self.variation == Some(Variation::DeferredTools) {
+            let names: Vec<String> = tools.iter().map(|t| self.shown(&t.name)).collect();
+            prompt.push_str(&format!("\nDeferred tools, load them with {TOOL_SEARCH}:\n{}", names.join("\n")));
+        }
+        prompt
+    }
+}
+
+/// Tool names a `select:a,b` query loads.
+fn selected(query: &str) -> Vec<String> {
+    query.strip_prefix("select:").map(|names| names.split(',').map(|n| n.trim().to_string()).collect()).unwrap_or_default()
+}
+
+async fn converse(client: &Client, handler: &ReferenceHandler, ablation: Option<Ablation>, variation: Option<Variation>, model_url: &str) -> Result<(), ReferenceError> {
     let info = client.peer_info();
     let resources = info.as_ref().is_some_and(|i| i.capabilities.resources.is_some());
     let instructions = info.as_ref().and_then(|i| i.instructions.clone()).unwrap_or_default();
-    let tools = client.list_all_tools().await.unwrap_or_default();
-    let listed: Vec<String> = if resources { client.list_all_resources().await.unwrap_or_default().into_iter().map(|r| r.uri.clone()).collect() } else { Vec::new() };
-    let offered = catalogue(&tools, resources, ablation);
+    let mut tools = client.list_all_tools().await.unwrap_or_default();
+    let listed = if resources { client.list_all_resources().await.unwrap_or_default() } else { Vec::new() };
+    let listed_uris: Vec<String> = listed.iter().map(|r| r.uri.clone()).collect();
+    let presentation = Presentation { ablation, variation };
+    let mut loaded: Vec<String> = Vec::new();
+    let mut refetched = false;
     let mut messages = Vec::new();
     if ablation != Some(Ablation::NoInstructions) && !instructions.is_empty() {
         messages.push(json!({"role": "system", "content": instructions}));
     }
-    messages.push(json!({"role": "user", "content": "Use the probe MCP server's tools and resources as instructed."}));
+    messages.push(json!({"role": "user", "content": presentation.prompt(&tools)}));
     let http = reqwest::Client::builder().no_proxy().build().map_err(|e| ReferenceError::Connect(e.to_string()))?;
     for _ in 0..MAX_TURNS {
-        let body = json!({"model": "stub-model", "stream": false, "messages": messages, "tools": offered});
+        if variation == Some(Variation::LateRefetch) && !refetched && handler.changes.tools.load(std::sync::atomic::Ordering::SeqCst) {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            tools = client.list_all_tools().await.unwrap_or(tools);
+            refetched = true;
+        }
+        let body = json!({"model": "stub-model", "stream": false, "messages": messages, "tools": presentation.catalogue(&tools, resources, &loaded)});
         let response = http
             .post(format!("{model_url}/v1/chat/completions"))
             .header("content-type", "application/json")
@@ -94,17 +156,42 @@ async fn converse(client: &Client, ablation: Option<Ablation>, model_url: &str) 
         for call in calls {
             let name = call["function"]["name"].as_str().unwrap_or_default();
             let arguments: Value = call["function"]["arguments"].as_str().and_then(|a| serde_json::from_str(a).ok()).unwrap_or(json!({}));
-            let text = execute(client, name, &arguments, &listed, ablation).await;
+            let text = if name == TOOL_SEARCH && variation == Some(Variation::DeferredTools) {
+                let names = selected(arguments["query"].as_str().unwrap_or_default());
+                loaded.extend(names.iter().cloned());
+                format!("loaded {}", names.join(", "))
+            } else {
+                let mcp = presentation.mcp_tool(name, &tools).map(str::to_string);
+                execute(client, name, mcp.as_deref(), &arguments, &listed_uris, &listed, ablation, variation).await
+            };
             messages.push(json!({"role": "tool", "tool_call_id": call["id"], "content": text}));
         }
     }
     Ok(())
 }
 
-/// Runs one of the model's calls and returns what the model gets back.
-async fn execute(client: &Client, name: &str, arguments: &Value, listed: &[String], ablation: Option<Ablation>) -> String {
+/// Runs one of the model's calls (`mcp`: the MCP tool it names, if any) and returns what the
+/// model gets back.
+#[allow(clippy::too_many_arguments)]
+async fn execute(
+    client: &Client,
+    name: &str,
+    mcp: Option<&str>,
+    arguments: &Value,
+    listed: &[String],
+    listing: &[rmcp::model::Resource],
+    ablation: Option<Ablation>,
+    variation: Option<Variation>,
+) -> String {
     let skip = |a: Ablation| ablation == Some(a);
     let uri = arguments["uri"].as_str().unwrap_or_default().to_string();
+    if let Some(tool) = mcp {
+        return match client.call_tool(CallToolRequestParams::new(tool.to_string())).await {
+            Ok(result) if result.structured_content.is_some() && skip(Ablation::DropDualResults) => "[result omitted]".to_string(),
+            Ok(result) => result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n"),
+            Err(e) => format!("error: {e}"),
+        };
+    }
     match name {
         "read_resource" => {
             if skip(Ablation::ListedUrisOnly) && !listed.contains(&uri) {
@@ -127,15 +214,9 @@ async fn execute(client: &Client, name: &str, arguments: &Value, listed: &[Strin
                 .collect::<Vec<_>>()
                 .join("\n")
         }
+        "list_resources" if variation == Some(Variation::ListFromCache) => json!(listing).to_string(),
         "list_resources" => json!(client.list_all_resources().await.unwrap_or_default()).to_string(),
         "list_resource_templates" => json!(client.list_all_resource_templates().await.unwrap_or_default()).to_string(),
-        other => match other.strip_prefix(TOOL_PREFIX) {
-            Some(tool) => match client.call_tool(CallToolRequestParams::new(tool.to_string())).await {
-                Ok(result) if result.structured_content.is_some() && skip(Ablation::DropDualResults) => "[result omitted]".to_string(),
-                Ok(result) => result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n"),
-                Err(e) => format!("error: {e}"),
-            },
-            None => format!("unknown tool {other}"),
-        },
+        other => format!("unknown tool {other}"),
     }
 }

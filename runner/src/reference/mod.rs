@@ -8,6 +8,7 @@ pub mod host;
 pub mod http_client;
 pub mod skills;
 pub mod terminal_host;
+pub mod variation;
 pub mod wire;
 
 use std::path::PathBuf;
@@ -23,6 +24,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 pub use ablation::Ablation;
+pub use variation::Variation;
 use handler::ReferenceHandler;
 use wire::Rewriting;
 
@@ -57,16 +59,16 @@ fn params<T: DeserializeOwned>(value: Value) -> T {
 }
 
 /// Runs the reference client's whole script against `endpoint` in `era`.
-pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>) -> Result<(), ReferenceError> {
-    let (client, handler) = connect(endpoint, era, ablation).await?;
-    let outcome = tokio::time::timeout(SCRIPT_TIMEOUT, script(&client, &handler, era, ablation)).await;
+pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, variation: Option<Variation>) -> Result<(), ReferenceError> {
+    let (client, handler) = connect(endpoint, era, ablation, variation).await?;
+    let outcome = tokio::time::timeout(SCRIPT_TIMEOUT, script(&client, &handler, era, ablation, variation)).await;
     let _ = client.cancel().await;
     outcome.map_err(|_| ReferenceError::Timeout(SCRIPT_TIMEOUT))
 }
 
 /// Opens the reference client's session with the probe server.
-async fn connect(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>) -> Result<(Client, ReferenceHandler), ReferenceError> {
-    let handler = ReferenceHandler::new(ablation);
+async fn connect(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, variation: Option<Variation>) -> Result<(Client, ReferenceHandler), ReferenceError> {
+    let handler = ReferenceHandler::new(ablation, variation);
     let mode = match era {
         Era::Legacy => ClientLifecycleMode::Initialize,
         Era::Modern => ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
@@ -76,23 +78,37 @@ async fn connect(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>) -> R
             let mut command = tokio::process::Command::new(program);
             command.args(args);
             let (process, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
-            handler.clone().serve_with_lifecycle(Rewriting::new(process, ablation), mode).await
+            handler.clone().serve_with_lifecycle(Rewriting::new(process, ablation, variation), mode).await
         }
         Endpoint::Http { url } => {
+            if variation == Some(Variation::GetBeforeSession) {
+                reachability_get(url).await;
+            }
             let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
                 .reinit_on_expired_session(ablation != Some(Ablation::NoReinitialize));
             let transport = StreamableHttpClientTransport::with_client(http_client::AblatingHttpClient::new(ablation), config);
-            handler.clone().serve_with_lifecycle(Rewriting::new(transport, ablation), mode).await
+            handler.clone().serve_with_lifecycle(Rewriting::new(transport, ablation, variation), mode).await
         }
     }
     .map_err(|e| ReferenceError::Connect(e.to_string()))?;
     Ok((client, handler))
 }
 
+/// A GET of the endpoint with `Accept: */*` before any session exists, as hosts do to see
+/// whether a server is there (the get-before-session variation). Its answer does not matter.
+async fn reachability_get(url: &str) {
+    if let Ok(http) = reqwest::Client::builder().no_proxy().build() {
+        let _ = http.get(url).header("accept", "*/*").send().await;
+    }
+}
+
 /// The scripted session. Errors from individual calls are not fatal: the journal records them and
 /// the probes judge them.
-async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation: Option<Ablation>) {
+async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation: Option<Ablation>, variation: Option<Variation>) {
     let skip = |a: Ablation| ablation == Some(a);
+    if variation == Some(Variation::PingsServer) {
+        let _ = client.send_request(ClientRequest::PingRequest(PingRequest::default())).await;
+    }
     if era == Era::Modern && !skip(Ablation::NeverListen) {
         let filter: SubscriptionFilter = params(json!({"toolsListChanged": true, "resourcesListChanged": true, "promptsListChanged": true,
             "resourceSubscriptions": [s::SECOND_PAGE_URI]}));
@@ -116,7 +132,7 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     }
     if !skip(Ablation::SkipToolsList) {
         let _ = client.list_tools(None).await;
-        if !skip(Ablation::ToolsFirstPageOnly) {
+        if !skip(Ablation::ToolsFirstPageOnly) && variation != Some(Variation::FirstToolsPageOnly) {
             let _ = client.list_tools(Some(params(json!({"cursor": s::TOOLS_CURSOR})))).await;
         }
     }
@@ -166,7 +182,7 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
         let _ = call(client, s::TOOL_PING).await;
     }
     let _ = call(client, s::TOOL_LIST_CHANGED).await;
-    refetch_changed_lists(client, handler, ablation).await;
+    refetch_changed_lists(client, handler, ablation, variation).await;
     reread_and_unsubscribe(client, handler, era, subscribed, ablation).await;
     if era == Era::Modern && !matches!(ablation, Some(Ablation::NeverListen | Ablation::NoRelisten)) {
         let relistened = &handler.changes.relistened;
@@ -251,7 +267,7 @@ async fn reread_and_unsubscribe(client: &Client, handler: &ReferenceHandler, era
 /// Waits briefly for the list_changed notifications the handler has not been told to ignore
 /// (in 2026-07-28 they come on the listen stream, so there are none without one),
 /// then refetches each list whose notification arrived.
-async fn refetch_changed_lists(client: &Client, handler: &ReferenceHandler, ablation: Option<Ablation>) {
+async fn refetch_changed_lists(client: &Client, handler: &ReferenceHandler, ablation: Option<Ablation>, variation: Option<Variation>) {
     use std::sync::atomic::Ordering::SeqCst;
     let changes = &handler.changes;
     let expected = [
@@ -263,6 +279,9 @@ async fn refetch_changed_lists(client: &Client, handler: &ReferenceHandler, abla
     let no_channel = matches!(ablation, Some(Ablation::NeverListen | Ablation::NoGetStream));
     let all_arrived = || no_channel || expected.iter().all(|(flag, ignored)| ablation == Some(*ignored) || flag.load(SeqCst));
     wait_until(&changes.arrived, all_arrived).await;
+    if variation == Some(Variation::RefetchAfter300Ms) {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
     if changes.tools.load(SeqCst) {
         let _ = client.list_tools(None).await;
     }

@@ -98,11 +98,19 @@ fn manifest_acceptable(skill: &Skill, ablation: Option<Ablation>) -> bool {
     within_limits || ablation == Some(Ablation::IgnoreLimits)
 }
 
+/// A YAML scalar's value: a double-quoted one unescaped, a plain one as it is.
+fn unquote(value: &str) -> String {
+    match value.starts_with('"') {
+        true => serde_json::from_str(value).unwrap_or_else(|_| value.to_string()),
+        false => value.to_string(),
+    }
+}
+
 /// `name` and `description` from a SKILL.md's frontmatter.
 fn frontmatter(text: &str) -> Option<(String, String)> {
     let body = text.strip_prefix("---\n")?;
     let block = &body[..body.find("\n---")?];
-    let field = |key: &str| block.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(':').map(|v| v.trim().to_string()));
+    let field = |key: &str| block.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(':').map(|v| unquote(v.trim())));
     Some((field("name")?, field("description")?))
 }
 

@@ -1,6 +1,7 @@
 //! A client transport wrapper that rewrites outgoing frames for the ablations that live on the
 //! wire (a dropped notification, a stripped `_meta` key, an altered `requestState`). The rmcp
-//! client underneath stays correct; only what leaves it is changed.
+//! client underneath stays correct; only what leaves it is changed. The cancel-after-completed-calls
+//! variation lives here too: it follows every answered `tools/call` with a `notifications/cancelled`.
 
 use std::future::Future;
 
@@ -10,6 +11,7 @@ use rmcp::transport::Transport;
 use serde_json::Value;
 
 use super::ablation::Ablation;
+use super::variation::Variation;
 
 const CLIENT_INFO_META: &str = "io.modelcontextprotocol/clientInfo";
 
@@ -17,12 +19,20 @@ const CLIENT_INFO_META: &str = "io.modelcontextprotocol/clientInfo";
 pub struct Rewriting<T> {
     inner: T,
     ablation: Option<Ablation>,
+    /// Ids of the `tools/call` requests sent, for the cancel-after-completed-calls variation.
+    calls: Option<Vec<Value>>,
 }
 
 impl<T> Rewriting<T> {
-    pub fn new(inner: T, ablation: Option<Ablation>) -> Self {
-        Rewriting { inner, ablation }
+    pub fn new(inner: T, ablation: Option<Ablation>, variation: Option<Variation>) -> Self {
+        Rewriting { inner, ablation, calls: (variation == Some(Variation::CancelAfterCompletedCalls)).then(Vec::new) }
     }
+}
+
+/// The `notifications/cancelled` a host sends for a request, here one that already completed.
+fn cancelled(id: &Value) -> Option<TxJsonRpcMessage<RoleClient>> {
+    let note = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "the call is finished"}});
+    serde_json::from_value(note).ok()
 }
 
 /// Applies `ablation` to one outgoing frame; `None` means the frame is dropped.
@@ -67,6 +77,12 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Rewriting<T> {
     type Error = T::Error;
 
     fn send(&mut self, item: TxJsonRpcMessage<RoleClient>) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let Some(calls) = self.calls.as_mut() {
+            let frame = serde_json::to_value(&item).unwrap_or_default();
+            if frame.get("method").and_then(Value::as_str) == Some("tools/call") {
+                calls.extend(frame.get("id").cloned());
+            }
+        }
         let Some(ablation) = self.ablation else { return Either::Left(self.inner.send(item)) };
         let rewritten = serde_json::to_value(&item).ok().map(|v| rewrite(ablation, v));
         match rewritten {
@@ -79,8 +95,24 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Rewriting<T> {
         }
     }
 
-    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
-        self.inner.receive()
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let message = self.inner.receive().await?;
+        if let Some(calls) = self.calls.as_mut() {
+            let frame = serde_json::to_value(&message).unwrap_or_default();
+            let answered = frame.get("method").is_none().then(|| frame.get("id")).flatten();
+            if let Some(position) = answered.and_then(|id| calls.iter().position(|c| c == id)) {
+                let id = calls.remove(position);
+                // The answer goes on; the cancellation follows it on its own task (over HTTP a
+                // send may wait for this very receive loop).
+                if let Some(note) = cancelled(&id) {
+                    let sending = self.inner.send(note);
+                    tokio::spawn(async move {
+                        let _ = sending.await;
+                    });
+                }
+            }
+        }
+        Some(message)
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {

@@ -5,16 +5,22 @@ use serde_json::{json, Value};
 use super::plan::{OfferedTool, Step};
 use super::Reply;
 
+/// The functions offered; a `{"type": "namespace", "name", "tools": [...]}` entry groups
+/// functions under a namespace (not part of the Chat API: the reference host's namespace
+/// variation speaks it, as Codex does in the Responses API).
 pub fn offered(body: &Value) -> Vec<OfferedTool> {
-    body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| {
-            let f = &t["function"];
-            Some(OfferedTool { name: f["name"].as_str()?.to_string(), namespace: None, schema: f.get("parameters").cloned().unwrap_or(Value::Null) })
-        })
-        .collect()
+    let function = |t: &Value, namespace: Option<&str>| {
+        let f = &t["function"];
+        Some(OfferedTool { name: f["name"].as_str()?.to_string(), namespace: namespace.map(str::to_string), schema: f.get("parameters").cloned().unwrap_or(Value::Null) })
+    };
+    let mut tools = Vec::new();
+    for entry in body["tools"].as_array().into_iter().flatten() {
+        match entry["tools"].as_array() {
+            Some(inner) => tools.extend(inner.iter().filter_map(|t| function(t, entry["name"].as_str()))),
+            None => tools.extend(function(entry, None)),
+        }
+    }
+    tools
 }
 
 pub fn results(body: &Value) -> usize {
@@ -25,11 +31,13 @@ pub fn reply(body: &Value, step: &Step, turn: usize) -> Reply {
     let id = format!("chatcmpl-stub-{turn}");
     let model = body["model"].as_str().unwrap_or("stub-model").to_string();
     let (message, finish) = match step {
-        Step::Call { tool, arguments, .. } => (
-            json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": format!("call_stub_{turn}"), "type": "function",
-                "function": {"name": tool.name, "arguments": arguments.to_string()}}]}),
-            "tool_calls",
-        ),
+        Step::Call { tool, arguments, .. } => {
+            let mut function = json!({"name": tool.name, "arguments": arguments.to_string()});
+            if let Some(namespace) = &tool.namespace {
+                function["namespace"] = json!(namespace);
+            }
+            (json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": format!("call_stub_{turn}"), "type": "function", "function": function}]}), "tool_calls")
+        }
         Step::Finish { text } => (json!({"role": "assistant", "content": text}), "stop"),
     };
     if body["stream"] != json!(true) {

@@ -74,8 +74,8 @@ impl Dialect {
     }
 }
 
-/// The reply to one model request, and what it was.
-pub fn answer(dialect: Dialect, body: &Value) -> (Reply, Option<Step>) {
+/// The reply to one model request, what it was, and how long to hold it back (ms).
+pub fn answer(dialect: Dialect, body: &Value) -> (Reply, Option<Step>, u64) {
     let (offered, results) = match dialect {
         Dialect::Anthropic => (anthropic::offered(body), anthropic::results(body)),
         Dialect::Responses => (responses::offered(body), responses::results(body)),
@@ -83,13 +83,19 @@ pub fn answer(dialect: Dialect, body: &Value) -> (Reply, Option<Step>) {
     };
     // Side requests (titles, summaries) offer no tools: answer briefly, outside the script.
     let mentioned = plan::mentioned_tools(body);
-    let step = if offered.is_empty() { Step::Finish { text: "ok".into() } } else { plan::step(&offered, &mentioned, plan::linked_uri(body).as_deref(), plan::skills_dir(body).as_deref(), plan::only_tool(body).as_deref(), results) };
+    let (linked, skills_dir, only) = (plan::linked_uri(body), plan::skills_dir(body), plan::only_tool(body));
+    let (step, hold) = if offered.is_empty() {
+        (Step::Finish { text: "ok".into() }, 0)
+    } else {
+        let args = (&offered[..], &mentioned[..], linked.as_deref(), skills_dir.as_deref(), only.as_deref());
+        (plan::step(args.0, args.1, args.2, args.3, args.4, results), plan::hold_back_ms(args.0, args.1, args.2, args.3, args.4, results))
+    };
     let reply = match dialect {
         Dialect::Anthropic => anthropic::reply(body, &step, results),
         Dialect::Responses => responses::reply(body, &step, results),
         Dialect::Chat => chat::reply(body, &step, results),
     };
-    (reply, (!offered.is_empty()).then_some(step))
+    (reply, (!offered.is_empty()).then_some(step), hold)
 }
 
 const SESSION: &str = "model-stub";
@@ -119,10 +125,14 @@ async fn handle(State(journal): State<Journal>, method: Method, uri: Uri, header
         return (StatusCode::BAD_REQUEST, "body is not JSON").into_response();
     };
     journal.log(Entry::note(SESSION, TransportKind::Http, view::view(dialect, &parsed)));
-    let (reply, step) = answer(dialect, &parsed);
+    let (reply, step, hold_ms) = answer(dialect, &parsed);
+    if hold_ms > 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(hold_ms)).await;
+    }
     let mut entry = Entry::frame(SESSION, TransportKind::Http, Direction::ServerToClient, EventKind::HttpResponse, reply.body_text().as_bytes(), None);
     entry.method = Some(format!("{method} {path}"));
-    journal.log(entry.with_detail(json!({"dialect": dialect, "step": step})));
+    let detail = if hold_ms > 0 { json!({"dialect": dialect, "step": step, "held_back_ms": hold_ms}) } else { json!({"dialect": dialect, "step": step}) };
+    journal.log(entry.with_detail(detail));
     reply.into_response()
 }
 
@@ -234,7 +244,8 @@ mod tests {
         assert_eq!(done["item"]["name"], "list_mcp_resources");
         let (_, later) = post(&stub.base_url, "/v1/responses", &fixture("responses-after-five-results")).await;
         let item = &sse_data(&later).into_iter().find(|e| e["type"] == "response.output_item.done").unwrap()["item"];
-        assert_eq!(item["name"], "probe_resource_link");
+        // list, list templates, three reads: the sixth step is the first probe tool.
+        assert_eq!(item["name"], "probe_progress");
         assert_eq!(item["namespace"], "mcp__probe");
         assert_eq!(item["arguments"], "{}");
         stub.stop().await;

@@ -2,6 +2,7 @@
 //! tool catalogue the host offered and the number of tool results already in the request, so a
 //! retried request replays the same step.
 
+use probe_server::host_tools::{self, HostTool};
 use probe_server::surface as s;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -41,30 +42,26 @@ pub const PROBE_TOOLS: [&str; 10] = [
 
 pub const FINAL_TEXT: &str = "mcp-client-probe: script complete";
 
-fn normalized(name: &str) -> String {
-    name.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase()
-}
+pub use probe_server::host_tools::names_tool;
 
-/// A catalogue name refers to `tool` when it is the tool's name, or ends with it after a
-/// separator (hosts prefix MCP tools with the server name).
-pub fn names_tool(offered: &str, tool: &str) -> bool {
-    offered == tool || offered.strip_suffix(tool).is_some_and(|prefix| prefix.ends_with(|c: char| !c.is_ascii_alphanumeric()))
-}
+/// How long the stub holds back its reply to the request that carries the trigger's result
+/// (`probe_list_changed`): the host gets this quiet time to refetch its lists before its next
+/// model turn. The list_changed judges require it in the model journal before they blame a host.
+pub use probe_server::probes::opportunity::SETTLE_MS;
+
+/// The city the model asks the sampling tool about.
+pub const SAMPLING_CITY: &str = "Paris";
 
 fn has_property(schema: &Value, property: &str) -> bool {
     schema.pointer(&format!("/properties/{property}")).is_some()
 }
 
-/// A host tool that lists MCP resources (not templates, not directories).
-fn is_resource_list_tool(t: &OfferedTool) -> bool {
-    let n = normalized(&t.name);
-    (n.contains("listmcpresources") || n.ends_with("listresources")) && !n.contains("template") && !n.contains("dir")
+fn kind(t: &OfferedTool) -> HostTool {
+    host_tools::classify(&t.name, &t.schema)
 }
 
-/// A host tool that reads an MCP resource by URI.
-fn is_resource_read_tool(t: &OfferedTool) -> bool {
-    let n = normalized(&t.name);
-    (n.contains("readmcpresource") || n.ends_with("readresource") || n.ends_with("getresource")) && !n.contains("dir") && has_property(&t.schema, "uri")
+fn offered(catalogue: &[OfferedTool], wanted: HostTool) -> Option<&OfferedTool> {
+    catalogue.iter().find(|t| kind(t) == wanted)
 }
 
 fn with_server(schema: &Value, mut arguments: Value) -> Value {
@@ -76,17 +73,10 @@ fn with_server(schema: &Value, mut arguments: Value) -> Value {
     arguments
 }
 
-/// A host tool that loads deferred tools by query (tools the host names in text but leaves out
-/// of the catalogue until the model asks for them).
-fn is_tool_search(t: &OfferedTool) -> bool {
-    let n = normalized(&t.name);
-    (n.contains("toolsearch") || n.contains("searchtool")) && has_property(&t.schema, "query")
-}
-
 /// Whether a bare name (no schema yet) is one the script wants.
 fn wanted_name(name: &str) -> bool {
-    let bare = OfferedTool { name: name.into(), namespace: None, schema: json!({"properties": {"uri": {}}}) };
-    PROBE_TOOLS.iter().any(|p| names_tool(name, p)) || is_resource_list_tool(&bare) || is_resource_read_tool(&bare)
+    let served = s::tools(true);
+    served.iter().filter_map(|t| t["name"].as_str()).any(|p| names_tool(name, p)) || HostTool::MCP_RELATED.contains(&host_tools::classify_bare(name))
 }
 
 /// The first `probe://linked/…` URI a tool result handed back, if any reached the model.
@@ -150,59 +140,96 @@ pub fn only_tool(body: &Value) -> Option<String> {
 /// The prompt marker that restricts the script to one probe tool.
 pub const ONLY_TOOL_FLAG: &str = "--only-tool ";
 
-/// A host's slash-command tool (fast-agent's harness `slash_command`).
-fn is_slash_command_tool(t: &OfferedTool) -> bool {
-    normalized(&t.name) == "slashcommand" && has_property(&t.schema, "command")
-}
-
 /// The whole script for this catalogue. `mentioned` are wanted tools the host named in text:
 /// when it offers a tool-search tool, the first step loads them. With a slash-command tool and a
-/// skills directory in the prompt, the script installs the probe server's skills instead.
+/// skills directory in the prompt, the script installs the probe server's skills instead. A
+/// catalogue that offers the sampling tool is a sampling request the host forwarded: the model
+/// calls that tool once, then answers.
 pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>) -> Vec<Step> {
     let mut steps = Vec::new();
+    let call = |tool: &OfferedTool, arguments: Value, purpose: &str| Step::Call { tool: tool.clone(), arguments, purpose: purpose.to_string() };
+    let finish = || Step::Finish { text: FINAL_TEXT.into() };
+    if let Some(weather) = catalogue.iter().find(|t| names_tool(&t.name, s::SAMPLING_TOOL_NAME)) {
+        return vec![call(weather, json!({"city": SAMPLING_CITY}), "use the tool the sampling request offers"), finish()];
+    }
     if let Some(only) = only {
         let deferred: Vec<&String> = mentioned.iter().filter(|m| names_tool(m, only)).collect();
-        if let (Some(search), Some(name)) = (catalogue.iter().find(|t| is_tool_search(t)), deferred.first()) {
-            steps.push(Step::Call { tool: search.clone(), arguments: json!({"query": format!("select:{name}"), "max_results": 1}), purpose: "load the deferred tool".into() });
+        if let (Some(search), Some(name)) = (offered(catalogue, HostTool::ToolSearch), deferred.first()) {
+            steps.push(call(search, json!({"query": format!("select:{name}"), "max_results": 1}), "load the deferred tool"));
         }
         if let Some(tool) = catalogue.iter().find(|t| names_tool(&t.name, only)) {
-            steps.push(Step::Call { tool: tool.clone(), arguments: json!({}), purpose: format!("call {only} alone") });
+            steps.push(call(tool, json!({}), &format!("call {only} alone")));
         }
-        steps.push(Step::Finish { text: FINAL_TEXT.into() });
+        steps.push(finish());
         return steps;
     }
-    if let (Some(slash), Some(dir)) = (catalogue.iter().find(|t| is_slash_command_tool(t)), skills_dir) {
-        let command = |text: String, purpose: String| Step::Call { tool: slash.clone(), arguments: json!({"command": text}), purpose };
-        steps.push(command(format!("/skills registry {SERVER_NAME}"), "choose the probe server as skills registry".into()));
+    if let (Some(slash), Some(dir)) = (offered(catalogue, HostTool::SlashCommand), skills_dir) {
+        steps.push(call(slash, json!({"command": format!("/skills registry {SERVER_NAME}")}), "choose the probe server as skills registry"));
         for uri in skills_to_install() {
-            steps.push(command(format!("/skills add {uri} --registry {SERVER_NAME} --skills-dir {dir}"), format!("install {uri}")));
+            steps.push(call(slash, json!({"command": format!("/skills add {uri} --registry {SERVER_NAME} --skills-dir {dir}")}), &format!("install {uri}")));
         }
-        steps.push(Step::Finish { text: FINAL_TEXT.into() });
+        steps.push(finish());
         return steps;
     }
-    if let Some(search) = catalogue.iter().find(|t| is_tool_search(t)).filter(|_| !mentioned.is_empty()) {
-        steps.push(Step::Call { tool: search.clone(), arguments: json!({"query": format!("select:{}", mentioned.join(",")), "max_results": mentioned.len()}), purpose: "load deferred tools".into() });
+    if let Some(search) = offered(catalogue, HostTool::ToolSearch).filter(|_| !mentioned.is_empty()) {
+        steps.push(call(search, json!({"query": format!("select:{}", mentioned.join(",")), "max_results": mentioned.len()}), "load deferred tools"));
     }
-    if let Some(list) = catalogue.iter().find(|t| is_resource_list_tool(t)) {
-        steps.push(Step::Call { tool: list.clone(), arguments: with_server(&list.schema, json!({})), purpose: "list resources".into() });
+    if let Some(list) = offered(catalogue, HostTool::ResourceList) {
+        steps.push(call(list, with_server(&list.schema, json!({})), "list resources"));
     }
-    if let Some(read) = catalogue.iter().find(|t| is_resource_read_tool(t)) {
+    if let Some(templates) = offered(catalogue, HostTool::TemplateList) {
+        steps.push(call(templates, with_server(&templates.schema, json!({})), "list resource templates"));
+    }
+    let read = offered(catalogue, HostTool::ResourceRead);
+    if let Some(read) = read {
         for (uri, purpose) in [(s::TEXT_URI.to_string(), "read the text resource"), (s::BLOB_URI.to_string(), "read the binary resource"), (format!("{}42", s::TEMPLATE_PREFIX), "read a templated URI")] {
-            steps.push(Step::Call { tool: read.clone(), arguments: with_server(&read.schema, json!({"uri": uri})), purpose: purpose.into() });
+            steps.push(call(read, with_server(&read.schema, json!({"uri": uri})), purpose));
         }
     }
-    let read = catalogue.iter().find(|t| is_resource_read_tool(t));
+    if let Some(directory) = offered(catalogue, HostTool::DirectoryRead) {
+        let root = probe_server::skills::skill_root(&probe_server::skills::skill_uri(probe_server::skills::GOOD)).to_string();
+        steps.push(call(directory, with_server(&directory.schema, json!({"uri": root})), "list the good skill's directory"));
+    }
+    if let Some(prompts) = offered(catalogue, HostTool::PromptList) {
+        steps.push(call(prompts, with_server(&prompts.schema, json!({})), "list prompts"));
+    }
+    if let Some(prompt) = offered(catalogue, HostTool::PromptGet) {
+        steps.push(call(prompt, with_server(&prompt.schema, json!({"name": s::PROMPT, "arguments": {s::PROMPT_ARGUMENT: "probe"}})), "get the prompt"));
+    }
     for probe in PROBE_TOOLS {
-        if let Some(tool) = catalogue.iter().find(|t| names_tool(&t.name, probe)) {
-            steps.push(Step::Call { tool: tool.clone(), arguments: json!({}), purpose: format!("call {probe}") });
-            if let (true, Some(read)) = (probe == s::TOOL_RESOURCE_LINK, read) {
-                let uri = linked.map_or_else(|| format!("{}unknown", s::LINK_PREFIX), str::to_string);
-                steps.push(Step::Call { tool: read.clone(), arguments: with_server(&read.schema, json!({"uri": uri})), purpose: "read the linked resource".into() });
+        let Some(tool) = catalogue.iter().find(|t| names_tool(&t.name, probe)) else { continue };
+        steps.push(call(tool, json!({}), &format!("call {probe}")));
+        if let (true, Some(read)) = (probe == s::TOOL_RESOURCE_LINK, read) {
+            let uri = linked.map_or_else(|| format!("{}unknown", s::LINK_PREFIX), str::to_string);
+            steps.push(call(read, with_server(&read.schema, json!({"uri": uri})), "read the linked resource"));
+        }
+        if probe == s::TOOL_LIST_CHANGED {
+            // The reply to this step's request is held back SETTLE_MS: the host's next turn comes
+            // after a quiet time in which it may refetch, and may then offer the new tool.
+            if let Some(ping) = catalogue.iter().find(|t| names_tool(&t.name, s::TOOL_PING)) {
+                steps.push(call(ping, json!({}), SETTLE_PURPOSE));
+            }
+            if let Some(added) = catalogue.iter().find(|t| names_tool(&t.name, s::TOOL_ADDED)) {
+                steps.push(call(added, json!({}), "call the tool that appeared after the lists changed"));
             }
         }
     }
-    steps.push(Step::Finish { text: FINAL_TEXT.into() });
+    steps.push(finish());
     steps
+}
+
+/// The purpose of the settled turn after the lists changed.
+pub const SETTLE_PURPOSE: &str = "a settled turn after the lists changed";
+
+/// How long to hold back the reply to a request that carries `results` tool results: the
+/// settle time when the previous step was the trigger of list_changed.
+pub fn hold_back_ms(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>, results: usize) -> u64 {
+    let steps = plan(catalogue, mentioned, linked, skills_dir, only);
+    let previous = results.checked_sub(1).and_then(|i| steps.get(i));
+    match previous {
+        Some(Step::Call { tool, .. }) if names_tool(&tool.name, s::TOOL_LIST_CHANGED) => SETTLE_MS,
+        _ => 0,
+    }
 }
 
 /// The step for a request that already carries `results` tool results.
@@ -237,6 +264,7 @@ mod tests {
             r#"ReadMcpResourceTool {"server":"probe","uri":"probe://text/canary"}"#.into(),
             r#"ReadMcpResourceTool {"server":"probe","uri":"probe://blob/bytes"}"#.into(),
             r#"ReadMcpResourceTool {"server":"probe","uri":"probe://items/42"}"#.into(),
+            r#"ReadMcpResourceDirTool {"uri":"skill://probe/probe-good"}"#.into(),
             r#"mcp__probe__probe_sampling {}"#.into(),
             r#"mcp__probe__probe_sampling_tools {}"#.into(),
             "finish".into(),
@@ -301,11 +329,47 @@ mod tests {
         assert_eq!(only_tool(&json!({"content": "--only-tool rm_rf"})), None);
     }
 
+    fn calls(steps: &[Step]) -> Vec<String> {
+        steps.iter().map(|s| match s { Step::Call { tool, arguments, .. } => format!("{} {arguments}", tool.name), Step::Finish { .. } => "finish".into() }).collect()
+    }
+
+    /// Codex offers `list_mcp_resource_templates`; its record once showed `resources.templates_list`
+    /// "no" only because the script never called it.
     #[test]
-    fn tool_names_match_only_after_a_separator() {
-        assert!(names_tool("mcp__probe__probe_ping", "probe_ping"));
-        assert!(names_tool("probe_ping", "probe_ping"));
-        assert!(!names_tool("xprobe_ping", "probe_ping"));
-        assert!(!names_tool("mcp__probe__probe_sampling_tools", "probe_sampling"));
+    fn every_template_list_tool_a_host_offers_is_called() {
+        let catalogue = vec![tool("list_mcp_resource_templates", json!({"properties": {"server": {}}})), tool("list_mcp_resources", json!({"properties": {"server": {}}}))];
+        assert_eq!(calls(&plan(&catalogue, &[], None, None, None)), vec![
+            r#"list_mcp_resources {"server":"probe"}"#.to_string(),
+            r#"list_mcp_resource_templates {"server":"probe"}"#.into(),
+            "finish".into(),
+        ]);
+    }
+
+    #[test]
+    fn a_forwarded_sampling_request_offering_its_tool_gets_a_tool_call_then_an_answer() {
+        let catalogue = vec![tool(s::SAMPLING_TOOL_NAME, json!({"properties": {"city": {}}}))];
+        assert_eq!(calls(&plan(&catalogue, &[], None, None, None)), vec![format!("{} {{\"city\":\"{SAMPLING_CITY}\"}}", s::SAMPLING_TOOL_NAME), "finish".into()]);
+        assert!(matches!(step(&catalogue, &[], None, None, None, 1), Step::Finish { .. }), "the second round, with the tool's result, is answered");
+    }
+
+    #[test]
+    fn after_the_trigger_the_host_gets_a_settled_turn_and_then_the_late_tool() {
+        let mut catalogue = vec![tool("probe__probe_ping", json!({})), tool("probe__probe_list_changed", json!({}))];
+        let steps = plan(&catalogue, &[], None, None, None);
+        assert_eq!(calls(&steps), vec!["probe__probe_ping {}".to_string(), "probe__probe_list_changed {}".into(), "probe__probe_ping {}".into(), "finish".into()]);
+        assert!(matches!(&steps[2], Step::Call { purpose, .. } if purpose == SETTLE_PURPOSE));
+        // The reply to the request that carries the trigger's result (two results) is held back.
+        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, 2), SETTLE_MS);
+        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, 1), 0);
+        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, 3), 0);
+        // After a refetch the host offers the new tool: the model calls it before finishing.
+        catalogue.push(tool("probe__probe_added", json!({})));
+        assert_eq!(calls(&plan(&catalogue, &[], None, None, None))[3], "probe__probe_added {}");
+    }
+
+    #[test]
+    fn tools_in_a_namespace_are_called_by_their_bare_name() {
+        let catalogue = vec![OfferedTool { name: "probe_ping".into(), namespace: Some("mcp__probe".into()), schema: json!({}) }];
+        assert!(matches!(&plan(&catalogue, &[], None, None, None)[0], Step::Call { tool, .. } if tool.namespace.as_deref() == Some("mcp__probe")));
     }
 }

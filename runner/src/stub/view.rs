@@ -34,7 +34,7 @@ fn text_of(value: &Value) -> String {
 /// Whether a tool concerns MCP: the view keeps all of it.
 fn concerns_mcp(name: &str) -> bool {
     let n: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase();
-    n.contains("probe") || n.contains("mcp") || n.contains("resource") || n.contains("skill") || n.contains("slashcommand") || n.contains("toolsearch")
+    n.contains("probe") || n.contains("mcp") || n.contains("resource") || n.contains("skill") || n.contains("prompt") || n.contains("slashcommand") || n.contains("toolsearch")
 }
 
 fn entry(tool: &Value, namespace: Option<&str>) -> Option<Value> {
@@ -106,10 +106,12 @@ pub fn mentions(body: &Value, results: &[String]) -> Value {
     Value::Object(found)
 }
 
-/// The `model_view` note's detail for one request.
+/// The `model_view` note's detail for one request. `deferred` are the wanted tools the request
+/// names only in its text (a host that defers tools behind a search tool lists them there).
 pub fn view(dialect: Dialect, body: &Value) -> Value {
     let results = tool_results(dialect, body);
-    json!({"event": "model_view", "dialect": dialect, "tools": tools(body), "tool_results": results, "mentions": mentions(body, &results)})
+    let deferred = super::plan::mentioned_tools(body);
+    json!({"event": "model_view", "dialect": dialect, "tools": tools(body), "deferred": deferred, "tool_results": results, "mentions": mentions(body, &results)})
 }
 
 #[cfg(test)]

@@ -1,0 +1,109 @@
+//! Regressions of verdicts that were the harness's doing, not the host's (issue 13), each judged
+//! on the real recorded journals it was found in (`fixtures/journals/recorded`, model journals
+//! with the request bodies left out), and the rule that every verdict blaming a client cites
+//! the opportunity it had.
+
+use probe_server::journal::parse_journal;
+use probe_server::observe::Observations;
+use probe_server::probe::{Outcome, Verdict};
+use probe_server::{registry, Scenario};
+
+fn recorded(name: &str) -> Observations {
+    let dir = format!("{}/../fixtures/journals/recorded", env!("CARGO_MANIFEST_DIR"));
+    let server = std::fs::read_to_string(format!("{dir}/{name}.journal.jsonl")).unwrap();
+    let observations = Observations::from_text(&server).unwrap();
+    match std::fs::read_to_string(format!("{dir}/{name}.model.jsonl")) {
+        Ok(model) => observations.with_model(parse_journal(&model).unwrap()),
+        Err(_) => observations,
+    }
+}
+
+fn verdict_of(runs: &[(Scenario, &Observations)], probe: &str) -> Verdict {
+    registry::judge_runs(runs).into_iter().find(|v| v.probe == probe).unwrap()
+}
+
+fn standard(name: &str, probe: &str) -> Verdict {
+    let o = recorded(name);
+    verdict_of(&[(Scenario::Standard, &o)], probe)
+}
+
+const CODEX: &str = "codex-0.171.0-stdio";
+const CLAUDE: &str = "claude-code-2.1.332-stdio";
+const FAST_AGENT: &str = "fast-agent-0.10.48-stdio";
+
+#[test]
+fn codex_namespaced_tools_without_a_separator_are_offered() {
+    let names = standard(CODEX, "affordances.tool_names");
+    assert_eq!((names.outcome, names.detail.as_str()), (Outcome::Yes, "all 10 listed tools, in namespace mcp__probe"));
+    for probe in ["affordances.tool_schemas", "affordances.tool_descriptions"] {
+        let v = standard(CODEX, probe);
+        assert_eq!(v.outcome, Outcome::Yes, "{probe}: {}", v.detail);
+    }
+}
+
+#[test]
+fn a_tool_that_appeared_after_the_last_model_turn_is_not_counted_missing() {
+    let v = standard(CLAUDE, "affordances.tool_names");
+    assert_eq!(v.outcome, Outcome::Yes, "{}", v.detail);
+    assert!(v.detail.contains("1 listed after the lists changed, with no model turn since, not counted"), "{}", v.detail);
+}
+
+#[test]
+fn templates_list_is_not_blamed_on_a_host_whose_template_tool_was_never_called() {
+    let v = standard(CODEX, "resources.templates_list");
+    assert_eq!(v.outcome, Outcome::NotReached, "{}", v.detail);
+    assert!(v.detail.contains("list_mcp_resource_templates"), "{}", v.detail);
+}
+
+#[test]
+fn list_changed_without_a_settled_model_turn_is_not_reached() {
+    let v = standard(CODEX, "tools.list_changed");
+    assert_eq!(v.outcome, Outcome::NotReached, "{}", v.detail);
+    assert!(v.detail.contains("settled turn"), "{}", v.detail);
+}
+
+#[test]
+fn a_decline_in_a_few_milliseconds_is_auto_answered_for_every_form() {
+    for probe in ["elicitation.form", "elicitation.enum_untitled_single", "elicitation.enum_titled_multi", "elicitation.enum_legacy_names"] {
+        let v = standard(CODEX, probe);
+        assert_eq!(v.outcome, Outcome::AutoAnswered, "{probe}: {}", v.detail);
+        assert!(v.detail.starts_with("answered decline in < 100 ms"), "{probe}: {}", v.detail);
+    }
+}
+
+#[test]
+fn resources_gated_means_nothing_for_a_host_that_never_offers_resource_tools() {
+    let (standard_run, gated_run) = (recorded(FAST_AGENT), recorded(&format!("{FAST_AGENT}.no-resources")));
+    let runs = [(Scenario::Standard, &standard_run), (Scenario::NoResources, &gated_run)];
+    assert_eq!(verdict_of(&runs, "affordances.read_tool").outcome, Outcome::No);
+    let v = verdict_of(&runs, "affordances.resources_gated");
+    assert_eq!(v.outcome, Outcome::NotApplicable, "{}", v.detail);
+    // Judged alone (as the self-test does) the variant's own verdict stands.
+    assert_eq!(verdict_of(&[(Scenario::NoResources, &gated_run)], "affordances.resources_gated").outcome, Outcome::Yes);
+}
+
+/// Every verdict that blames a client (no, partial, declared-only) cites its opportunity, on
+/// the recorded real hosts and on every recorded reference journal.
+#[test]
+fn every_verdict_that_blames_a_client_cites_its_opportunity() {
+    let mut checked = 0;
+    let mut observations: Vec<(String, Observations)> = [CODEX, CLAUDE, FAST_AGENT].iter().map(|n| (n.to_string(), recorded(n))).collect();
+    let top = format!("{}/../fixtures/journals", env!("CARGO_MANIFEST_DIR"));
+    for entry in std::fs::read_dir(&top).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            observations.push((path.display().to_string(), Observations::from_text(&std::fs::read_to_string(&path).unwrap()).unwrap()));
+        }
+    }
+    let mut missing = Vec::new();
+    for (name, o) in &observations {
+        for v in registry::judge_all(o).into_iter().filter(Verdict::blames_client) {
+            checked += 1;
+            if !v.has_opportunity() {
+                missing.push(format!("{name}: {} {}: {}", v.probe, v.outcome.label(), v.detail));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "verdicts without opportunity:\n{}", missing.join("\n"));
+    assert!(checked > 20, "only {checked} verdicts blamed a client: the fixtures no longer test the rule");
+}

@@ -1,0 +1,117 @@
+//! Variations: legal behaviours seen in real hosts that the probes must take in their stride.
+//! Each one changes how the reference client or the reference host does something the
+//! specification allows either way; the self-test runs it and fails when any verdict differs from
+//! the full run, apart from the probes a variation declares as its effects.
+
+use std::fmt;
+
+use crate::run::Transport;
+
+/// Which reference runner a variation changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runner {
+    /// The reference client (judged on the wire probes).
+    Client,
+    /// The reference host (client plus model loop; judged on the affordance probes).
+    Host,
+}
+
+macro_rules! variations {
+    ($($variant:ident => $id:literal, $runner:ident, $what:literal;)*) => {
+        /// A legal behaviour of a real host, played by the reference client or host.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Variation { $($variant),* }
+
+        impl Variation {
+            pub const ALL: &'static [Variation] = &[$(Variation::$variant),*];
+
+            /// Stable kebab-case name.
+            pub fn id(self) -> &'static str {
+                match self { $(Variation::$variant => $id),* }
+            }
+
+            pub fn runner(self) -> Runner {
+                match self { $(Variation::$variant => Runner::$runner),* }
+            }
+
+            /// What the reference client or host does differently, in plain words.
+            pub fn description(self) -> &'static str {
+                match self { $(Variation::$variant => $what),* }
+            }
+        }
+    };
+}
+
+variations! {
+    NamespaceWithoutSeparator => "namespace-without-separator", Host, "offers MCP tools in a namespace mcp__probe under their bare names (no trailing separator)";
+    DeferredTools => "deferred-tools", Host, "defers MCP tools behind a tool_search tool, naming them only in the prompt";
+    SingleUnderscorePrefix => "single-underscore-prefix", Host, "names MCP tools mcp_probe_<name>";
+    DoubleUnderscorePrefix => "double-underscore-prefix", Host, "names MCP tools mcp__probe__<name>";
+    ListFromCache => "list-from-cache", Host, "answers the model's resource-list tool from the listing it made when it connected";
+    LateRefetch => "late-refetch", Host, "refetches tools 300 ms after list_changed and offers the new tool from its next model turn";
+    RefetchAfter300Ms => "refetch-after-300ms", Client, "refetches the changed lists 300 ms after the notifications arrived";
+    FirstToolsPageOnly => "first-tools-page-only", Client, "stops at the first tools/list page";
+    GetBeforeSession => "get-before-session", Client, "sends a reachability GET with Accept: */* before initialize";
+    DeclineIn3Ms => "decline-in-3ms", Client, "declines every form in 3 ms, nobody asked";
+    CancelAfterCompletedCalls => "cancel-after-completed-calls", Client, "sends notifications/cancelled for every tools/call that already completed";
+    PingsServer => "pings-server", Client, "pings the server before its script";
+    ExperimentalCapability => "experimental-capability", Client, "declares an experimental capability of its own";
+}
+
+impl Variation {
+    /// The probes a variation may change, with the reason. Every other probe must keep the full
+    /// run's outcome.
+    pub fn effects(self) -> &'static [&'static str] {
+        match self {
+            // A client that stops at the first page misses only what is on page two.
+            Variation::FirstToolsPageOnly => &["tools.pagination"],
+            // Every form answered at once: each is auto-answered, and they must agree.
+            Variation::DeclineIn3Ms => &[
+                "elicitation.form",
+                "elicitation.enum_untitled_single",
+                "elicitation.enum_titled_single",
+                "elicitation.enum_untitled_multi",
+                "elicitation.enum_titled_multi",
+                "elicitation.enum_legacy_names",
+            ],
+            _ => &[],
+        }
+    }
+
+    /// Whether the probes a variation changes must all end with one and the same outcome.
+    pub fn effects_agree(self) -> bool {
+        self == Variation::DeclineIn3Ms
+    }
+
+    /// The transports over which the variation means anything.
+    pub fn applies_over(self, transport: Transport) -> bool {
+        match self {
+            Variation::GetBeforeSession => transport == Transport::Http,
+            _ => true,
+        }
+    }
+}
+
+impl fmt::Display for Variation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use probe_server::registry;
+
+    #[test]
+    fn variations_have_unique_names_and_known_effects() {
+        let mut seen = std::collections::HashSet::new();
+        for variation in Variation::ALL {
+            assert!(seen.insert(variation.id()), "duplicate {variation}");
+            for probe in variation.effects() {
+                assert!(registry::find(probe).is_some(), "{variation}: unknown probe {probe}");
+            }
+        }
+        assert!(Variation::ALL.len() >= 12);
+    }
+}
