@@ -45,7 +45,7 @@ impl fmt::Display for Era {
 
 /// Which eras the server accepts. `Dual` serves whichever the client picks; the others refuse the
 /// other era so that a client's fallback can be probed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EraPolicy {
     Legacy,
@@ -55,6 +55,28 @@ pub enum EraPolicy {
 }
 
 impl EraPolicy {
+    pub fn is_dual(&self) -> bool {
+        *self == EraPolicy::Dual
+    }
+
+    /// How a server with this policy is named beside a transport ("legacy-only server").
+    pub fn server_label(self) -> &'static str {
+        match self {
+            EraPolicy::Legacy => "legacy-only server",
+            EraPolicy::Modern => "2026-07-28-only server",
+            EraPolicy::Dual => "dual server",
+        }
+    }
+
+    /// The word in file names and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EraPolicy::Legacy => "legacy",
+            EraPolicy::Modern => "modern",
+            EraPolicy::Dual => "dual",
+        }
+    }
+
     pub fn allows(self, era: Era) -> bool {
         matches!((self, era), (EraPolicy::Dual, _) | (EraPolicy::Legacy, Era::Legacy) | (EraPolicy::Modern, Era::Modern))
     }

@@ -5,7 +5,7 @@
 //! ```toml
 //! [[expect]]
 //! probe = "resources.pagination"
-//! transport = "stdio"        # optional: every transport when absent
+//! transport = "stdio"        # optional: every transport when absent ("stdio · legacy-only server" for that run)
 //! outcome = "no"
 //! reason = "pagination is not implemented yet"
 //! ```
@@ -45,19 +45,19 @@ pub fn check(baseline: &Baseline, records: &[&Record]) -> Vec<String> {
     for record in records {
         for verdict in &record.verdicts {
             let label = verdict.outcome.label();
-            match baseline.expect.iter().find(|e| e.probe == verdict.probe && applies(e, &record.transport)) {
+            match baseline.expect.iter().find(|e| e.probe == verdict.probe && applies(e, &record.column_transport())) {
                 Some(e) if e.outcome != label => {
                     let why = if e.reason.is_empty() { String::new() } else { format!("; listed because: {}", e.reason) };
-                    problems.push(format!("stale: {} over {} is now {label}, the baseline expects {} ({}){why}", verdict.probe, record.transport, e.outcome, verdict.detail))
+                    problems.push(format!("stale: {} over {} is now {label}, the baseline expects {} ({}){why}", verdict.probe, record.column_transport(), e.outcome, verdict.detail))
                 }
                 Some(_) => {}
-                None if label != "yes" && label != "n/a" => problems.push(format!("unlisted: {} over {} is {label}: {}", verdict.probe, record.transport, verdict.detail)),
+                None if label != "yes" && label != "n/a" => problems.push(format!("unlisted: {} over {} is {label}: {}", verdict.probe, record.column_transport(), verdict.detail)),
                 None => {}
             }
         }
     }
     for e in &baseline.expect {
-        let matched = records.iter().any(|r| applies(e, &r.transport) && r.verdicts.iter().any(|v| v.probe == e.probe));
+        let matched = records.iter().any(|r| applies(e, &r.column_transport()) && r.verdicts.iter().any(|v| v.probe == e.probe));
         if !matched {
             problems.push(format!("stale: the baseline expects {} to be {}, but the run has no such verdict", e.probe, e.outcome));
         }

@@ -59,6 +59,8 @@ pub fn synthetic_matrix(columns: usize, rows: usize) -> crate::matrix::Matrix {
                         evidence: vec![(r * 7 + c) as u64],
                         scenario: Default::default(),
                         model_evidence: false,
+                        opportunity: Box::default(),
+                        opportunity_model: Box::default(),
                         ablated: Vec::new(),
                     })
                     .collect(),

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use probe_server::journal::{concatenate, read_journal, write_events, Journal};
 use probe_server::observe::Observations;
 use probe_server::transport::http::{serve_http, MCP_PATH};
-use probe_server::{registry, Scenario, ServeOptions};
+use probe_server::{registry, Era, EraPolicy, Scenario, ServeOptions};
 use tokio_util::sync::CancellationToken;
 
 use crate::launch::{launch, Ending, LaunchRecord, LaunchSpec};
@@ -27,21 +27,53 @@ pub struct Target {
     pub version: String,
 }
 
+/// One pass of a client over one transport: the probe server speaking both eras (the main
+/// record), or one era only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pass {
+    pub transport: Transport,
+    pub eras: EraPolicy,
+}
+
+impl Pass {
+    pub fn dual(transport: Transport) -> Pass {
+        Pass { transport, eras: EraPolicy::Dual }
+    }
+
+    /// Whether the pass runs the server variant: the dual pass runs every one; a one-era pass only
+    /// the standard variant and those that some probe of the legacy era alone is judged on (what
+    /// the other variants show does not depend on the era, and the dual pass has it).
+    fn runs(self, variant: Scenario) -> bool {
+        self.eras.is_dual()
+            || variant.is_standard()
+            || registry::probes().iter().any(|p| p.scenario() == variant && !p.eras().contains(&Era::Modern))
+    }
+
+    /// `stdio`, or `stdio.legacy-only` for a one-era server.
+    fn stem(self) -> String {
+        match self.eras {
+            EraPolicy::Dual => self.transport.as_str().to_string(),
+            eras => format!("{}.{}-only", self.transport.as_str(), eras.as_str()),
+        }
+    }
+}
+
 /// Files beside a record. The standard server variant's journal is `<transport>.journal.jsonl`;
-/// the other variants' carry their name: `<transport>.<scenario>.journal.jsonl`.
-pub fn journal_name(transport: Transport, scenario: Scenario) -> String {
-    format!("{}.journal.jsonl", file_stem(transport, scenario))
+/// the other variants' carry their name: `<transport>.<scenario>.journal.jsonl` (and a one-era
+/// pass its eras: `<transport>.legacy-only[.<scenario>].journal.jsonl`).
+pub fn journal_name(pass: Pass, scenario: Scenario) -> String {
+    format!("{}.journal.jsonl", file_stem(pass, scenario))
 }
 
-fn model_journal_name(transport: Transport, scenario: Scenario) -> String {
-    format!("{}.model.jsonl", file_stem(transport, scenario))
+fn model_journal_name(pass: Pass, scenario: Scenario) -> String {
+    format!("{}.model.jsonl", file_stem(pass, scenario))
 }
 
-fn file_stem(transport: Transport, scenario: Scenario) -> String {
+fn file_stem(pass: Pass, scenario: Scenario) -> String {
     if scenario.is_standard() {
-        transport.as_str().to_string()
+        pass.stem()
     } else {
-        format!("{}.{scenario}", transport.as_str())
+        format!("{}.{scenario}", pass.stem())
     }
 }
 
@@ -58,16 +90,57 @@ struct ScenarioRun {
     plan_stopped: Option<String>,
 }
 
-/// Probes `target` over `transport`, once per server variant that means anything over it;
+/// Probes `target` over `transport` against the dual server and then, for what the dual server
+/// cannot show, against a one-era server: a host that chose 2026-07-28 is probed again against a
+/// legacy-only server (its legacy behaviour and its fallback, as a record of its own); a host that
+/// chose the legacy era is run once against a 2026-07-28-only server, and whether it fell forward
+/// or failed is a note of the main record. Returns the records written to `out_dir`.
+pub async fn probe_all(target: &Target, transport: Transport, runs_wanted: crate::cli::RunKinds, server_exe: &Path, out_dir: &Path) -> Result<Vec<Record>, String> {
+    let mut main = probe(target, Pass::dual(transport), runs_wanted, server_exe, out_dir).await?;
+    if !runs_wanted.headless() {
+        return Ok(vec![main]);
+    }
+    match main.era {
+        Some(Era::Modern) => {
+            let legacy = probe(target, Pass { transport, eras: EraPolicy::Legacy }, runs_wanted, server_exe, out_dir).await?;
+            Ok(vec![main, legacy])
+        }
+        Some(Era::Legacy) => {
+            let pass = Pass { transport, eras: EraPolicy::Modern };
+            let run = run_scenario(target, pass, Scenario::Standard, server_exe, out_dir).await?;
+            main.notes.push(format!("{} (journal {})", fall_forward_note(&run), journal_name(pass, Scenario::Standard)));
+            record::write(&main, out_dir).map_err(|e| format!("cannot write the record: {e}"))?;
+            Ok(vec![main])
+        }
+        None => Ok(vec![main]),
+    }
+}
+
+/// What a host that chose the legacy era did against a server that speaks only 2026-07-28.
+fn fall_forward_note(run: &ScenarioRun) -> String {
+    let prefix = "against a 2026-07-28-only server";
+    match run.observations.lifecycle() {
+        Some(l) if l.era == Era::Modern => format!("{prefix}: fell forward, opened a {} session", l.negotiated_version.unwrap_or_default()),
+        Some(l) => {
+            let refused = run.observations.notes("era_refused").count() + run.observations.frames.iter().filter(|f| f.error().is_some()).count();
+            format!("{prefix}: asked for {} (legacy) and did not fall forward ({refused} refusal(s) journalled)", l.requested_version.unwrap_or_default())
+        }
+        None => format!("{prefix}: never opened a session ({})", describe_endings(&run.launches)),
+    }
+}
+
+/// Probes `target` in one pass, once per server variant that means anything over its transport;
 /// journals and the record go to `out_dir`.
-pub async fn probe(target: &Target, transport: Transport, runs_wanted: crate::cli::RunKinds, server_exe: &Path, out_dir: &Path) -> Result<Record, String> {
+pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKinds, server_exe: &Path, out_dir: &Path) -> Result<Record, String> {
     let started = Instant::now();
+    let transport = pass.transport;
     std::fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
     let mut runs = Vec::new();
-    for scenario in Scenario::ALL.into_iter().filter(|s| s.applies_to(transport.kind()) && !s.is_interactive() && runs_wanted.headless()) {
-        runs.push(run_scenario(target, transport, scenario, server_exe, out_dir).await?);
+    for scenario in Scenario::ALL.into_iter().filter(|s| s.applies_to(transport.kind()) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s)) {
+        runs.push(run_scenario(target, pass, scenario, server_exe, out_dir).await?);
     }
-    if let Some(interactive) = target.profile.interactive.as_ref().filter(|_| transport == Transport::Stdio && runs_wanted.interactive()) {
+    // What a person sees does not depend on the server's eras: the interactive runs go with the main pass.
+    if let Some(interactive) = target.profile.interactive.as_ref().filter(|_| transport == Transport::Stdio && runs_wanted.interactive() && pass.eras.is_dual()) {
         for scenario in Scenario::INTERACTIVE {
             runs.push(run_interactive(target, interactive, scenario, server_exe, out_dir).await?);
         }
@@ -83,6 +156,14 @@ pub async fn probe(target: &Target, transport: Transport, runs_wanted: crate::cl
     }
     for run in runs.iter().filter(|r| r.observations.lifecycle().is_none()) {
         notes.push(format!("{}: the client never opened an MCP session: {}", run.scenario, describe_endings(&run.launches)));
+    }
+    for verdict in verdicts.iter_mut().filter(|v| !pass.eras.is_dual() && !runs.iter().any(|r| r.scenario == v.scenario)) {
+        *verdict = probe_server::Verdict {
+            probe: verdict.probe.clone(),
+            scenario: verdict.scenario,
+            model_evidence: verdict.model_evidence,
+            ..probe_server::Verdict::new(probe_server::Outcome::NotApplicable, format!("judged against the dual server only (the {} variant is not run against a {})", verdict.scenario, pass.eras.server_label()))
+        };
     }
     for verdict in &mut verdicts {
         if verdict.scenario.is_interactive() && verdict.detail == registry::no_run_detail(verdict.scenario) && profile.interactive.is_none() {
@@ -111,8 +192,8 @@ pub async fn probe(target: &Target, transport: Transport, runs_wanted: crate::cl
             }
         }
     }
-    let _ = std::fs::write(out_dir.join(format!("{}.stdout.txt", transport.as_str())), stdout);
-    let _ = std::fs::write(out_dir.join(format!("{}.stderr.txt", transport.as_str())), stderr);
+    let _ = std::fs::write(out_dir.join(format!("{}.stdout.txt", pass.stem())), stdout);
+    let _ = std::fs::write(out_dir.join(format!("{}.stderr.txt", pass.stem())), stderr);
     let standard = &runs[0].observations;
     let lifecycle = standard.lifecycle();
     let record = Record {
@@ -120,6 +201,7 @@ pub async fn probe(target: &Target, transport: Transport, runs_wanted: crate::cl
         client: profile.name.clone(),
         version: target.version.clone(),
         transport: transport.as_str().into(),
+        server_eras: pass.eras,
         era: lifecycle.as_ref().map(|l| l.era),
         client_info: lifecycle.as_ref().and_then(|l| l.client_info.clone()),
         declared_capabilities: lifecycle.as_ref().and_then(|l| l.capabilities.clone()),
@@ -131,9 +213,9 @@ pub async fn probe(target: &Target, transport: Transport, runs_wanted: crate::cl
         verdicts,
         launches: runs.iter().flat_map(|run| run.launches.iter().map(move |l| LaunchSummary::from(l).in_scenario(run.scenario))).collect(),
         duration_ms: started.elapsed().as_millis() as u64,
-        journal: journal_name(transport, Scenario::Standard),
-        scenario_journals: runs.iter().skip(1).map(|r| (r.scenario.to_string(), journal_name(transport, r.scenario))).collect(),
-        model_journal: profile.dialect.map(|_| model_journal_name(transport, Scenario::Standard)),
+        journal: journal_name(pass, Scenario::Standard),
+        scenario_journals: runs.iter().skip(1).map(|r| (r.scenario.to_string(), journal_name(pass, r.scenario))).collect(),
+        model_journal: profile.dialect.map(|_| model_journal_name(pass, Scenario::Standard)),
         notes,
     };
     record::write(&record, out_dir).map_err(|e| format!("cannot write the record: {e}"))?;
@@ -144,7 +226,8 @@ pub async fn probe(target: &Target, transport: Transport, runs_wanted: crate::cl
 /// agent hosts), the probe server (stdio: the client spawns this tool's `serve --stdio`; HTTP:
 /// served here on loopback), the client's configuration files and its launches. Its journal
 /// (and the stub's) are written to `out_dir`.
-async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario, server_exe: &Path, out_dir: &Path) -> Result<ScenarioRun, String> {
+async fn run_scenario(target: &Target, pass: Pass, scenario: Scenario, server_exe: &Path, out_dir: &Path) -> Result<ScenarioRun, String> {
+    let transport = pass.transport;
     let scratch = tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     let (home, work) = (scratch.path().join("home"), scratch.path().join("work"));
     for dir in [&home, &work] {
@@ -171,9 +254,12 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
     // (the commands and their results). In the other variants it
     // repeats the standard run's, so it stays in the scratch directory.
     let keeps_model_journal = scenario.is_standard() || scenario.serves_skills() || scenario == Scenario::NoResources;
-    let model_journal_path = if keeps_model_journal { out_dir.join(model_journal_name(transport, scenario)) } else { scratch.path().join("model.jsonl") };
+    let model_journal_path = if keeps_model_journal { out_dir.join(model_journal_name(pass, scenario)) } else { scratch.path().join("model.jsonl") };
     let stub = match profile.dialect {
-        Some(_) => Some(stub::start(Journal::create(&model_journal_path).map_err(|e| e.to_string())?).await.map_err(|e| format!("cannot start the model stub: {e}"))?),
+        Some(_) => {
+            let journal = Journal::create(&model_journal_path).map_err(|e| e.to_string())?;
+            Some(stub::start(journal, stub::Scope::for_variant(scenario)).await.map_err(|e| format!("cannot start the model stub: {e}"))?)
+        }
         None => None,
     };
     let shutdown = CancellationToken::new();
@@ -183,14 +269,23 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| format!("cannot bind loopback: {e}"))?;
         server_url = format!("http://{}{MCP_PATH}", listener.local_addr().map_err(|e| e.to_string())?);
         let journal = Journal::create(&step_journal(0)).map_err(|e| e.to_string())?;
-        let options = ServeOptions { scenario, ..ServeOptions::default() };
+        let options = ServeOptions { scenario, era: pass.eras, ..ServeOptions::default() };
         http_server = Some(tokio::spawn(serve_http(listener, journal, options, shutdown.clone())));
     }
 
     let mut records: Vec<LaunchRecord> = Vec::new();
     for (index, args) in launches.iter().enumerate() {
         let journal_path = step_journal(index);
-        let server_args = vec!["serve".to_string(), "--stdio".into(), "--journal".into(), journal_path.display().to_string(), "--scenario".into(), scenario.to_string()];
+        let server_args = vec![
+            "serve".to_string(),
+            "--stdio".into(),
+            "--journal".into(),
+            journal_path.display().to_string(),
+            "--scenario".into(),
+            scenario.to_string(),
+            "--era".into(),
+            pass.eras.as_str().into(),
+        ];
         let stub_url = stub.as_ref().map(|s| s.base_url.clone()).unwrap_or_default();
         let mut vars = run_vars(RunPaths { home: &home, work: &work, server_exe }, &stub_url, &profile.launch.prompt, &server_url, server_args, transport);
         if let (Some(skills), Some(dir)) = (skills_launch, &skills_dir) {
@@ -208,7 +303,7 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
             timeout: Duration::from_secs(profile.launch.timeout_secs),
             grace: Duration::from_secs(3),
             stdin: None,
-            marker: format!("{}-{}-{scenario}-{}-{index}", profile.name, transport.as_str(), std::process::id()),
+            marker: format!("{}-{}-{scenario}-{}-{index}", profile.name, pass.stem(), std::process::id()),
         };
         records.push(launch(&spec).await);
     }
@@ -231,7 +326,7 @@ async fn run_scenario(target: &Target, transport: Transport, scenario: Scenario,
         parts.extend(read_journal(&note_path).ok());
     }
     let joined = concatenate(parts);
-    write_events(&out_dir.join(journal_name(transport, scenario)), &joined.events).map_err(|e| e.to_string())?;
+    write_events(&out_dir.join(journal_name(pass, scenario)), &joined.events).map_err(|e| e.to_string())?;
     let mut observations = Observations::from_read(joined);
     if profile.dialect.is_some() {
         if let Ok(model) = read_journal(&model_journal_path) {
@@ -301,7 +396,10 @@ async fn run_interactive(target: &Target, interactive: &crate::profile::Interact
     }
     let profile = &target.profile;
     let stub = match profile.dialect {
-        Some(_) => Some(stub::start(Journal::create(&scratch.path().join("model.jsonl")).map_err(|e| e.to_string())?).await.map_err(|e| format!("cannot start the model stub: {e}"))?),
+        Some(_) => {
+            let journal = Journal::create(&scratch.path().join("model.jsonl")).map_err(|e| e.to_string())?;
+            Some(stub::start(journal, stub::Scope::for_variant(scenario)).await.map_err(|e| format!("cannot start the model stub: {e}"))?)
+        }
         None => None,
     };
     let server_journal = scratch.path().join("journal-0.jsonl");
@@ -322,8 +420,8 @@ async fn run_interactive(target: &Target, interactive: &crate::profile::Interact
     if let Some(stub) = stub {
         stub.stop().await;
     }
-    let stem = file_stem(transport, scenario);
-    write_events(&out_dir.join(journal_name(transport, scenario)), &driven.journal.events).map_err(|e| e.to_string())?;
+    let stem = file_stem(Pass::dual(transport), scenario);
+    write_events(&out_dir.join(journal_name(Pass::dual(transport), scenario)), &driven.journal.events).map_err(|e| e.to_string())?;
     std::fs::write(out_dir.join(format!("{stem}.screens.txt")), &driven.screens).map_err(|e| format!("cannot write the screens: {e}"))?;
     let ending = match driven.exit_code {
         Some(code) => Ending::Exited { code: code as i32 },

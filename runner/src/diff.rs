@@ -38,7 +38,7 @@ fn index<'a>(records: &[&'a Record]) -> BTreeMap<Key, (&'a str, Outcome)> {
     let mut map = BTreeMap::new();
     for record in sorted {
         for verdict in &record.verdicts {
-            map.insert((record.client.clone(), record.transport.clone(), verdict.probe.clone()), (record.version.as_str(), verdict.outcome));
+            map.insert((record.client.clone(), record.column_transport(), verdict.probe.clone()), (record.version.as_str(), verdict.outcome));
         }
     }
     map

@@ -27,12 +27,22 @@ pub fn findings(records: &[&Record]) -> Vec<Finding> {
     }
     let mut found = Vec::new();
     for (client, runs) in by_client {
-        // Per probe: the transports on which each outcome was seen.
+        // Per probe: the transports (and one-era servers) on which each outcome was seen.
+        let names: Vec<String> = runs.iter().map(|r| r.column_transport()).collect();
+        let one_era: Vec<&str> = runs.iter().zip(&names).filter(|(r, _)| !r.server_eras.is_dual()).map(|(_, n)| n.as_str()).collect();
         let mut seen: BTreeMap<&str, Vec<(&str, &probe_server::Verdict)>> = BTreeMap::new();
-        for run in &runs {
+        for (run, name) in runs.iter().zip(&names) {
             for verdict in &run.verdicts {
-                seen.entry(verdict.probe.as_str()).or_default().push((run.transport.as_str(), verdict));
+                seen.entry(verdict.probe.as_str()).or_default().push((name.as_str(), verdict));
             }
+        }
+        // A host's fallback against a one-era server, in one line.
+        for run in runs.iter().filter(|r| !r.server_eras.is_dual()) {
+            let how = match (run.era, run.protocol_version.as_deref()) {
+                (Some(era), Some(version)) => format!("spoke the {era} era ({version})"),
+                _ => "never opened a session".to_string(),
+            };
+            found.push(Finding { client: client.clone(), text: format!("against a {} over {}: {how}", run.server_eras.server_label(), run.transport) });
         }
         // Declared but not honoured, grouped per area and transports so one line says it.
         let mut unhonoured: BTreeMap<(probe_server::Area, String), Vec<(String, String)>> = BTreeMap::new();
@@ -53,9 +63,11 @@ pub fn findings(records: &[&Record]) -> Vec<Finding> {
                 found.push(Finding { client: client.clone(), text: format!("violation in \"{}\" ({violations})", title(probe)) });
             }
             // n/a says the probe cannot observe anything over that transport: not a disagreement.
-            let outcomes: Vec<Outcome> = verdicts.iter().map(|(_, v)| v.outcome).filter(|o| *o != Outcome::NotApplicable).collect();
+            // A one-era server serves another era: its verdicts are no transport disagreement either.
+            let dual: Vec<&(&str, &probe_server::Verdict)> = verdicts.iter().filter(|(t, _)| !one_era.contains(t)).collect();
+            let outcomes: Vec<Outcome> = dual.iter().map(|(_, v)| v.outcome).filter(|o| *o != Outcome::NotApplicable).collect();
             if outcomes.windows(2).any(|w| w[0] != w[1]) {
-                let each = verdicts.iter().map(|(t, v)| format!("{t}: {}", v.outcome.label())).collect::<Vec<_>>().join(", ");
+                let each = dual.iter().map(|(t, v)| format!("{t}: {}", v.outcome.label())).collect::<Vec<_>>().join(", ");
                 found.push(Finding { client: client.clone(), text: format!("\"{}\" differs between transports ({each})", title(probe)) });
             }
         }

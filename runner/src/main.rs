@@ -151,7 +151,7 @@ async fn dispatch(command: Command) -> Result<u8> {
         }
         Command::ModelStub(args) => {
             let journal = probe_server::journal::Journal::create(&args.journal).with_context(|| format!("cannot write {}", args.journal.display()))?;
-            let stub = stub::start(journal).await.context("cannot start the model stub")?;
+            let stub = stub::start(journal, stub::Scope::Full).await.context("cannot start the model stub")?;
             println!("{}", stub.base_url);
             tokio::signal::ctrl_c().await.context("cannot wait for an interrupt")?;
             stub.stop().await;
@@ -221,9 +221,11 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
         let mut round_records = Vec::new();
         for transport in args.transport.transports() {
             eprintln!("mcp-client-probe: probing {}@{} over {} (round {round} of {})", target.profile.name, target.version, transport.as_str(), args.repeat);
-            let record = client::probe(&target, transport, args.runs, &own_exe()?, &dir).await.map_err(|e| anyhow::anyhow!(e))?;
-            eprintln!("mcp-client-probe: {} done in {} ms; record in {}", transport.as_str(), record.duration_ms, dir.display());
-            round_records.push(record);
+            let written = client::probe_all(&target, transport, args.runs, &own_exe()?, &dir).await.map_err(|e| anyhow::anyhow!(e))?;
+            for record in written {
+                eprintln!("mcp-client-probe: {} done in {} ms; record in {}", record.column_transport(), record.duration_ms, dir.display());
+                round_records.push(record);
+            }
         }
         if round > 1 {
             for (before, now) in records.iter().zip(&round_records) {
@@ -241,7 +243,7 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     }
     let located: Vec<record::Located> = records
         .iter()
-        .map(|r| record::Located { relative: std::path::PathBuf::from(&r.client).join(&r.version).join(format!("{}.json", r.transport)), record: r.clone() })
+        .map(|r| record::Located { relative: std::path::PathBuf::from(&r.client).join(&r.version).join(r.file_name()), record: r.clone() })
         .collect();
     let matrix = matrix::from_records(&located, &args.records.display().to_string());
     match args.format.format {

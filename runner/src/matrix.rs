@@ -36,14 +36,19 @@ pub struct Column {
 }
 
 impl Column {
+    /// The model stub's journal of the server variant a cell was judged on.
+    pub fn model_journal_of(&self, cell: &Cell) -> Option<String> {
+        let standard = self.model_journal.as_ref()?;
+        Some(match cell.scenario.is_standard() {
+            true => standard.clone(),
+            false => standard.replace(".model.jsonl", &format!(".{}.model.jsonl", cell.scenario)),
+        })
+    }
+
     /// The journal a cell's evidence lines refer to.
     pub fn journal_of(&self, cell: &Cell) -> Option<String> {
         if cell.model_evidence {
-            let standard = self.model_journal.as_ref()?;
-            return Some(match cell.scenario.is_standard() {
-                true => standard.clone(),
-                false => standard.replace(".model.jsonl", &format!(".{}.model.jsonl", cell.scenario)),
-            });
+            return self.model_journal_of(cell);
         }
         if cell.scenario.is_standard() {
             self.journal.clone()
@@ -80,6 +85,12 @@ pub struct Cell {
     /// Whether the evidence lines are those of the model stub's journal.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub model_evidence: bool,
+    /// Lines (of the evidence's journal) showing the client had its chance.
+    #[serde(skip_serializing_if = "<[u64]>::is_empty")]
+    pub opportunity: Box<[u64]>,
+    /// Model-journal lines of the opportunity, for a cell judged on the server's journal.
+    #[serde(skip_serializing_if = "<[u64]>::is_empty")]
+    pub opportunity_model: Box<[u64]>,
     /// Self-test only: the outcome under this probe's ablation(s).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ablated: Vec<AblatedCell>,
@@ -95,7 +106,17 @@ pub struct AblatedCell {
 impl Cell {
     fn from_verdict(verdict: Option<&Verdict>) -> Cell {
         match verdict {
-            Some(v) => Cell { outcome: v.outcome, declared: v.declared.clone(), detail: v.detail.clone(), evidence: v.evidence.clone(), scenario: v.scenario, model_evidence: v.model_evidence, ablated: Vec::new() },
+            Some(v) => Cell {
+                outcome: v.outcome,
+                declared: v.declared.clone(),
+                detail: v.detail.clone(),
+                evidence: v.evidence.clone(),
+                scenario: v.scenario,
+                model_evidence: v.model_evidence,
+                opportunity: v.opportunity.clone(),
+                opportunity_model: v.opportunity_model.clone(),
+                ablated: Vec::new(),
+            },
             None => Cell {
                 outcome: Outcome::NotReached,
                 declared: Declaration::NoCapability,
@@ -103,6 +124,8 @@ impl Cell {
                 evidence: Vec::new(),
                 scenario: Scenario::Standard,
                 model_evidence: false,
+                opportunity: Box::default(),
+                opportunity_model: Box::default(),
                 ablated: Vec::new(),
             },
         }
@@ -120,7 +143,7 @@ pub fn from_records(records: &[crate::record::Located], prefix: &str) -> Matrix 
             let join = |file: &str| [prefix, dir.as_str(), file].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join("/");
             Column {
                 client: format!("{}@{}", r.client, r.version),
-                transport: r.transport.clone(),
+                transport: r.column_transport(),
                 era: r.era.map_or("-".into(), |e| e.to_string()),
                 protocol_version: r.protocol_version.clone(),
                 date: Some(r.date.clone()),

@@ -94,7 +94,7 @@ fn essentials(records: &[Located]) -> std::collections::BTreeMap<(String, String
         .iter()
         .flat_map(|l| {
             let r = &l.record;
-            r.verdicts.iter().map(move |v| ((r.client.clone(), r.version.clone(), r.transport.clone(), v.probe.clone()), (v.outcome.label().to_string(), v.declared.label().to_string())))
+            r.verdicts.iter().map(move |v| ((r.client.clone(), r.version.clone(), r.column_transport(), v.probe.clone()), (v.outcome.label().to_string(), v.declared.label().to_string())))
         })
         .collect()
 }
@@ -114,7 +114,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], serve
             done += 1;
             let bar = format!("{}{}", "#".repeat(done), ".".repeat(total - done));
             eprintln!("[{bar}] {done}/{total} {}@{} over {} ({} probes)", profile.name, installed.version, transport.as_str(), probe_server::registry::probes().len());
-            client::probe(&target, transport, crate::cli::RunKinds::All, server_exe, &dir).await.map_err(|e| anyhow!(e))?;
+            client::probe_all(&target, transport, crate::cli::RunKinds::All, server_exe, &dir).await.map_err(|e| anyhow!(e))?;
         }
     }
     if !check {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use probe_server::{Era, Scenario, Verdict};
+use probe_server::{Era, EraPolicy, Scenario, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::launch::{Ending, LaunchRecord};
@@ -42,6 +42,10 @@ pub struct Record {
     pub client: String,
     pub version: String,
     pub transport: String,
+    /// The eras the probe server spoke in this run: both (the main record), or one only (the
+    /// run that shows a host's legacy behaviour, or its fallback, against a one-era server).
+    #[serde(default, skip_serializing_if = "EraPolicy::is_dual")]
+    pub server_eras: EraPolicy,
     pub era: Option<Era>,
     pub protocol_version: Option<String>,
     /// UTC date of the run, `YYYY-MM-DD`.
@@ -90,11 +94,29 @@ pub fn record_dir(root: &Path, client: &str, version: &str) -> PathBuf {
 
 pub fn write(record: &Record, dir: &Path) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
-    let path = dir.join(format!("{}.json", record.transport));
+    let path = dir.join(record.file_name());
     let mut text = serde_json::to_string_pretty(record).map_err(std::io::Error::other)?;
     text.push('\n');
     std::fs::write(&path, text)?;
     Ok(path)
+}
+
+impl Record {
+    /// The transport as a matrix column names it: with the server's eras when it spoke only one.
+    pub fn column_transport(&self) -> String {
+        match self.server_eras {
+            EraPolicy::Dual => self.transport.clone(),
+            eras => format!("{} · {}", self.transport, eras.server_label()),
+        }
+    }
+
+    /// The record's file name beside its journals.
+    pub fn file_name(&self) -> String {
+        match self.server_eras {
+            EraPolicy::Dual => format!("{}.json", self.transport),
+            eras => format!("{}.{}-only.json", self.transport, eras.as_str()),
+        }
+    }
 }
 
 pub fn read(path: &Path) -> Result<Record, String> {
@@ -130,7 +152,7 @@ pub fn load(root: &Path) -> Result<Vec<Located>, String> {
             }
         }
     }
-    found.sort_by(|a, b| (&a.record.client, &a.record.version, &a.record.transport).cmp(&(&b.record.client, &b.record.version, &b.record.transport)));
+    found.sort_by_key(|l| (l.record.client.clone(), l.record.version.clone(), l.record.column_transport()));
     Ok(found)
 }
 

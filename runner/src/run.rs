@@ -98,7 +98,7 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
     let model_path = dir.path().join("model.jsonl");
     let stub = match spec.host {
         true => match Journal::create(&model_path) {
-            Ok(journal) => match crate::stub::start(journal).await {
+            Ok(journal) => match crate::stub::start(journal, crate::stub::Scope::for_variant(spec.scenario)).await {
                 Ok(stub) => Some(stub),
                 Err(e) => return failed(spec, format!("cannot start the model stub: {e}")),
             },

@@ -38,6 +38,9 @@ fn ablated_journals_flip_their_target_probe() {
         // A real host that installs skills: judged with what it left on disk.
         ("fast-agent-stdio-skills", "skills.verify_frontmatter", "yes"),
         ("fast-agent-stdio-skills", "skills.same_name", "partial"),
+        // It fetched all 513 files of the oversize skill before leaving it uninstalled: the limit
+        // was not applied before reading (once judged yes).
+        ("fast-agent-stdio-skills", "skills.manifest_limits", "partial"),
         // Interactive runs: the fake terminal host, full and with a fault, and Claude Code's terminal UI.
         ("reference-stdio-modern-interactive-enums-full", "interactive.enum_legacy_names", "yes"),
         ("reference-stdio-modern-interactive-enums-term-enum-as-text-titled-single", "interactive.enum_titled_single", "not-reached"),

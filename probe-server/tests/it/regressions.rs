@@ -82,6 +82,25 @@ fn resources_gated_means_nothing_for_a_host_that_never_offers_resource_tools() {
     assert_eq!(verdict_of(&[(Scenario::NoResources, &gated_run)], "affordances.resources_gated").outcome, Outcome::Yes);
 }
 
+/// fast-agent stops at the first tools page; when five of the ten trigger tools were on page two,
+/// sampling, roots, ping and every list_changed probe said not-reached for it. Every trigger is on
+/// page one now, and only the decoy is on page two.
+#[test]
+fn every_trigger_tool_is_on_the_first_tools_page() {
+    use probe_server::surface as s;
+    let tools = s::tools(false);
+    let first_page: Vec<&str> = tools.iter().take(s::TOOLS_PAGE_ONE).map(|t| t["name"].as_str().unwrap()).collect();
+    for tool in [s::TOOL_PROGRESS, s::TOOL_RESOURCE_LINK, s::TOOL_ELICIT_FORM, s::TOOL_ELICIT_ENUMS, s::TOOL_ELICIT_URL, s::TOOL_SAMPLING, s::TOOL_SAMPLING_TOOLS, s::TOOL_ROOTS, s::TOOL_PING, s::TOOL_LIST_CHANGED] {
+        assert!(first_page.contains(&tool), "{tool} is not on the first page");
+    }
+    let second_page: Vec<&str> = tools[s::TOOLS_PAGE_ONE..].iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(second_page, [s::TOOL_PAGE_TWO]);
+    // The recorded run shows the coupling this removes: page one only, and sampling never reached.
+    let o = recorded(FAST_AGENT);
+    assert_eq!(verdict_of(&[(Scenario::Standard, &o)], "tools.pagination").outcome, Outcome::No);
+    assert_eq!(verdict_of(&[(Scenario::Standard, &o)], "sampling.create_message").outcome, Outcome::NotReached);
+}
+
 /// Every verdict that blames a client (no, partial, declared-only) cites its opportunity, on
 /// the recorded real hosts and on every recorded reference journal.
 #[test]

@@ -29,14 +29,26 @@ fn cell(cell: &Cell, column: &Column) -> String {
         (Some(journal), Some(line)) => format!(" [↗]({journal}#L{line})"),
         _ => String::new(),
     };
-    format!("**{}**{declared}<br>{}{evidence}", cell.outcome.label(), escape(&cell.detail))
+    // A verdict that blames the client links the line that shows it had its chance.
+    let chance = match (cell.opportunity.first(), cell.opportunity_model.first()) {
+        (Some(line), _) => column.journal_of(cell).map(|j| (j, *line)),
+        (None, Some(line)) => column.model_journal_of(cell).map(|j| (j, *line)),
+        (None, None) => None,
+    };
+    let blames = matches!(cell.outcome, Outcome::No | Outcome::Partial | Outcome::DeclaredOnly);
+    let chance = match chance.filter(|_| blames) {
+        Some((journal, line)) => format!(" [chance ↗]({journal}#L{line})"),
+        None => String::new(),
+    };
+    format!("**{}**{declared}<br>{}{evidence}{chance}", cell.outcome.label(), escape(&cell.detail))
 }
 
 const LEGEND: &str = "**yes** works as specified · **partial** some of it works · **no** exercised and not working, or never used · \
 **declared-only** declared, never honoured · **auto-answered** answered in under 100 ms with nobody asked · **violation** used without \
 declaring it, or forbidden by the specification · **not-reached** the run never got there · **inconclusive** the evidence does not decide · \
 **n/a** the probe does not exist in the protocol era the client chose. \"declared\" / \"not declared\" is what the client claimed in its \
-capabilities; the outcome is what it did. ↗ opens the journal line the verdict rests on.";
+capabilities; the outcome is what it did. ↗ opens the journal line the verdict rests on; chance ↗ opens the line that shows the \
+harness gave the client its chance (a no, partial or declared-only without one is reported as not-reached).";
 
 /// The whole document. Pure: the same matrix and findings give the same text.
 pub fn document(matrix: &Matrix, findings: &[Finding]) -> String {

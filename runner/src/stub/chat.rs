@@ -9,18 +9,10 @@ use super::Reply;
 /// functions under a namespace (not part of the Chat API: the reference host's namespace
 /// variation speaks it, as Codex does in the Responses API).
 pub fn offered(body: &Value) -> Vec<OfferedTool> {
-    let function = |t: &Value, namespace: Option<&str>| {
+    super::plan::grouped_tools(body, |t, namespace| {
         let f = &t["function"];
         Some(OfferedTool { name: f["name"].as_str()?.to_string(), namespace: namespace.map(str::to_string), schema: f.get("parameters").cloned().unwrap_or(Value::Null) })
-    };
-    let mut tools = Vec::new();
-    for entry in body["tools"].as_array().into_iter().flatten() {
-        match entry["tools"].as_array() {
-            Some(inner) => tools.extend(inner.iter().filter_map(|t| function(t, entry["name"].as_str()))),
-            None => tools.extend(function(entry, None)),
-        }
-    }
-    tools
+    })
 }
 
 pub fn results(body: &Value) -> usize {

@@ -20,6 +20,14 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use plan::Step;
+pub use plan::Scope;
+
+/// What every request handler of one stub shares.
+#[derive(Clone)]
+struct Stub {
+    journal: Journal,
+    scope: Scope,
+}
 
 /// A reply in the dialect's framing.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,7 +83,7 @@ impl Dialect {
 }
 
 /// The reply to one model request, what it was, and how long to hold it back (ms).
-pub fn answer(dialect: Dialect, body: &Value) -> (Reply, Option<Step>, u64) {
+pub fn answer(dialect: Dialect, body: &Value, scope: Scope) -> (Reply, Option<Step>, u64) {
     let (offered, results) = match dialect {
         Dialect::Anthropic => (anthropic::offered(body), anthropic::results(body)),
         Dialect::Responses => (responses::offered(body), responses::results(body)),
@@ -88,7 +96,7 @@ pub fn answer(dialect: Dialect, body: &Value) -> (Reply, Option<Step>, u64) {
         (Step::Finish { text: "ok".into() }, 0)
     } else {
         let args = (&offered[..], &mentioned[..], linked.as_deref(), skills_dir.as_deref(), only.as_deref());
-        (plan::step(args.0, args.1, args.2, args.3, args.4, results), plan::hold_back_ms(args.0, args.1, args.2, args.3, args.4, results))
+        (plan::step(args.0, args.1, args.2, args.3, args.4, scope, results), plan::hold_back_ms(args.0, args.1, args.2, args.3, args.4, scope, results))
     };
     let reply = match dialect {
         Dialect::Anthropic => anthropic::reply(body, &step, results),
@@ -111,7 +119,7 @@ fn headers_detail(headers: &HeaderMap) -> Value {
     })
 }
 
-async fn handle(State(journal): State<Journal>, method: Method, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+async fn handle(State(Stub { journal, scope }): State<Stub>, method: Method, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
     let path = uri.path().to_string();
     let mut request = Entry::frame(SESSION, TransportKind::Http, Direction::ClientToServer, EventKind::HttpRequest, &body, None);
     request.method = Some(format!("{method} {path}"));
@@ -125,7 +133,7 @@ async fn handle(State(journal): State<Journal>, method: Method, uri: Uri, header
         return (StatusCode::BAD_REQUEST, "body is not JSON").into_response();
     };
     journal.log(Entry::note(SESSION, TransportKind::Http, view::view(dialect, &parsed)));
-    let (reply, step, hold_ms) = answer(dialect, &parsed);
+    let (reply, step, hold_ms) = answer(dialect, &parsed, scope);
     if hold_ms > 0 {
         tokio::time::sleep(std::time::Duration::from_millis(hold_ms)).await;
     }
@@ -151,11 +159,11 @@ impl StubHandle {
     }
 }
 
-/// Starts the stub on an ephemeral loopback port.
-pub async fn start(journal: Journal) -> std::io::Result<StubHandle> {
+/// Starts the stub on an ephemeral loopback port, playing the script within `scope`.
+pub async fn start(journal: Journal, scope: Scope) -> std::io::Result<StubHandle> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base_url = format!("http://{}", listener.local_addr()?);
-    let app = axum::Router::new().fallback(handle).with_state(journal);
+    let app = axum::Router::new().fallback(handle).with_state(Stub { journal, scope });
     let shutdown = CancellationToken::new();
     let stop = shutdown.clone();
     let task = tokio::spawn(async move { axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned()).await });
@@ -196,7 +204,7 @@ mod tests {
     async fn stub() -> (StubHandle, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
         let journal = Journal::create(&dir.path().join("model.jsonl")).unwrap();
-        (start(journal).await.unwrap(), dir)
+        (start(journal, Scope::Full).await.unwrap(), dir)
     }
 
     #[tokio::test]

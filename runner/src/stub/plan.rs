@@ -19,6 +19,41 @@ pub struct OfferedTool {
     pub schema: Value,
 }
 
+/// Every function in a request's `tools`, a namespace entry (`{"name", "tools": [...]}`) giving its
+/// name to the functions inside it; `function` reads one entry in the dialect's shape.
+pub fn grouped_tools(body: &Value, function: impl Fn(&Value, Option<&str>) -> Option<OfferedTool>) -> Vec<OfferedTool> {
+    let mut tools = Vec::new();
+    for entry in body["tools"].as_array().into_iter().flatten() {
+        match entry["tools"].as_array() {
+            Some(inner) => tools.extend(inner.iter().filter_map(|t| function(t, entry["name"].as_str()))),
+            None => tools.extend(function(entry, None)),
+        }
+    }
+    tools
+}
+
+/// How much of the script the model plays in a run. The server variants other than the standard
+/// one judge only what a host does with resources, skills and its own connection, so there the
+/// model uses the MCP-related host tools and finishes without calling the probe tools (whose
+/// asks can hold a host up for many seconds without being judged there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    #[default]
+    Full,
+    ResourcesOnly,
+}
+
+impl Scope {
+    /// The scope of a run against `variant`.
+    pub fn for_variant(variant: probe_server::Scenario) -> Scope {
+        if variant.is_standard() || variant.is_interactive() {
+            Scope::Full
+        } else {
+            Scope::ResourcesOnly
+        }
+    }
+}
+
 /// What the model does next.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum Step {
@@ -145,7 +180,7 @@ pub const ONLY_TOOL_FLAG: &str = "--only-tool ";
 /// skills directory in the prompt, the script installs the probe server's skills instead. A
 /// catalogue that offers the sampling tool is a sampling request the host forwarded: the model
 /// calls that tool once, then answers.
-pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>) -> Vec<Step> {
+pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>, scope: Scope) -> Vec<Step> {
     let mut steps = Vec::new();
     let call = |tool: &OfferedTool, arguments: Value, purpose: &str| Step::Call { tool: tool.clone(), arguments, purpose: purpose.to_string() };
     let finish = || Step::Finish { text: FINAL_TEXT.into() };
@@ -196,14 +231,14 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str
     if let Some(prompt) = offered(catalogue, HostTool::PromptGet) {
         steps.push(call(prompt, with_server(&prompt.schema, json!({"name": s::PROMPT, "arguments": {s::PROMPT_ARGUMENT: "probe"}})), "get the prompt"));
     }
-    for probe in PROBE_TOOLS {
+    for probe in PROBE_TOOLS.iter().filter(|_| scope == Scope::Full) {
         let Some(tool) = catalogue.iter().find(|t| names_tool(&t.name, probe)) else { continue };
         steps.push(call(tool, json!({}), &format!("call {probe}")));
-        if let (true, Some(read)) = (probe == s::TOOL_RESOURCE_LINK, read) {
+        if let (true, Some(read)) = (*probe == s::TOOL_RESOURCE_LINK, read) {
             let uri = linked.map_or_else(|| format!("{}unknown", s::LINK_PREFIX), str::to_string);
             steps.push(call(read, with_server(&read.schema, json!({"uri": uri})), "read the linked resource"));
         }
-        if probe == s::TOOL_LIST_CHANGED {
+        if *probe == s::TOOL_LIST_CHANGED {
             // The reply to this step's request is held back SETTLE_MS: the host's next turn comes
             // after a quiet time in which it may refetch, and may then offer the new tool.
             if let Some(ping) = catalogue.iter().find(|t| names_tool(&t.name, s::TOOL_PING)) {
@@ -223,8 +258,8 @@ pub const SETTLE_PURPOSE: &str = "a settled turn after the lists changed";
 
 /// How long to hold back the reply to a request that carries `results` tool results: the
 /// settle time when the previous step was the trigger of list_changed.
-pub fn hold_back_ms(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>, results: usize) -> u64 {
-    let steps = plan(catalogue, mentioned, linked, skills_dir, only);
+pub fn hold_back_ms(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>, scope: Scope, results: usize) -> u64 {
+    let steps = plan(catalogue, mentioned, linked, skills_dir, only, scope);
     let previous = results.checked_sub(1).and_then(|i| steps.get(i));
     match previous {
         Some(Step::Call { tool, .. }) if names_tool(&tool.name, s::TOOL_LIST_CHANGED) => SETTLE_MS,
@@ -233,8 +268,8 @@ pub fn hold_back_ms(catalogue: &[OfferedTool], mentioned: &[String], linked: Opt
 }
 
 /// The step for a request that already carries `results` tool results.
-pub fn step(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>, results: usize) -> Step {
-    let mut steps = plan(catalogue, mentioned, linked, skills_dir, only);
+pub fn step(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>, scope: Scope, results: usize) -> Step {
+    let mut steps = plan(catalogue, mentioned, linked, skills_dir, only, scope);
     let last = steps.len() - 1;
     steps.swap_remove(results.min(last))
 }
@@ -257,7 +292,7 @@ mod tests {
             tool("mcp__probe__probe_sampling", json!({})),
             tool("Bash", json!({})),
         ];
-        let steps = plan(&catalogue, &[], None, None, None);
+        let steps = plan(&catalogue, &[], None, None, None, Scope::Full);
         let calls: Vec<String> = steps.iter().map(|s| match s { Step::Call { tool, arguments, .. } => format!("{} {arguments}", tool.name), Step::Finish { .. } => "finish".into() }).collect();
         assert_eq!(calls, vec![
             r#"ListMcpResourcesTool {"server":"probe"}"#.to_string(),
@@ -269,8 +304,8 @@ mod tests {
             r#"mcp__probe__probe_sampling_tools {}"#.into(),
             "finish".into(),
         ]);
-        assert_eq!(step(&catalogue, &[], None, None, None, 99), Step::Finish { text: FINAL_TEXT.into() });
-        assert_eq!(step(&catalogue, &[], None, None, None, 4), steps[4]);
+        assert_eq!(step(&catalogue, &[], None, None, None, Scope::Full, 99), Step::Finish { text: FINAL_TEXT.into() });
+        assert_eq!(step(&catalogue, &[], None, None, None, Scope::Full, 4), steps[4]);
     }
 
     #[test]
@@ -282,7 +317,7 @@ mod tests {
         let mentioned = mentioned_tools(&body);
         assert_eq!(mentioned, vec!["ReadMcpResourceTool".to_string(), "mcp__probe__probe_ping".into()]);
         let catalogue = vec![tool("ToolSearch", json!({"properties": {"query": {}}}))];
-        match &plan(&catalogue, &mentioned, None, None, None)[0] {
+        match &plan(&catalogue, &mentioned, None, None, None, Scope::Full)[0] {
             Step::Call { tool, arguments, .. } => {
                 assert_eq!(tool.name, "ToolSearch");
                 assert_eq!(arguments["query"], "select:ReadMcpResourceTool,mcp__probe__probe_ping");
@@ -297,7 +332,7 @@ mod tests {
         let body = json!({"messages": [{"role": "tool", "content": "see probe://linked/7 please"}]});
         let linked = linked_uri(&body);
         assert_eq!(linked.as_deref(), Some("probe://linked/7"));
-        let steps = plan(&catalogue, &[], linked.as_deref(), None, None);
+        let steps = plan(&catalogue, &[], linked.as_deref(), None, None, Scope::Full);
         assert!(matches!(&steps[4], Step::Call { arguments, .. } if arguments["uri"] == "probe://linked/7"), "{steps:?}");
     }
 
@@ -307,14 +342,14 @@ mod tests {
         let dir = skills_dir(&body);
         assert_eq!(dir.as_deref(), Some("/tmp/x/skills"));
         let catalogue = vec![tool("slash_command", json!({"properties": {"command": {}}})), tool("probe__probe_ping", json!({}))];
-        let steps = plan(&catalogue, &[], None, dir.as_deref(), None);
+        let steps = plan(&catalogue, &[], None, dir.as_deref(), None, Scope::Full);
         let commands: Vec<String> = steps.iter().filter_map(|s| match s { Step::Call { arguments, .. } => arguments["command"].as_str().map(str::to_string), _ => None }).collect();
         assert_eq!(commands[0], "/skills registry probe");
         assert_eq!(commands[1], "/skills add skill://probe/probe-good/SKILL.md --registry probe --skills-dir /tmp/x/skills");
         assert_eq!(commands.len(), 1 + skills_to_install().len());
         assert!(!commands.iter().any(|c| c.contains("probe-idle")));
         // Without the directory in the prompt, the ordinary script runs.
-        assert!(matches!(&plan(&catalogue, &[], None, None, None)[0], Step::Call { tool, .. } if tool.name == "probe__probe_ping"));
+        assert!(matches!(&plan(&catalogue, &[], None, None, None, Scope::Full)[0], Step::Call { tool, .. } if tool.name == "probe__probe_ping"));
     }
 
     #[test]
@@ -323,7 +358,7 @@ mod tests {
         let only = only_tool(&body);
         assert_eq!(only.as_deref(), Some("probe_elicit_form"));
         let catalogue = vec![tool("mcp__probe__probe_ping", json!({})), tool("mcp__probe__probe_elicit_form", json!({}))];
-        let steps = plan(&catalogue, &[], None, None, only.as_deref());
+        let steps = plan(&catalogue, &[], None, None, only.as_deref(), Scope::Full);
         assert!(matches!(&steps[0], Step::Call { tool, .. } if tool.name == "mcp__probe__probe_elicit_form"), "{steps:?}");
         assert_eq!(steps.len(), 2);
         assert_eq!(only_tool(&json!({"content": "--only-tool rm_rf"})), None);
@@ -338,7 +373,7 @@ mod tests {
     #[test]
     fn every_template_list_tool_a_host_offers_is_called() {
         let catalogue = vec![tool("list_mcp_resource_templates", json!({"properties": {"server": {}}})), tool("list_mcp_resources", json!({"properties": {"server": {}}}))];
-        assert_eq!(calls(&plan(&catalogue, &[], None, None, None)), vec![
+        assert_eq!(calls(&plan(&catalogue, &[], None, None, None, Scope::Full)), vec![
             r#"list_mcp_resources {"server":"probe"}"#.to_string(),
             r#"list_mcp_resource_templates {"server":"probe"}"#.into(),
             "finish".into(),
@@ -348,28 +383,28 @@ mod tests {
     #[test]
     fn a_forwarded_sampling_request_offering_its_tool_gets_a_tool_call_then_an_answer() {
         let catalogue = vec![tool(s::SAMPLING_TOOL_NAME, json!({"properties": {"city": {}}}))];
-        assert_eq!(calls(&plan(&catalogue, &[], None, None, None)), vec![format!("{} {{\"city\":\"{SAMPLING_CITY}\"}}", s::SAMPLING_TOOL_NAME), "finish".into()]);
-        assert!(matches!(step(&catalogue, &[], None, None, None, 1), Step::Finish { .. }), "the second round, with the tool's result, is answered");
+        assert_eq!(calls(&plan(&catalogue, &[], None, None, None, Scope::Full)), vec![format!("{} {{\"city\":\"{SAMPLING_CITY}\"}}", s::SAMPLING_TOOL_NAME), "finish".into()]);
+        assert!(matches!(step(&catalogue, &[], None, None, None, Scope::Full, 1), Step::Finish { .. }), "the second round, with the tool's result, is answered");
     }
 
     #[test]
     fn after_the_trigger_the_host_gets_a_settled_turn_and_then_the_late_tool() {
         let mut catalogue = vec![tool("probe__probe_ping", json!({})), tool("probe__probe_list_changed", json!({}))];
-        let steps = plan(&catalogue, &[], None, None, None);
+        let steps = plan(&catalogue, &[], None, None, None, Scope::Full);
         assert_eq!(calls(&steps), vec!["probe__probe_ping {}".to_string(), "probe__probe_list_changed {}".into(), "probe__probe_ping {}".into(), "finish".into()]);
         assert!(matches!(&steps[2], Step::Call { purpose, .. } if purpose == SETTLE_PURPOSE));
         // The reply to the request that carries the trigger's result (two results) is held back.
-        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, 2), SETTLE_MS);
-        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, 1), 0);
-        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, 3), 0);
+        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, Scope::Full, 2), SETTLE_MS);
+        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, Scope::Full, 1), 0);
+        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, Scope::Full, 3), 0);
         // After a refetch the host offers the new tool: the model calls it before finishing.
         catalogue.push(tool("probe__probe_added", json!({})));
-        assert_eq!(calls(&plan(&catalogue, &[], None, None, None))[3], "probe__probe_added {}");
+        assert_eq!(calls(&plan(&catalogue, &[], None, None, None, Scope::Full))[3], "probe__probe_added {}");
     }
 
     #[test]
     fn tools_in_a_namespace_are_called_by_their_bare_name() {
         let catalogue = vec![OfferedTool { name: "probe_ping".into(), namespace: Some("mcp__probe".into()), schema: json!({}) }];
-        assert!(matches!(&plan(&catalogue, &[], None, None, None)[0], Step::Call { tool, .. } if tool.namespace.as_deref() == Some("mcp__probe")));
+        assert!(matches!(&plan(&catalogue, &[], None, None, None, Scope::Full)[0], Step::Call { tool, .. } if tool.namespace.as_deref() == Some("mcp__probe")));
     }
 }

@@ -13,14 +13,7 @@ fn function(tool: &Value, namespace: Option<&str>) -> Option<OfferedTool> {
 }
 
 pub fn offered(body: &Value) -> Vec<OfferedTool> {
-    let mut tools = Vec::new();
-    for entry in body["tools"].as_array().into_iter().flatten() {
-        match entry["tools"].as_array() {
-            Some(inner) => tools.extend(inner.iter().filter_map(|t| function(t, entry["name"].as_str()))),
-            None => tools.extend(function(entry, None)),
-        }
-    }
-    tools
+    super::plan::grouped_tools(body, function)
 }
 
 pub fn results(body: &Value) -> usize {

@@ -110,3 +110,39 @@ fn a_run_that_breaks_its_baseline_fails() {
     assert!(stderr.contains("unlisted: connection.client_info over stdio is not-reached"), "{stderr}");
     assert!(!stderr.contains("tools.list over"), "the listed expectation holds: {stderr}");
 }
+
+/// Every committed verdict that blames a client (no, partial, declared-only) cites the journal
+/// lines that show the harness gave the client its chance.
+#[test]
+fn every_committed_verdict_that_blames_a_client_cites_its_opportunity() {
+    let mut records = Vec::new();
+    let mut stack = vec![repo().join("matrices/records")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                records.push(path);
+            }
+        }
+    }
+    assert!(!records.is_empty());
+    let mut missing = Vec::new();
+    let mut blamed = 0;
+    for path in &records {
+        let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        for verdict in record["verdicts"].as_array().unwrap() {
+            if !matches!(verdict["outcome"].as_str(), Some("no" | "partial" | "declared-only")) {
+                continue;
+            }
+            blamed += 1;
+            let cites = |key: &str| verdict.get(key).and_then(|v| v.as_array()).is_some_and(|a| !a.is_empty());
+            if !cites("opportunity") && !cites("opportunity_model") {
+                missing.push(format!("{}: {} {}", path.display(), verdict["probe"], verdict["detail"]));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "verdicts without opportunity:\n{}", missing.join("\n"));
+    assert!(blamed > 0);
+}
