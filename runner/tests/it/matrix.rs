@@ -54,11 +54,19 @@ fn every_real_client_has_a_dated_column_and_a_verdict_in_every_row() {
     for client in clients {
         assert!(text.matches(client).count() >= 2, "{client} over stdio and http");
     }
+    // Hosts that chose 2026-07-28 have a column against a legacy-only server per transport too.
+    for client in ["claude-code", "fast-agent", "fast-agent-harness"] {
+        for transport in ["stdio", "http"] {
+            let record = repo().join(format!("matrices/records/{client}")).read_dir().unwrap().next().unwrap().unwrap().path().join(format!("{transport}.legacy-only.json"));
+            let text = std::fs::read_to_string(&record).unwrap_or_else(|_| panic!("{} is missing", record.display()));
+            assert!(text.contains("\"era\": \"legacy\""), "{}: no legacy-era verdicts", record.display());
+        }
+    }
     let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| `")).collect();
     assert_eq!(rows.len(), probe_server::registry::probes().len());
     for row in rows {
         let cells = row.split(" | ").count() - 1;
-        assert_eq!(cells, 2 * clients.len(), "{row}");
+        assert_eq!(cells, 2 * clients.len() + 6, "{row}");
         assert!(!row.contains("| |"), "an empty cell: {row}");
     }
 }
