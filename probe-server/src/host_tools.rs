@@ -38,7 +38,8 @@ pub fn normalized(name: &str) -> String {
     name.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase()
 }
 
-fn has_property(schema: &Value, property: &str) -> bool {
+/// Whether a parameter schema has `property`.
+pub fn has_property(schema: &Value, property: &str) -> bool {
     schema.pointer(&format!("/properties/{property}")).is_some()
 }
 
@@ -65,6 +66,11 @@ pub fn classify(name: &str, schema: &Value) -> HostTool {
     } else {
         HostTool::Other
     }
+}
+
+/// What a tool of the model stub's `model_view` (an entry with `name` and `schema`) is for.
+pub fn classify_entry(entry: &Value) -> HostTool {
+    classify(entry.get("name").and_then(Value::as_str).unwrap_or_default(), entry.get("schema").unwrap_or(&Value::Null))
 }
 
 /// Whether a name that carries no schema yet (a deferred tool the host names in text) could be

@@ -122,7 +122,7 @@ fn fall_forward_note(run: &ScenarioRun) -> String {
     match run.observations.lifecycle() {
         Some(l) if l.era == Era::Modern => format!("{prefix}: fell forward, opened a {} session", l.negotiated_version.unwrap_or_default()),
         Some(l) => {
-            let refused = run.observations.notes("era_refused").count() + run.observations.frames.iter().filter(|f| f.error().is_some()).count();
+            let refused = run.observations.notes("refused_initialize").count();
             format!("{prefix}: asked for {} (legacy) and did not fall forward ({refused} refusal(s) journalled)", l.requested_version.unwrap_or_default())
         }
         None => format!("{prefix}: never opened a session ({})", describe_endings(&run.launches)),

@@ -23,27 +23,23 @@ fn shown_name(tool: &Value) -> String {
     }
 }
 
-fn kind(tool: &Value) -> HostTool {
-    host_tools::classify(name(tool), tool.get("schema").unwrap_or(&Value::Null))
-}
-
 fn has_property(tool: &Value, property: &str) -> bool {
     tool.pointer(&format!("/schema/properties/{property}")).is_some()
 }
 
 /// A tool that reads an MCP resource by URI.
 pub fn is_read_tool(tool: &Value) -> bool {
-    kind(tool) == HostTool::ResourceRead
+    host_tools::classify_entry(tool) == HostTool::ResourceRead
 }
 
 /// A tool that lists MCP resources (not templates).
 pub fn is_list_tool(tool: &Value) -> bool {
-    kind(tool) == HostTool::ResourceList
+    host_tools::classify_entry(tool) == HostTool::ResourceList
 }
 
 /// A tool that lists MCP resource templates.
 pub fn is_template_tool(tool: &Value) -> bool {
-    kind(tool) == HostTool::TemplateList
+    host_tools::classify_entry(tool) == HostTool::TemplateList
 }
 
 /// Whether an offered entry refers to MCP tool `tool`: by its name (inside a namespace, the

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::{accepted_content, answered, exchange_evidence, latency_bucket, probe, AUTO_ANSWER_US, BOTH, MODERN};
-use crate::observe::Observations;
+use crate::observe::{Answer, Exchange, Observations};
 use crate::probe::{Declaration, Outcome, Verdict};
 use crate::surface::{self, enum_fields};
 
@@ -47,13 +47,18 @@ fn type_errors(content: &Value) -> Vec<String> {
     errors
 }
 
+/// Whether the client answered faster than a person could: nobody was asked.
+fn at_once(exchange: &Exchange) -> bool {
+    exchange.latency_us.is_some_and(|us| us < AUTO_ANSWER_US)
+}
+
 /// The accepted content of a form, or the verdict saying why there is none: an answer other
 /// than accept (decline, cancel) given faster than a person could is auto-answered, the same for
 /// every form the server shows.
-fn accepted_or_auto(exchange: Option<crate::observe::Exchange>, declared: Declaration) -> Result<(Value, crate::observe::Exchange), Verdict> {
-    let fast = exchange.as_ref().and_then(|e| e.latency_us).is_some_and(|us| us < AUTO_ANSWER_US);
+fn accepted_or_auto(exchange: Option<Exchange>, declared: Declaration) -> Result<(Value, Exchange), Verdict> {
+    let fast = exchange.as_ref().is_some_and(at_once);
     let action = exchange.as_ref().and_then(|e| match &e.answer {
-        Some(crate::observe::Answer::Result(r)) => r.get("action").and_then(Value::as_str).map(str::to_string),
+        Some(Answer::Result(r)) => r.get("action").and_then(Value::as_str).map(str::to_string),
         _ => None,
     });
     match accepted_content(exchange, declared) {
@@ -67,7 +72,6 @@ fn accepted_or_auto(exchange: Option<crate::observe::Exchange>, declared: Declar
 fn judge_form(o: &Observations) -> Verdict {
     let declared = form_declared(o);
     let exchange = o.exchange(surface::TOOL_ELICIT_FORM, ELICIT);
-    let fast = exchange.as_ref().and_then(|e| e.latency_us).is_some_and(|us| us < AUTO_ANSWER_US);
     let (content, exchange) = match accepted_or_auto(exchange, declared.clone()) {
         Ok(ok) => ok,
         Err(verdict) => return verdict,
@@ -78,7 +82,7 @@ fn judge_form(o: &Observations) -> Verdict {
     if !errors.is_empty() {
         return Verdict::new(Outcome::No, format!("accepted with wrong content: {}", errors.join("; "))).declared(declared).opportunity([exchange.asked]).evidence(evidence);
     }
-    if fast {
+    if at_once(&exchange) {
         return Verdict::new(Outcome::AutoAnswered, format!("accepted in {latency} with nobody asked")).declared(declared).evidence(evidence);
     }
     Verdict::new(Outcome::Yes, format!("accepted with typed values; answered in {latency}")).declared(declared).evidence(evidence)
@@ -211,7 +215,7 @@ fn judge_url(o: &Observations) -> Verdict {
     let verdict = |outcome, detail: String| Verdict::new(outcome, detail).declared(declared.clone()).evidence(exchange_evidence(&exchange)).opportunity([exchange.asked]);
     match (result.get("action").and_then(Value::as_str), result.get("content")) {
         (Some(_), Some(c)) if !c.is_null() => verdict(Outcome::Violation, "URL answer carries form content".into()),
-        (Some(action), _) if exchange.latency_us.is_some_and(|us| us < AUTO_ANSWER_US) => {
+        (Some(action), _) if at_once(&exchange) => {
             verdict(Outcome::AutoAnswered, format!("answered {action} in < 100 ms, nobody asked"))
         }
         (Some(action), _) => verdict(Outcome::Yes, format!("answered {action} in {}", exchange.latency_us.map(latency_bucket).unwrap_or("?"))),

@@ -12,6 +12,9 @@ use crate::probe::{Outcome, Verdict};
 /// so that the host can refetch before its next model turn. The stub's journal records it.
 pub const SETTLE_MS: u64 = 1_000;
 
+/// The key of the stub's reply detail that says how long (ms) the reply was held back.
+pub const HELD_BACK_KEY: &str = "held_back_ms";
+
 /// Journal lines that show the client had its chance: in the server's journal and in the model
 /// stub's.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -24,11 +27,6 @@ impl Chance {
     /// Adds the lines to a verdict judged on the server's journal.
     pub fn cite(&self, verdict: Verdict) -> Verdict {
         verdict.opportunity(self.server.iter().copied()).opportunity_model(self.model.iter().copied())
-    }
-
-    /// Adds the lines to a verdict judged on the model stub's journal.
-    pub fn cite_model(&self, verdict: Verdict) -> Verdict {
-        verdict.opportunity(self.model.iter().copied()).opportunity_model(std::iter::empty())
     }
 
     pub fn and(mut self, other: Chance) -> Chance {
@@ -60,10 +58,10 @@ pub fn host_tools_called(o: &Observations, kinds: &[HostTool]) -> Result<Chance,
         return Ok(chance);
     }
     for (seq, tool) in o.offered_tools() {
-        let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
-        if !kinds.contains(&host_tools::classify(name, tool.get("schema").unwrap_or(&Value::Null))) {
+        if !kinds.contains(&host_tools::classify_entry(tool)) {
             continue;
         }
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
         match o.model_calls().find(|(_, called, _)| *called == name) {
             Some((call, _, _)) => chance.model.extend([seq, call]),
             None => return Err(Verdict::new(Outcome::NotReached, format!("the model never called {name}, which the host offered: the script has no step for it"))),
@@ -92,7 +90,7 @@ pub fn settled_turn(o: &Observations) -> Result<Chance, Verdict> {
     if o.model.is_empty() {
         return Ok(Chance::default());
     }
-    let held = o.model.iter().find(|e| e.detail.as_ref().and_then(|d| d.get("held_back_ms")).and_then(Value::as_u64).is_some_and(|ms| ms >= SETTLE_MS));
+    let held = o.model.iter().find(|e| e.detail.as_ref().and_then(|d| d.get(HELD_BACK_KEY)).and_then(Value::as_u64).is_some_and(|ms| ms >= SETTLE_MS));
     match held {
         Some(event) => Ok(Chance { server: Vec::new(), model: vec![event.seq] }),
         None => Err(Verdict::new(Outcome::NotReached, format!("the host's model had no settled turn ({SETTLE_MS} ms) after the trigger"))),

@@ -139,7 +139,10 @@ async fn handle(State(Stub { journal, scope }): State<Stub>, method: Method, uri
     }
     let mut entry = Entry::frame(SESSION, TransportKind::Http, Direction::ServerToClient, EventKind::HttpResponse, reply.body_text().as_bytes(), None);
     entry.method = Some(format!("{method} {path}"));
-    let detail = if hold_ms > 0 { json!({"dialect": dialect, "step": step, "held_back_ms": hold_ms}) } else { json!({"dialect": dialect, "step": step}) };
+    let mut detail = json!({"dialect": dialect, "step": step});
+    if hold_ms > 0 {
+        detail[probe_server::probes::opportunity::HELD_BACK_KEY] = json!(hold_ms);
+    }
     journal.log(entry.with_detail(detail));
     reply.into_response()
 }

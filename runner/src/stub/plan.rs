@@ -2,7 +2,7 @@
 //! tool catalogue the host offered and the number of tool results already in the request, so a
 //! retried request replays the same step.
 
-use probe_server::host_tools::{self, HostTool};
+use probe_server::host_tools::{self, has_property, HostTool};
 use probe_server::surface as s;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -86,10 +86,6 @@ pub use probe_server::probes::opportunity::SETTLE_MS;
 
 /// The city the model asks the sampling tool about.
 pub const SAMPLING_CITY: &str = "Paris";
-
-fn has_property(schema: &Value, property: &str) -> bool {
-    schema.pointer(&format!("/properties/{property}")).is_some()
-}
 
 fn kind(t: &OfferedTool) -> HostTool {
     host_tools::classify(&t.name, &t.schema)
