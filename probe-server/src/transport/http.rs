@@ -4,7 +4,15 @@
 //!
 //! Bodies that are not JSON, or not JSON-RPC, are answered here with a JSON-RPC error (400)
 //! instead of rmcp's plain-text 415, so a client sees a protocol answer.
+//!
+//! SSE priming events (an event id with empty data) exist from 2025-11-25 on. rmcp sends them on
+//! every stream; the tap passes them only on sessions whose negotiated version has them and
+//! withholds them (journalled as `sse_priming_withheld`) on older sessions, whose SDKs may parse
+//! the empty data as JSON. The one exception is the `stream-drop` scenario's GET stream on an old
+//! session: its id goes out as an id-only event (no `data` field, which no SSE parser dispatches),
+//! so the client has an id to resume from.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -34,6 +42,9 @@ pub const MAX_BODY: usize = 16 * 1024 * 1024;
 /// The `retry:` the server sends in the `stream-drop` scenario.
 pub const STREAM_DROP_RETRY: std::time::Duration = std::time::Duration::from_millis(100);
 
+/// The first protocol revision with SSE priming events.
+pub const PRIMING_SINCE: &str = "2025-11-25";
+
 /// Headers journalled with every request and response.
 pub const JOURNALLED_HEADERS: [&str; 10] = [
     "mcp-session-id",
@@ -56,6 +67,34 @@ struct TapState {
     expired: Arc<Mutex<Vec<String>>>,
     /// Whether a GET stream was already dropped (scenario `stream-drop`: only the first).
     dropped_a_stream: Arc<AtomicBool>,
+    /// The version each session negotiated, learned from its initialize answer.
+    versions: Versions,
+}
+
+type Versions = Arc<Mutex<HashMap<String, String>>>;
+
+/// What the tap does with the data-less events (priming events) of one stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Priming {
+    /// Passed on: the session's version has priming events (or nothing says otherwise).
+    Pass,
+    /// Withheld: the session negotiated this version, older than priming events.
+    Withhold(String),
+    /// Sent as an id-only event (no `data` field): `stream-drop`'s GET stream on an old session.
+    IdOnly(String),
+    /// Held back until the stream's first message says which version was negotiated (the
+    /// initialize answer).
+    Undecided,
+}
+
+impl Priming {
+    fn for_version(version: &str) -> Priming {
+        if version >= PRIMING_SINCE {
+            Priming::Pass
+        } else {
+            Priming::Withhold(version.to_string())
+        }
+    }
 }
 
 impl TapState {
@@ -77,6 +116,19 @@ impl TapState {
             return true;
         }
         false
+    }
+
+    /// How priming events are treated on the stream answering this request.
+    fn priming(&self, session: &str, request_headers: &HeaderMap, frame: Option<&Value>, is_get: bool) -> Priming {
+        if frame.and_then(|f| f.get("method")).and_then(Value::as_str) == Some("initialize") {
+            return Priming::Undecided;
+        }
+        let known = self.versions.lock().unwrap_or_else(|p| p.into_inner()).get(session).cloned();
+        let Some(version) = known.or_else(|| header(request_headers, "mcp-protocol-version").map(str::to_string)) else { return Priming::Pass };
+        match Priming::for_version(&version) {
+            Priming::Withhold(v) if is_get && self.scenario == Scenario::StreamDrop => Priming::IdOnly(v),
+            other => other,
+        }
     }
 }
 
@@ -137,6 +189,46 @@ struct SseJournal {
     session: String,
     buffer: Vec<u8>,
     rewrite_skills: bool,
+    priming: Priming,
+    /// Data-less events held while `priming` is undecided.
+    held: Vec<Vec<u8>>,
+    versions: Versions,
+}
+
+/// The fields of one SSE event.
+#[derive(Default)]
+struct SseFields {
+    data: Vec<String>,
+    id: Option<String>,
+    retry: Option<String>,
+    name: Option<String>,
+}
+
+impl SseFields {
+    fn parse(event: &[u8]) -> SseFields {
+        let mut fields = SseFields::default();
+        for line in String::from_utf8_lossy(event).lines() {
+            let (field, value) = line.split_once(':').map_or((line, ""), |(f, v)| (f, v.strip_prefix(' ').unwrap_or(v)));
+            match field {
+                "data" => fields.data.push(value.to_string()),
+                "id" => fields.id = Some(value.to_string()),
+                "retry" => fields.retry = Some(value.to_string()),
+                "event" => fields.name = Some(value.to_string()),
+                _ => {}
+            }
+        }
+        fields
+    }
+
+    fn without_data(&self) -> bool {
+        self.data.iter().all(String::is_empty)
+    }
+
+    /// The negotiated version, when this event carries an initialize answer.
+    fn negotiated_version(&self) -> Option<String> {
+        let value: Value = serde_json::from_str(&self.data.join("\n")).ok()?;
+        value.get("result")?.get("protocolVersion")?.as_str().map(str::to_string)
+    }
 }
 
 impl SseJournal {
@@ -150,49 +242,96 @@ impl SseJournal {
             let event: Vec<u8> = self.buffer.drain(..end + sep).collect();
             let rewritten = self.rewrite_skills.then(|| std::str::from_utf8(&event).ok().and_then(crate::skills::rewrite_outgoing)).flatten();
             let event = rewritten.map_or(event, String::into_bytes);
-            let body = &event[..event.len() - sep];
-            last_id = self.journal_event(body).or(last_id);
+            let fields = SseFields::parse(&event[..event.len() - sep]);
+            if fields.without_data() {
+                if self.priming == Priming::Undecided {
+                    self.held.push(event);
+                } else {
+                    last_id = self.send_data_less(event, &fields, &mut out).or(last_id);
+                }
+                continue;
+            }
+            if self.priming == Priming::Undecided {
+                self.decide(fields.negotiated_version());
+                for held in std::mem::take(&mut self.held) {
+                    let held_fields = SseFields::parse(&held);
+                    last_id = self.send_data_less(held, &held_fields, &mut out).or(last_id);
+                }
+            }
+            last_id = self.journal_message(fields).or(last_id);
             out.extend_from_slice(&event);
         }
         (out, last_id)
     }
 
-    /// Bytes left after the last complete event (a stream cut mid-event), journalled and sent on.
+    /// Settles the priming policy of an undecided stream by the version its first message names,
+    /// and remembers that version for the session.
+    fn decide(&mut self, negotiated: Option<String>) {
+        self.priming = match negotiated {
+            Some(version) if self.session != "-" => {
+                self.versions.lock().unwrap_or_else(|p| p.into_inner()).insert(self.session.clone(), version.clone());
+                Priming::for_version(&version)
+            }
+            Some(version) => Priming::for_version(&version),
+            None => Priming::Pass,
+        };
+    }
+
+    /// Journals a data-less event and sends it on, withholds it, or sends its id alone, as the
+    /// stream's priming policy says; returns its id if it was sent.
+    fn send_data_less(&self, event: Vec<u8>, fields: &SseFields, out: &mut Vec<u8>) -> Option<String> {
+        let (note, bytes) = match &self.priming {
+            Priming::Pass | Priming::Undecided => (json!({"event": "sse_without_data", "sse_id": fields.id, "retry": fields.retry}), Some(event)),
+            Priming::Withhold(version) => (json!({"event": "sse_priming_withheld", "sse_id": fields.id, "negotiated": version}), None),
+            Priming::IdOnly(version) => {
+                let mut id_only = String::new();
+                if let Some(id) = &fields.id {
+                    id_only.push_str(&format!("id: {id}\n"));
+                }
+                if let Some(retry) = &fields.retry {
+                    id_only.push_str(&format!("retry: {retry}\n"));
+                }
+                id_only.push('\n');
+                (json!({"event": "sse_id_only", "sse_id": fields.id, "retry": fields.retry, "negotiated": version}), Some(id_only.into_bytes()))
+            }
+        };
+        let mut entry = Entry::new(&self.session, TransportKind::Http, Direction::ServerToClient, EventKind::Note);
+        entry.detail = Some(note);
+        self.journal.log(entry);
+        let bytes = bytes?;
+        out.extend_from_slice(&bytes);
+        fields.id.clone()
+    }
+
+    /// Bytes left after the last complete event (a stream cut mid-event), journalled and sent on,
+    /// after any data-less events still held (a stream that ended before its first message).
     fn finish(&mut self) -> Vec<u8> {
+        let mut out = Vec::new();
+        if self.priming == Priming::Undecided {
+            self.priming = Priming::Pass;
+            for held in std::mem::take(&mut self.held) {
+                let fields = SseFields::parse(&held);
+                self.send_data_less(held, &fields, &mut out);
+            }
+        }
         let rest = std::mem::take(&mut self.buffer);
         if !rest.is_empty() {
             let mut entry = Entry::new(&self.session, TransportKind::Http, Direction::ServerToClient, EventKind::Note);
             entry.detail = Some(json!({"event": "sse_incomplete_event", "bytes": rest.len(), "head": String::from_utf8_lossy(&rest[..rest.len().min(256)])}));
             self.journal.log(entry);
         }
-        rest
+        out.extend_from_slice(&rest);
+        out
     }
 
-    fn journal_event(&self, event: &[u8]) -> Option<String> {
-        let text = String::from_utf8_lossy(event);
-        let (mut data, mut id, mut retry, mut name) = (Vec::new(), None, None, None);
-        for line in text.lines() {
-            let (field, value) = line.split_once(':').map_or((line, ""), |(f, v)| (f, v.strip_prefix(' ').unwrap_or(v)));
-            match field {
-                "data" => data.push(value.to_string()),
-                "id" => id = Some(value.to_string()),
-                "retry" => retry = Some(value.to_string()),
-                "event" => name = Some(value.to_string()),
-                _ => {}
-            }
-        }
-        let detail = json!({"sse_id": id, "sse_event": name, "retry": retry});
-        if data.iter().all(String::is_empty) {
-            let mut entry = Entry::new(&self.session, TransportKind::Http, Direction::ServerToClient, EventKind::Note);
-            entry.detail = Some(json!({"event": "sse_without_data", "sse_id": id, "retry": retry}));
-            self.journal.log(entry);
-            return id;
-        }
-        let data = data.join("\n");
+    /// Journals an event with data as a frame; returns its id.
+    fn journal_message(&self, fields: SseFields) -> Option<String> {
+        let detail = json!({"sse_id": fields.id, "sse_event": fields.name, "retry": fields.retry});
+        let data = fields.data.join("\n");
         let parsed: Option<Value> = serde_json::from_str(&data).ok();
         let kind = if parsed.is_some() { EventKind::Frame } else { EventKind::Unparsable };
         self.journal.log(Entry::frame(&self.session, TransportKind::Http, Direction::ServerToClient, kind, data.as_bytes(), parsed.as_ref()).with_detail(detail));
-        id
+        fields.id
     }
 }
 
@@ -247,7 +386,9 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     if state.expires(&session, frame.as_ref()) {
         return json_error(journal, &session, StatusCode::NOT_FOUND, -32001, "session expired".into());
     }
-    let drop_stream = state.scenario == Scenario::StreamDrop && parts.method == axum::http::Method::GET;
+    let is_get = parts.method == axum::http::Method::GET;
+    let drop_stream = state.scenario == Scenario::StreamDrop && is_get;
+    let priming = state.priming(&session, &parts.headers, frame.as_ref(), is_get);
     let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
     let (mut parts_out, body_out) = response.into_parts();
     let out_session = header(&parts_out.headers, "mcp-session-id").map(str::to_string).unwrap_or(session);
@@ -256,7 +397,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     let content_type = header(&parts_out.headers, "content-type").unwrap_or("").to_string();
     let rewrite_skills = state.scenario.serves_skills();
     if content_type.starts_with("text/event-stream") {
-        let sse = SseJournal { journal: journal.clone(), session: out_session, buffer: Vec::new(), rewrite_skills };
+        let sse = SseJournal { journal: journal.clone(), session: out_session, buffer: Vec::new(), rewrite_skills, priming, held: Vec::new(), versions: state.versions.clone() };
         // In `stream-drop`, the first GET stream ends right after its first event with an id.
         let drop_here = drop_stream && parts_out.status.is_success() && !state.dropped_a_stream.swap(true, Ordering::SeqCst);
         let stream = futures::stream::unfold((body_out.into_data_stream(), sse, false), move |(mut inner, mut sse, ended)| async move {
@@ -318,7 +459,7 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
     let service = StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(LocalSessionManager::default()), config);
     let app = axum::Router::new()
         .nest_service(MCP_PATH, service)
-        .layer(axum::middleware::from_fn_with_state(TapState { journal: journal.clone(), scenario, expired: Arc::default(), dropped_a_stream: Arc::default() }, tap));
+        .layer(axum::middleware::from_fn_with_state(TapState { journal: journal.clone(), scenario, expired: Arc::default(), dropped_a_stream: Arc::default(), versions: Arc::default() }, tap));
     // Small SSE writes must not wait for delayed ACKs (a 40 ms stall per answer otherwise).
     use axum::serve::ListenerExt;
     let listener = listener.tap_io(|tcp| {

@@ -94,3 +94,79 @@ async fn an_expired_session_is_answered_404_and_a_new_one_is_served() {
     let not_found = observations.events.iter().filter(|e| e.kind == EventKind::HttpResponse && e.detail.as_ref().is_some_and(|d| d["status"] == 404)).count();
     assert_eq!(not_found, 2, "both 404 answers are journalled");
 }
+
+async fn request(addr: std::net::SocketAddr, head: &str) -> String {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_string(&mut response)).await.unwrap().unwrap();
+    response
+}
+
+/// Lines of a raw HTTP response that are an SSE `data` field with nothing in it.
+fn empty_data_lines(response: &str) -> usize {
+    response.lines().filter(|l| l.trim_end() == "data:").count()
+}
+
+/// Opens a session at `version`, lists tools in it, and returns the session id and both answers.
+async fn session_at(addr: std::net::SocketAddr, version: &str) -> (String, String, String) {
+    let initialize = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#);
+    let opened = post(addr, "", &initialize).await;
+    assert!(opened.contains(&format!("\"protocolVersion\":\"{version}\"")), "{opened}");
+    let session = session_id(&opened);
+    let in_session = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: {version}\r\n");
+    let _ = post(addr, &in_session, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    let listed = post(addr, &in_session, r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#).await;
+    assert!(listed.contains("\"tools\""), "{listed}");
+    (session, opened, listed)
+}
+
+#[tokio::test]
+async fn priming_events_reach_only_sessions_whose_version_has_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shutdown = CancellationToken::new();
+    let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), ServeOptions::default(), shutdown.clone()));
+
+    let (old, old_opened, old_listed) = session_at(addr, "2025-06-18").await;
+    assert_eq!(empty_data_lines(&old_opened) + empty_data_lines(&old_listed), 0, "no priming on a 2025-06-18 session:\n{old_opened}\n{old_listed}");
+    let (new, new_opened, new_listed) = session_at(addr, "2025-11-25").await;
+    assert_eq!(empty_data_lines(&new_opened), 1, "{new_opened}");
+    assert_eq!(empty_data_lines(&new_listed), 1, "{new_listed}");
+
+    shutdown.cancel();
+    tokio::time::timeout(Duration::from_secs(5), server).await.unwrap().unwrap().unwrap();
+    let events = read_journal(&path).unwrap().events;
+    let notes = |name: &str, session: &str| events.iter().filter(|e| e.session == session && e.detail.as_ref().is_some_and(|d| d["event"] == name)).count();
+    assert_eq!(notes("sse_priming_withheld", &old), 2, "each withheld priming event is journalled");
+    assert_eq!(notes("sse_without_data", &old), 0);
+    assert_eq!(notes("sse_without_data", &new), 2);
+    assert_eq!(notes("sse_priming_withheld", &new), 0);
+}
+
+#[tokio::test]
+async fn a_dropped_stream_on_an_old_session_carries_its_id_without_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shutdown = CancellationToken::new();
+    let options = ServeOptions { scenario: probe_server::Scenario::StreamDrop, ..ServeOptions::default() };
+    let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), options, shutdown.clone()));
+
+    let (session, _, _) = session_at(addr, "2025-06-18").await;
+    let get = format!("GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-06-18\r\nConnection: close\r\n\r\n");
+    let stream = request(addr, &get).await;
+    assert!(stream.starts_with("HTTP/1.1 200"), "{stream}");
+    assert!(stream.lines().any(|l| l.starts_with("id:")), "the dropped stream names an id to resume from: {stream}");
+    assert!(!stream.lines().any(|l| l.starts_with("data")), "an id-only event, no data field: {stream}");
+
+    shutdown.cancel();
+    tokio::time::timeout(Duration::from_secs(5), server).await.unwrap().unwrap().unwrap();
+    let observations = probe_server::observe::Observations::from_read(read_journal(&path).unwrap());
+    assert_eq!(observations.notes("sse_id_only").count(), 1);
+    let dropped = observations.notes("stream_dropped").next().expect("the stream was dropped");
+    assert_eq!(dropped.detail.as_ref().unwrap()["last_sse_id"], "0");
+}
