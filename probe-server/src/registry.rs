@@ -87,6 +87,7 @@ static REGISTRY: &[&dyn Probe] = &[
     &http::StandardHeaders,
     &http::SessionExpiry,
     &http::Resumption,
+    &http::PrimingEvents,
     &affordances::ReadTool,
     &affordances::ListTool,
     &affordances::TemplateListTool,

@@ -179,6 +179,10 @@ pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
                     None => mismatches.push(mismatch(result, target, "no verdict under its ablation".into())),
                 }
                 let Some(baseline) = full.get(&(transport, era, scenario, host)) else { continue };
+                // A client that cannot open its session shows nothing else: every probe is collateral.
+                if ablation.may_break_the_session() {
+                    continue;
+                }
                 let collateral = ablation.collateral();
                 for verdict in result.verdicts.iter().filter(|v| v.probe != target && !collateral.contains(&v.probe.as_str()) && applies(&v.probe, era, transport, scenario, host)) {
                     let before = baseline.verdict(&verdict.probe).map(|v| v.outcome);

@@ -263,3 +263,65 @@ fn judge_resumption(o: &Observations) -> Verdict {
         None => Verdict::new(Outcome::Partial, "reconnected without Last-Event-ID").evidence([dropped.seq, again.seq]).opportunity([dropped.seq]),
     }
 }
+
+probe! {
+    /// Evidence: on a session that negotiated 2025-11-25 or later, every SSE stream opens with a
+    /// priming event (an event id and an empty `data` field). The client survives it when it
+    /// goes on using the session after a primed answer to a request other than `initialize`.
+    /// No: not one request in the session after the primed initialize answer (an SDK that parses
+    /// the empty data as JSON fails there). Requests after the initialize answer but none after
+    /// their own answers is inconclusive: a client that does one thing per session looks the
+    /// same. Older sessions get no priming events (n/a).
+    PrimingEvents {
+        id: "http.priming_events", area: Http, title: "survives SSE priming events",
+        revisions: ["2025-11-25"], eras: LEGACY, transports: HTTP_ONLY,
+        serves: "an event id with empty data first on every SSE stream of a 2025-11-25 session", judge: judge_priming,
+    }
+}
+
+/// Whether `e` is a request (a frame with a method and an id) the client sent in `session`.
+fn is_client_request_in(e: &Event, session: &str) -> bool {
+    e.kind == crate::journal::EventKind::Frame && e.dir == crate::journal::Direction::ClientToServer && e.session == session && e.method.is_some() && e.id.is_some()
+}
+
+fn judge_priming(o: &Observations) -> Verdict {
+    let Some(primed) = o.notes("sse_without_data").find(|e| e.session != "-") else {
+        let withheld = o.notes("sse_priming_withheld").count();
+        return match o.lifecycle().and_then(|l| l.negotiated_version) {
+            None => Verdict::new(Outcome::NotReached, "initialize never answered"),
+            Some(v) if v.as_str() < crate::transport::http::PRIMING_SINCE => {
+                Verdict::new(Outcome::NotApplicable, format!("{v} has no priming events ({withheld} withheld)"))
+            }
+            Some(_) => Verdict::new(Outcome::NotReached, "no SSE stream was opened in a session"),
+        };
+    };
+    let session = primed.session.as_str();
+    let requests: Vec<&Event> = o.events.iter().filter(|e| is_client_request_in(e, session)).collect();
+    let answered = |request: &Event| {
+        o.events.iter().find(|e| e.seq > request.seq && e.session == session && e.dir == crate::journal::Direction::ServerToClient && e.kind == crate::journal::EventKind::Frame && e.id == request.id && e.method.is_none())
+    };
+    // The initialize request carries no session id yet; its answer is the session's first.
+    let is_initialize_answer = |e: &&Event| {
+        e.session == session && e.dir == crate::journal::Direction::ServerToClient && e.kind == crate::journal::EventKind::Frame && e.raw.as_deref().is_some_and(|r| r.contains("\"protocolVersion\""))
+    };
+    let Some(open_answer) = o.events.iter().find(is_initialize_answer) else { return Verdict::new(Outcome::NotReached, "the primed session has no initialize answer") };
+    let streams = o.notes("sse_without_data").filter(|e| e.session == session).count();
+    let later: Vec<&Event> = requests.iter().copied().filter(|e| e.seq > open_answer.seq).collect();
+    let Some(first) = later.first() else {
+        return Verdict::new(Outcome::No, "not one request in the session after the primed initialize answer").evidence([primed.seq, open_answer.seq]).opportunity([open_answer.seq]);
+    };
+    // A request sent after the client received a primed answer to an earlier one.
+    let went_on = later.iter().find_map(|r| answered(r)).and_then(|a| later.iter().find(|e| e.seq > a.seq).map(|next| (a, *next)));
+    match went_on {
+        Some((answer, next)) => {
+            let plural = if streams == 1 { "" } else { "s" };
+            Verdict::new(Outcome::Yes, format!("went on after primed answers ({streams} primed stream{plural})")).evidence([primed.seq, answer.seq, next.seq])
+        }
+        None => {
+            let method = first.method.as_deref().unwrap_or("?");
+            let count = later.len();
+            Verdict::new(Outcome::Inconclusive, format!("{count} request{} ({method} first) after the primed initialize answer, none after a primed answer to them", if count == 1 { "" } else { "s" }))
+                .evidence([primed.seq, first.seq])
+        }
+    }
+}

@@ -30,6 +30,8 @@ fn standard(name: &str, probe: &str) -> Verdict {
 const CODEX: &str = "codex-0.171.0-stdio";
 const CLAUDE: &str = "claude-code-2.1.332-stdio";
 const FAST_AGENT: &str = "fast-agent-0.10.48-stdio";
+/// fast-agent's run after the fixes: every trigger on page one, so sampling is reached.
+const FAST_AGENT_REPROBED: &str = "fast-agent-0.10.48-stdio.reprobed";
 
 #[test]
 fn codex_namespaced_tools_without_a_separator_are_offered() {
@@ -101,12 +103,25 @@ fn every_trigger_tool_is_on_the_first_tools_page() {
     assert_eq!(verdict_of(&[(Scenario::Standard, &o)], "sampling.create_message").outcome, Outcome::NotReached);
 }
 
+/// The stub answered a forwarded sampling request that offers `probe_weather` with text, so
+/// `sampling.tools` could only say the offered tool was ignored. Re-probed, fast-agent forwards
+/// the request with the tool, the stub calls it, and the host hands the call back to the server.
+#[test]
+fn a_forwarded_sampling_request_with_tools_is_answered_with_the_tool() {
+    use probe_server::journal::Direction;
+    let o = recorded(FAST_AGENT_REPROBED);
+    let stub_called_the_tool = o.model.iter().any(|e| e.dir == Direction::ServerToClient && e.raw.as_deref().is_some_and(|r| r.contains(r#""name":"probe_weather""#)));
+    assert!(stub_called_the_tool, "the model journal shows the stub calling probe_weather");
+    let v = verdict_of(&[(Scenario::Standard, &o)], "sampling.tools");
+    assert_eq!(v.outcome, Outcome::Yes, "{}", v.detail);
+}
+
 /// Every verdict that blames a client (no, partial, declared-only) cites its opportunity, on
 /// the recorded real hosts and on every recorded reference journal.
 #[test]
 fn every_verdict_that_blames_a_client_cites_its_opportunity() {
     let mut checked = 0;
-    let mut observations: Vec<(String, Observations)> = [CODEX, CLAUDE, FAST_AGENT].iter().map(|n| (n.to_string(), recorded(n))).collect();
+    let mut observations: Vec<(String, Observations)> = [CODEX, CLAUDE, FAST_AGENT, FAST_AGENT_REPROBED].iter().map(|n| (n.to_string(), recorded(n))).collect();
     let top = format!("{}/../fixtures/journals", env!("CARGO_MANIFEST_DIR"));
     for entry in std::fs::read_dir(&top).unwrap() {
         let path = entry.unwrap().path();

@@ -30,6 +30,14 @@ macro_rules! ablations {
     };
 }
 
+impl Ablation {
+    /// Whether the ablated client may fail to open its session at all (the failure is the
+    /// ablation's effect, not the harness's).
+    pub fn may_break_the_session(self) -> bool {
+        matches!(self, Ablation::ChokeOnPriming)
+    }
+}
+
 ablations! {
     SkipInitialized => "skip-initialized", "connection.initialized", "never sends notifications/initialized";
     BlankClientInfo => "blank-client-info", "connection.client_info", "sends clientInfo with an empty name";
@@ -108,6 +116,7 @@ ablations! {
     NoStandardHeaders => "no-standard-headers", "http.standard_headers", "leaves Mcp-Method and Mcp-Name off its prompts/get request";
     NoReinitialize => "no-reinitialize", "http.session_expiry", "gives up when its session expires";
     NoResumption => "no-resumption", "http.resumption", "reconnects a dropped stream without Last-Event-ID";
+    ChokeOnPriming => "choke-on-priming", "http.priming_events", "ends every SSE stream at an event with empty data, as a parser that reads the empty data as JSON does";
     TermNoMessage => "term-no-message", "interactive.form_shown", "terminal host: renders forms without their message";
     TermDropDefaults => "term-drop-defaults", "interactive.defaults_prefilled", "terminal host: every field starts empty, defaults ignored";
     TermValuesAsStrings => "term-values-as-strings", "interactive.accept_typed", "terminal host: sends numbers and booleans as strings";

@@ -1,11 +1,13 @@
 //! The reference client's HTTP layer: rmcp's reqwest client, with the HTTP-level ablations applied
 //! (no `MCP-Protocol-Version` header, no standalone GET stream, no DELETE at the end, a request
-//! without its session id or standard headers, a reconnection without `Last-Event-ID`).
+//! without its session id or standard headers, a reconnection without `Last-Event-ID`, a stream
+//! given up at a priming event).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures::stream::BoxStream;
+use futures::StreamExt;
 use http::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_client::{SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse, StreamableHttpResponseLimits};
@@ -49,6 +51,22 @@ impl AblatingHttpClient {
         (session_id, headers)
     }
 
+    /// Under `choke-on-priming`, the stream ends at its first event with empty data.
+    fn sse(&self, stream: BoxStream<'static, Result<Sse, SseError>>) -> BoxStream<'static, Result<Sse, SseError>> {
+        if self.ablation != Some(Ablation::ChokeOnPriming) {
+            return stream;
+        }
+        let is_priming = |event: &Result<Sse, SseError>| event.as_ref().is_ok_and(|e| e.data.as_deref().is_none_or(str::is_empty) && e.id.is_some());
+        stream.take_while(move |event| std::future::ready(!is_priming(event))).boxed()
+    }
+
+    fn post_response(&self, response: StreamableHttpPostResponse) -> StreamableHttpPostResponse {
+        match response {
+            StreamableHttpPostResponse::Sse(stream, session) => StreamableHttpPostResponse::Sse(self.sse(stream), session),
+            other => other,
+        }
+    }
+
     fn last_event_id(&self, last_event_id: Option<String>) -> Option<String> {
         last_event_id.filter(|_| self.ablation != Some(Ablation::NoResumption))
     }
@@ -68,7 +86,7 @@ impl StreamableHttpClient for AblatingHttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, Error> {
         let (session_id, headers) = self.post_parts(&message, session_id, custom_headers);
-        self.inner.post_message(uri, message, session_id, auth_header, headers).await
+        self.inner.post_message(uri, message, session_id, auth_header, headers).await.map(|r| self.post_response(r))
     }
 
     async fn post_message_with_response_limits(
@@ -81,7 +99,7 @@ impl StreamableHttpClient for AblatingHttpClient {
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, Error> {
         let (session_id, headers) = self.post_parts(&message, session_id, custom_headers);
-        self.inner.post_message_with_response_limits(uri, message, session_id, auth_header, headers, limits).await
+        self.inner.post_message_with_response_limits(uri, message, session_id, auth_header, headers, limits).await.map(|r| self.post_response(r))
     }
 
     async fn delete_session(&self, uri: Arc<str>, session_id: Arc<str>, auth_header: Option<String>, custom_headers: HashMap<HeaderName, HeaderValue>) -> Result<(), Error> {
@@ -102,7 +120,7 @@ impl StreamableHttpClient for AblatingHttpClient {
         if self.ablation == Some(Ablation::NoGetStream) {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);
         }
-        self.inner.get_stream(uri, session_id, self.last_event_id(last_event_id), auth_header, self.headers(custom_headers)).await
+        self.inner.get_stream(uri, session_id, self.last_event_id(last_event_id), auth_header, self.headers(custom_headers)).await.map(|s| self.sse(s))
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -117,6 +135,6 @@ impl StreamableHttpClient for AblatingHttpClient {
         if self.ablation == Some(Ablation::NoGetStream) {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);
         }
-        self.inner.get_stream_with_max_sse_event_size(uri, session_id, self.last_event_id(last_event_id), auth_header, self.headers(custom_headers), max_sse_event_size).await
+        self.inner.get_stream_with_max_sse_event_size(uri, session_id, self.last_event_id(last_event_id), auth_header, self.headers(custom_headers), max_sse_event_size).await.map(|s| self.sse(s))
     }
 }
