@@ -138,12 +138,7 @@ impl RawText {
 
     /// A summary for a frame whose bytes were not all kept.
     pub fn summary(len: usize, sha256: &str, head: &[u8]) -> Self {
-        RawText {
-            len,
-            text: None,
-            sha256: Some(sha256.to_string()),
-            head: Some(String::from_utf8_lossy(&head[..HEAD_BYTES.min(head.len())]).into_owned()),
-        }
+        RawText { len, text: None, sha256: Some(sha256.to_string()), head: Some(String::from_utf8_lossy(&head[..HEAD_BYTES.min(head.len())]).into_owned()) }
     }
 }
 
@@ -278,9 +273,7 @@ pub fn parse_journal(text: &str) -> Result<JournalRead, JournalError> {
         }
         let is_last = index + 1 == count;
         match serde_json::from_str::<Event>(line) {
-            Ok(event) if event.format_version != FORMAT_VERSION => {
-                return Err(JournalError::Version { line: index + 1, found: event.format_version })
-            }
+            Ok(event) if event.format_version != FORMAT_VERSION => return Err(JournalError::Version { line: index + 1, found: event.format_version }),
             Ok(event) => read.events.push(event),
             Err(_) if is_last && !ends_with_newline => read.truncated_tail = true,
             Err(err) => return Err(JournalError::BadLine { line: index + 1, message: err.to_string() }),
@@ -343,9 +336,7 @@ mod tests {
 
     fn sample(journal: &Journal, raw: &[u8]) {
         let value: Option<Value> = serde_json::from_slice(raw).ok();
-        journal
-            .record(Entry::frame("s", TransportKind::Stdio, Direction::ClientToServer, EventKind::Frame, raw, value.as_ref()))
-            .unwrap();
+        journal.record(Entry::frame("s", TransportKind::Stdio, Direction::ClientToServer, EventKind::Frame, raw, value.as_ref())).unwrap();
     }
 
     #[test]

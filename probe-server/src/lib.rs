@@ -25,7 +25,7 @@ pub mod surface;
 pub mod transport;
 
 pub use era::{Era, EraPolicy};
-pub use scenario::Scenario;
 pub use journal::{Journal, JournalError};
 pub use probe::{Area, Outcome, Probe, Verdict};
+pub use scenario::Scenario;
 pub use server::{ProbeServer, ServeOptions};

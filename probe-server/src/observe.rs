@@ -226,9 +226,7 @@ impl Observations {
 
     /// The server variant that served the run (the `serving` note; standard when absent).
     pub fn scenario(&self) -> crate::scenario::Scenario {
-        self.notes("serving")
-            .find_map(|e| e.detail.as_ref()?.get("scenario")?.as_str()?.parse().ok())
-            .unwrap_or_default()
+        self.notes("serving").find_map(|e| e.detail.as_ref()?.get("scenario")?.as_str()?.parse().ok()).unwrap_or_default()
     }
 
     pub fn era(&self) -> Option<Era> {

@@ -5,8 +5,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::era::Era;
-use crate::scenario::Scenario;
 use crate::observe::Observations;
+use crate::scenario::Scenario;
 
 /// The matrix section a probe belongs to, in matrix order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
@@ -141,7 +141,17 @@ pub struct Verdict {
 
 impl Verdict {
     pub fn new(outcome: Outcome, detail: impl Into<String>) -> Self {
-        Verdict { probe: String::new(), outcome, declared: Declaration::NoCapability, detail: detail.into(), evidence: Vec::new(), scenario: Scenario::Standard, model_evidence: false, opportunity: Box::default(), opportunity_model: Box::default() }
+        Verdict {
+            probe: String::new(),
+            outcome,
+            declared: Declaration::NoCapability,
+            detail: detail.into(),
+            evidence: Vec::new(),
+            scenario: Scenario::Standard,
+            model_evidence: false,
+            opportunity: Box::default(),
+            opportunity_model: Box::default(),
+        }
     }
 
     pub fn declared(mut self, declared: Declaration) -> Self {

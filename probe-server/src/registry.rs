@@ -3,8 +3,8 @@
 use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
-use crate::scenario::Scenario;
 use crate::probes::{affordances, connection, elicitation, http, interactive, prompts, resources, sampling_roots, skills, subscriptions, tools, utilities};
+use crate::scenario::Scenario;
 
 static REGISTRY: &[&dyn Probe] = &[
     &connection::Initialized,
@@ -132,9 +132,7 @@ pub fn judge_runs(runs: &[(Scenario, &Observations)]) -> Vec<Verdict> {
                 _ if era.is_none() => Verdict::new(Outcome::NotReached, NO_SESSION),
                 _ if transport.is_some_and(|t| !probe.transports().contains(&t)) => Verdict::new(Outcome::NotApplicable, "not observable over this transport"),
                 Some(observations) => judge_probe(*probe, observations),
-                None => era.and_then(|era| outside_era(*probe, era)).unwrap_or_else(|| {
-                    Verdict::new(Outcome::NotReached, no_run_detail(probe.scenario()))
-                }),
+                None => era.and_then(|era| outside_era(*probe, era)).unwrap_or_else(|| Verdict::new(Outcome::NotReached, no_run_detail(probe.scenario()))),
             };
             verdict.probe = probe.id().to_string();
             verdict.scenario = probe.scenario();
@@ -154,7 +152,8 @@ fn apply_preconditions(mut verdicts: Vec<Verdict>) -> Vec<Verdict> {
         let Some((_, outcome, detail)) = outcomes.iter().find(|(id, _, _)| id == precondition) else { continue };
         if *outcome == Outcome::No && !matches!(verdict.outcome, Outcome::NotApplicable | Outcome::NotReached) {
             let why = format!("means nothing here: {precondition} says no ({detail})");
-            *verdict = Verdict { outcome: Outcome::NotApplicable, detail: why, evidence: Vec::new(), opportunity: Box::default(), opportunity_model: Box::default(), ..verdict.clone() };
+            *verdict =
+                Verdict { outcome: Outcome::NotApplicable, detail: why, evidence: Vec::new(), opportunity: Box::default(), opportunity_model: Box::default(), ..verdict.clone() };
         }
     }
     verdicts

@@ -16,8 +16,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use crate::era::{Era, EraPolicy, LEGACY_VERSIONS, MODERN_VERSION};
-use crate::scenario::Scenario;
 use crate::journal::{Entry, Journal, TransportKind};
+use crate::scenario::Scenario;
 use crate::skills;
 use crate::surface as s;
 
@@ -177,10 +177,7 @@ impl ProbeServer {
         }
         let peer = ctx.peer.clone();
         let outcome = match method {
-            "elicitation/create" => peer
-                .create_elicitation_with_timeout(typed(params)?, Some(self.answer_timeout()))
-                .await
-                .map(|r| serde_json::to_value(r).unwrap_or_default()),
+            "elicitation/create" => peer.create_elicitation_with_timeout(typed(params)?, Some(self.answer_timeout())).await.map(|r| serde_json::to_value(r).unwrap_or_default()),
             "sampling/createMessage" => peer.create_message(typed(params)?).await.map(|r| serde_json::to_value(r).unwrap_or_default()),
             "roots/list" => peer.list_roots().await.map(|r| serde_json::to_value(r).unwrap_or_default()),
             other => return Err(McpError::internal_error(format!("no such input method {other}"), None)),
@@ -201,10 +198,7 @@ impl ProbeServer {
             }
         }
         if !is_modern(ctx) {
-            let _ = ctx
-                .peer
-                .notify_logging_message(LoggingMessageNotificationParam::new(LoggingLevel::Info, json!("mcp-client-probe log canary")).with_logger("probe"))
-                .await;
+            let _ = ctx.peer.notify_logging_message(LoggingMessageNotificationParam::new(LoggingLevel::Info, json!("mcp-client-probe log canary")).with_logger("probe")).await;
         }
         let mut result = text_result(match token {
             Some(t) => format!("sent 3 progress notifications for token {}", serde_json::to_string(&t.0).unwrap_or_default()),
@@ -344,9 +338,7 @@ impl ServerHandler for ProbeServer {
             instructions.push_str(&format!(" Skills: besides the listed ones, this server serves the skill {}.", skills::HIDDEN_URI));
         }
         let capabilities: ServerCapabilities = serde_json::from_value(advertised).unwrap_or_default();
-        ServerInfo::new(capabilities)
-            .with_server_info(Implementation::new(s::SERVER_NAME, env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions)
+        ServerInfo::new(capabilities).with_server_info(Implementation::new(s::SERVER_NAME, env!("CARGO_PKG_VERSION"))).with_instructions(instructions)
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {

@@ -209,10 +209,7 @@ fn build() -> Catalogue {
     files.insert(EXTRA_URI.to_string(), b"An extra template that no manifest lists.\n".to_vec());
     let mut directories = BTreeMap::new();
     directories.insert(TEMPLATES_DIR.to_string(), vec![(format!("{TEMPLATES_DIR}/letter.md"), false), (EXTRA_URI.to_string(), false)]);
-    directories.insert(
-        skill_root(&good_uri).to_string(),
-        vec![(good_uri.clone(), false), (reference_uri(&good_uri), false), (TEMPLATES_DIR.to_string(), true)],
-    );
+    directories.insert(skill_root(&good_uri).to_string(), vec![(good_uri.clone(), false), (reference_uri(&good_uri), false), (TEMPLATES_DIR.to_string(), true)]);
     Catalogue { skills, files, directories }
 }
 

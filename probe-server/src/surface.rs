@@ -116,7 +116,9 @@ pub fn elicit_enum_schema() -> Value {
 /// for a field that is not an enum.
 pub fn enum_options(prop: &Value) -> Option<(Vec<(String, String)>, bool)> {
     let strings = |v: &Value| v.as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>()).unwrap_or_default();
-    let titled = |v: &Value| v.as_array().map(|a| a.iter().filter_map(|o| Some((o.get("const")?.as_str()?.to_string(), o.get("title")?.as_str()?.to_string()))).collect::<Vec<_>>()).unwrap_or_default();
+    let titled = |v: &Value| {
+        v.as_array().map(|a| a.iter().filter_map(|o| Some((o.get("const")?.as_str()?.to_string(), o.get("title")?.as_str()?.to_string()))).collect::<Vec<_>>()).unwrap_or_default()
+    };
     let plain = |values: Vec<String>| values.into_iter().map(|v| (v.clone(), v)).collect::<Vec<_>>();
     if prop["type"] == "array" {
         let items = &prop["items"];

@@ -48,7 +48,13 @@ pub fn check(baseline: &Baseline, records: &[&Record]) -> Vec<String> {
             match baseline.expect.iter().find(|e| e.probe == verdict.probe && applies(e, &record.column_transport())) {
                 Some(e) if e.outcome != label => {
                     let why = if e.reason.is_empty() { String::new() } else { format!("; listed because: {}", e.reason) };
-                    problems.push(format!("stale: {} over {} is now {label}, the baseline expects {} ({}){why}", verdict.probe, record.column_transport(), e.outcome, verdict.detail))
+                    problems.push(format!(
+                        "stale: {} over {} is now {label}, the baseline expects {} ({}){why}",
+                        verdict.probe,
+                        record.column_transport(),
+                        e.outcome,
+                        verdict.detail
+                    ))
                 }
                 Some(_) => {}
                 None if label != "yes" && label != "n/a" => problems.push(format!("unlisted: {} over {} is {label}: {}", verdict.probe, record.column_transport(), verdict.detail)),

@@ -44,9 +44,7 @@ impl Pass {
     /// the standard variant and those that some probe of the legacy era alone is judged on (what
     /// the other variants show does not depend on the era, and the dual pass has it).
     fn runs(self, variant: Scenario) -> bool {
-        self.eras.is_dual()
-            || variant.is_standard()
-            || registry::probes().iter().any(|p| p.scenario() == variant && !p.eras().contains(&Era::Modern))
+        self.eras.is_dual() || variant.is_standard() || registry::probes().iter().any(|p| p.scenario() == variant && !p.eras().contains(&Era::Modern))
     }
 
     /// `stdio`, or `stdio.legacy-only` for a one-era server.
@@ -162,7 +160,10 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
             probe: verdict.probe.clone(),
             scenario: verdict.scenario,
             model_evidence: verdict.model_evidence,
-            ..probe_server::Verdict::new(probe_server::Outcome::NotApplicable, format!("judged against the dual server only (the {} variant is not run against a {})", verdict.scenario, pass.eras.server_label()))
+            ..probe_server::Verdict::new(
+                probe_server::Outcome::NotApplicable,
+                format!("judged against the dual server only (the {} variant is not run against a {})", verdict.scenario, pass.eras.server_label()),
+            )
         };
     }
     for verdict in &mut verdicts {

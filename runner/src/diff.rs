@@ -86,7 +86,16 @@ pub fn text(lines: &[DiffLine]) -> String {
             (Some(a), _) | (None, Some(a)) => a.clone(),
             (None, None) => String::new(),
         };
-        out.push_str(&format!("{:<9} {} {} {:<6} {}: {} → {}\n", format!("{:?}", l.change).to_lowercase(), l.client, versions, l.transport, l.probe, label(l.before), label(l.after)));
+        out.push_str(&format!(
+            "{:<9} {} {} {:<6} {}: {} → {}\n",
+            format!("{:?}", l.change).to_lowercase(),
+            l.client,
+            versions,
+            l.transport,
+            l.probe,
+            label(l.before),
+            label(l.after)
+        ));
     }
     let count = |c: Change| lines.iter().filter(|l| l.change == c).count();
     out.push_str(&format!(

@@ -73,7 +73,11 @@ pub fn findings(records: &[&Record]) -> Vec<Finding> {
         }
         // Headless elicitation is answered with nobody at the keyboard; say when a person at the
         // terminal was seen to get it working.
-        let at_terminal = runs.iter().flat_map(|r| &r.verdicts).filter(|v| v.outcome == Outcome::Yes && registry::find(&v.probe).is_some_and(|p| p.area() == probe_server::Area::Interactive)).count();
+        let at_terminal = runs
+            .iter()
+            .flat_map(|r| &r.verdicts)
+            .filter(|v| v.outcome == Outcome::Yes && registry::find(&v.probe).is_some_and(|p| p.area() == probe_server::Area::Interactive))
+            .count();
         for ((area, transports), probes) in unhonoured {
             let each = probes.iter().map(|(title, detail)| format!("{title} ({detail})")).collect::<Vec<_>>().join("; ");
             let text = if area == probe_server::Area::Elicitation && at_terminal > 0 {

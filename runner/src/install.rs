@@ -110,10 +110,13 @@ pub async fn read_version(profile: &Profile, executable: &Path) -> Result<(Strin
     };
     let record = launch(&spec).await;
     let text = String::from_utf8_lossy(&record.stdout);
-    let word = text.lines().find(|l| !l.trim().is_empty()).and_then(|l| l.split_whitespace().nth(profile.version.word.saturating_sub(1))).map(|w| w.trim_start_matches('v').to_string());
+    let word =
+        text.lines().find(|l| !l.trim().is_empty()).and_then(|l| l.split_whitespace().nth(profile.version.word.saturating_sub(1))).map(|w| w.trim_start_matches('v').to_string());
     match (record.ending, word) {
         (Ending::Exited { code: 0 }, Some(word)) => Ok((word, record.duration_ms)),
-        (ending, word) => Err(InstallError::WrongVersion { client: profile.name.clone(), expected: profile.install.version.clone(), found: format!("{ending:?} {}", word.unwrap_or_default()) }),
+        (ending, word) => {
+            Err(InstallError::WrongVersion { client: profile.name.clone(), expected: profile.install.version.clone(), found: format!("{ending:?} {}", word.unwrap_or_default()) })
+        }
     }
 }
 

@@ -94,7 +94,9 @@ fn essentials(records: &[Located]) -> std::collections::BTreeMap<(String, String
         .iter()
         .flat_map(|l| {
             let r = &l.record;
-            r.verdicts.iter().map(move |v| ((r.client.clone(), r.version.clone(), r.column_transport(), v.probe.clone()), (v.outcome.label().to_string(), v.declared.label().to_string())))
+            r.verdicts
+                .iter()
+                .map(move |v| ((r.client.clone(), r.version.clone(), r.column_transport(), v.probe.clone()), (v.outcome.label().to_string(), v.declared.label().to_string())))
         })
         .collect()
 }

@@ -120,8 +120,20 @@ impl Interactive {
     /// Every key name the section uses, for validation.
     pub fn key_names(&self) -> impl Iterator<Item = &String> {
         let k = &self.keys;
-        self.submit.iter().chain(&self.quit).chain(&k.next_field).chain(&k.clear).chain(&k.toggle).chain(&k.expand).chain(&k.next_option)
-            .chain(&k.pick).chain(&k.collapse_single).chain(&k.collapse_multi).chain(&k.next_button).chain(&k.press).chain(&k.cancel)
+        self.submit
+            .iter()
+            .chain(&self.quit)
+            .chain(&k.next_field)
+            .chain(&k.clear)
+            .chain(&k.toggle)
+            .chain(&k.expand)
+            .chain(&k.next_option)
+            .chain(&k.pick)
+            .chain(&k.collapse_single)
+            .chain(&k.collapse_multi)
+            .chain(&k.next_button)
+            .chain(&k.press)
+            .chain(&k.cancel)
     }
 
     /// Checks key names and the marker; the error says what is wrong.

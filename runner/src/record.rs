@@ -31,7 +31,14 @@ impl LaunchSummary {
 
 impl From<&LaunchRecord> for LaunchSummary {
     fn from(r: &LaunchRecord) -> Self {
-        LaunchSummary { scenario: Scenario::Standard, ending: r.ending.clone(), stdout_bytes: r.stdout_bytes, stderr_bytes: r.stderr_bytes, duration_ms: r.duration_ms, swept: r.swept }
+        LaunchSummary {
+            scenario: Scenario::Standard,
+            ending: r.ending.clone(),
+            stdout_bytes: r.stdout_bytes,
+            stderr_bytes: r.stderr_bytes,
+            duration_ms: r.duration_ms,
+            swept: r.swept,
+        }
     }
 }
 

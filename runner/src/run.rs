@@ -123,7 +123,8 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
     if let Some(keep) = keep_dir {
         let scenario = if spec.scenario.is_standard() { String::new() } else { format!("-{}", spec.scenario) };
         let runner = if spec.host { "-host" } else { "" };
-        let stem = format!("{}-{}{scenario}{runner}-{}", spec.transport.as_str(), spec.era, spec.ablation.map_or_else(|| spec.variation.map_or("full", Variation::id), Ablation::id));
+        let stem =
+            format!("{}-{}{scenario}{runner}-{}", spec.transport.as_str(), spec.era, spec.ablation.map_or_else(|| spec.variation.map_or("full", Variation::id), Ablation::id));
         let mut kept = std::fs::create_dir_all(keep).and_then(|_| std::fs::copy(&journal_path, keep.join(format!("{stem}.jsonl"))));
         if spec.host && kept.is_ok() {
             kept = std::fs::copy(&model_path, keep.join(format!("{stem}.model.jsonl")));
@@ -180,9 +181,18 @@ async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Path, journal:
     if let Some(fault) = spec.ablation.and_then(Ablation::terminal_fault) {
         args.extend(["--fault".to_string(), fault.name()]);
     }
-    args.extend([server_exe.display().to_string(), "serve".into(), "--stdio".into(), "--journal".into(), server_journal.display().to_string(), "--scenario".into(), spec.scenario.to_string()]);
+    args.extend([
+        server_exe.display().to_string(),
+        "serve".into(),
+        "--stdio".into(),
+        "--journal".into(),
+        server_journal.display().to_string(),
+        "--scenario".into(),
+        spec.scenario.to_string(),
+    ]);
     let marker = format!("terminal-host-{}-{}-{}-{}", spec.era, spec.scenario, spec.ablation.map_or("full", Ablation::id), std::process::id());
-    let launch = crate::terminal::HostLaunch { program: server_exe.to_path_buf(), args, env: Default::default(), home, cwd: scratch.to_path_buf(), scratch: scratch.to_path_buf(), marker };
+    let launch =
+        crate::terminal::HostLaunch { program: server_exe.to_path_buf(), args, env: Default::default(), home, cwd: scratch.to_path_buf(), scratch: scratch.to_path_buf(), marker };
     let (driven, _) = crate::terminal::drive_isolated(launch, spec.scenario, reference::terminal_host::profile(), server_journal).await?;
     probe_server::journal::write_events(journal, &driven.journal.events).map_err(|e| e.to_string())
 }
@@ -236,7 +246,6 @@ pub fn judge_recorded_with_model(path: &Path, model: Option<&Path>) -> Result<(O
     let verdicts = registry::judge_all(&observations);
     Ok((observations, verdicts))
 }
-
 
 /// The full runs of each transport and era, their server variants merged into one: each probe's
 /// verdict comes from the run of its own scenario. Ablated runs are left out.

@@ -53,9 +53,8 @@ impl SelfTestReport {
 /// against this server variant, by the reference client or (`host`) the reference host. The
 /// host's runs prove the probes judged from the model's side, the client's all others.
 fn applies(probe_id: &str, era: Era, transport: Transport, scenario: Scenario, host: bool) -> bool {
-    registry::find(probe_id).is_some_and(|p| {
-        p.wire_judged() && p.eras().contains(&era) && p.transports().contains(&transport.kind()) && p.scenario() == scenario && p.needs_model() == host
-    })
+    registry::find(probe_id)
+        .is_some_and(|p| p.wire_judged() && p.eras().contains(&era) && p.transports().contains(&transport.kind()) && p.scenario() == scenario && p.needs_model() == host)
 }
 
 /// The reference host runs over stdio only: what a host shows its model does not depend on
@@ -69,10 +68,7 @@ pub fn scenarios(transport: Transport, era: Era, host: bool) -> Vec<Scenario> {
     if host && transport != HOST_TRANSPORT {
         return Vec::new();
     }
-    Scenario::ALL
-        .into_iter()
-        .filter(|&s| (s.is_standard() && !host) || registry::probes().iter().any(|p| applies(p.id(), era, transport, s, host)))
-        .collect()
+    Scenario::ALL.into_iter().filter(|&s| (s.is_standard() && !host) || registry::probes().iter().any(|p| applies(p.id(), era, transport, s, host))).collect()
 }
 
 /// Every run the self-test needs for these transports: per era, one full run against each server
@@ -184,7 +180,8 @@ pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
                     continue;
                 }
                 let collateral = ablation.collateral();
-                for verdict in result.verdicts.iter().filter(|v| v.probe != target && !collateral.contains(&v.probe.as_str()) && applies(&v.probe, era, transport, scenario, host)) {
+                for verdict in result.verdicts.iter().filter(|v| v.probe != target && !collateral.contains(&v.probe.as_str()) && applies(&v.probe, era, transport, scenario, host))
+                {
                     let before = baseline.verdict(&verdict.probe).map(|v| v.outcome);
                     if before != Some(verdict.outcome) {
                         let was = before.map_or("nothing", Outcome::label);

@@ -66,7 +66,8 @@ fn count_storm_frames(journal: &Path) -> u64 {
     text.lines().filter(|l| l.contains("\"dir\":\"c2s\"") && l.contains("\"method\":\"resources/subscribe\"")).count() as u64
 }
 
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"storm","version":"1"}}}"#;
+const INITIALIZE: &str =
+    r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"storm","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
 /// One retry of the failing subscription.
@@ -314,4 +315,3 @@ fn take_response(buffer: &mut Vec<u8>) -> Option<Vec<u8>> {
     };
     Some(buffer.drain(..end).skip(head_end).collect())
 }
-

@@ -6,9 +6,9 @@ use base64::Engine;
 use serde_json::Value;
 
 use super::{probe, BOTH};
+use crate::host_tools::{self, names_tool, HostTool};
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
-use crate::host_tools::{self, names_tool, HostTool};
 use crate::surface as s;
 
 fn name(tool: &Value) -> &str {
@@ -276,10 +276,8 @@ impl Offer {
 /// Each listed MCP tool with what the model was offered for it, if anything.
 fn matched(o: &Observations) -> Vec<(Listed, Option<Offer>)> {
     let offered = o.offered_tools();
-    let deferred: Vec<(u64, &str)> = o
-        .model_views()
-        .flat_map(|(seq, v)| v.get("deferred").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(move |n| (seq, n)))
-        .collect();
+    let deferred: Vec<(u64, &str)> =
+        o.model_views().flat_map(|(seq, v)| v.get("deferred").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(move |n| (seq, n))).collect();
     listed_tools(o)
         .into_iter()
         .map(|listed| {
@@ -370,7 +368,9 @@ fn passthrough(o: &Observations, what: &str, same: fn(&Value, &Value) -> bool) -
     let changed: Vec<&str> = pairs.iter().filter(|(listed, (_, offered))| !same(listed, offered)).map(|(l, _)| l["name"].as_str().unwrap_or_default()).collect();
     match changed.first() {
         None => Verdict::new(Outcome::Yes, format!("{what} of all {} offered tools unchanged", pairs.len())).evidence([*seq]),
-        Some(first) if changed.len() == pairs.len() => Verdict::new(Outcome::No, format!("{what} of every offered tool changed ({first} first)")).evidence([*seq]).opportunity([*seq]),
+        Some(first) if changed.len() == pairs.len() => {
+            Verdict::new(Outcome::No, format!("{what} of every offered tool changed ({first} first)")).evidence([*seq]).opportunity([*seq])
+        }
         Some(first) => Verdict::new(Outcome::Partial, format!("{what} of {} of {} tools changed ({first} first)", changed.len(), pairs.len())).evidence([*seq]).opportunity([*seq]),
     }
 }
@@ -435,9 +435,11 @@ fn judge_structured_content(o: &Observations) -> Verdict {
     let Some((call, _, _)) = o.model_calls().find(|(_, tool, _)| names_tool(tool, s::TOOL_PROGRESS)) else {
         return Verdict::new(Outcome::NotReached, "the model never called probe_progress");
     };
-    let after = |needle: &'static str| o.model_views().filter(move |(seq, _)| *seq > call).find(move |(_, v)| {
-        v.get("tool_results").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).any(|r| r.contains(needle))
-    });
+    let after = |needle: &'static str| {
+        o.model_views()
+            .filter(move |(seq, _)| *seq > call)
+            .find(move |(_, v)| v.get("tool_results").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).any(|r| r.contains(needle)))
+    };
     let content = after("progress notifications").or_else(|| after("no progressToken"));
     let structured = after(s::STRUCTURED_CANARY);
     match (content, structured) {

@@ -76,7 +76,9 @@ fn judge_downgrade(o: &Observations) -> Verdict {
         return Verdict::new(Outcome::No, format!("stopped after being offered {negotiated} instead of {requested}")).evidence([life.opener]).opportunity([life.opener]);
     }
     if let Some(modern) = later.iter().find(|f| f.method() == Some("server/discover") || f.meta(MODERN_META_VERSION).is_some()) {
-        return Verdict::new(Outcome::No, format!("offered {negotiated}, still spoke {requested} ({})", modern.method().unwrap_or("?"))).evidence([life.opener, modern.seq]).opportunity([life.opener]);
+        return Verdict::new(Outcome::No, format!("offered {negotiated}, still spoke {requested} ({})", modern.method().unwrap_or("?")))
+            .evidence([life.opener, modern.seq])
+            .opportunity([life.opener]);
     }
     let wrong_header = o.events.iter().filter(|e| e.kind == crate::journal::EventKind::HttpRequest && e.seq > life.opener).find(|e| {
         let h = e.detail.as_ref().and_then(|d| d.pointer("/headers/mcp-protocol-version")).and_then(Value::as_str);
@@ -108,7 +110,9 @@ fn judge_request_meta(o: &Observations) -> Verdict {
     let (no_version, no_caps, no_info) = (missing(MODERN_META_VERSION), missing(MODERN_META_CAPABILITIES), missing(MODERN_META_CLIENT_INFO));
     if !no_version.is_empty() || !no_caps.is_empty() {
         let n = no_version.len().max(no_caps.len());
-        return Verdict::new(Outcome::No, format!("{n} of {} requests lack required _meta keys", requests.len())).evidence(no_version.into_iter().chain(no_caps)).opportunity([requests[0].seq]);
+        return Verdict::new(Outcome::No, format!("{n} of {} requests lack required _meta keys", requests.len()))
+            .evidence(no_version.into_iter().chain(no_caps))
+            .opportunity([requests[0].seq]);
     }
     if !no_info.is_empty() {
         return Verdict::new(Outcome::Partial, format!("{} of {} requests lack clientInfo", no_info.len(), requests.len())).evidence(no_info).opportunity([requests[0].seq]);

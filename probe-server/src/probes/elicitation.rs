@@ -215,9 +215,7 @@ fn judge_url(o: &Observations) -> Verdict {
     let verdict = |outcome, detail: String| Verdict::new(outcome, detail).declared(declared.clone()).evidence(exchange_evidence(&exchange)).opportunity([exchange.asked]);
     match (result.get("action").and_then(Value::as_str), result.get("content")) {
         (Some(_), Some(c)) if !c.is_null() => verdict(Outcome::Violation, "URL answer carries form content".into()),
-        (Some(action), _) if at_once(&exchange) => {
-            verdict(Outcome::AutoAnswered, format!("answered {action} in < 100 ms, nobody asked"))
-        }
+        (Some(action), _) if at_once(&exchange) => verdict(Outcome::AutoAnswered, format!("answered {action} in < 100 ms, nobody asked")),
         (Some(action), _) => verdict(Outcome::Yes, format!("answered {action} in {}", exchange.latency_us.map(latency_bucket).unwrap_or("?"))),
         (None, _) => verdict(Outcome::No, "answer has no action".into()),
     }
@@ -245,7 +243,9 @@ fn judge_mrtr(o: &Observations) -> Verdict {
     }
     let altered = exchanges.iter().filter(|e| e.request_state.as_ref().is_some_and(|(sent, issued)| sent != issued)).count();
     if altered > 0 {
-        return Verdict::new(Outcome::No, format!("requestState altered or dropped on {altered} of {} retries", exchanges.len())).opportunity(evidence.first().copied()).evidence(evidence);
+        return Verdict::new(Outcome::No, format!("requestState altered or dropped on {altered} of {} retries", exchanges.len()))
+            .opportunity(evidence.first().copied())
+            .evidence(evidence);
     }
     Verdict::new(Outcome::Yes, format!("{} retries, each with a new id and the exact requestState", exchanges.len())).evidence(evidence)
 }

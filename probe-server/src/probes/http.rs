@@ -50,7 +50,9 @@ fn judge_protocol_header(o: &Observations) -> Verdict {
     match wrong.len() {
         0 => Verdict::new(Outcome::Yes, format!("all {} requests say {negotiated}", later.len())).evidence([later[0].seq]),
         n if n == later.len() => Verdict::new(Outcome::No, format!("none of {} requests says {negotiated}", later.len())).evidence([wrong[0].seq]).opportunity([answered]),
-        n => Verdict::new(Outcome::Partial, format!("{n} of {} requests lack {negotiated} ({} first)", later.len(), method(wrong[0]))).evidence([wrong[0].seq]).opportunity([answered]),
+        n => Verdict::new(Outcome::Partial, format!("{n} of {} requests lack {negotiated} ({} first)", later.len(), method(wrong[0])))
+            .evidence([wrong[0].seq])
+            .opportunity([answered]),
     }
 }
 
@@ -126,7 +128,11 @@ fn judge_session_echoed(o: &Observations) -> Verdict {
         .filter(|f| f.seq > answered && f.dir == crate::journal::Direction::ClientToServer && f.method() != Some("initialize"))
         .map(|f| (f.seq, f.method().unwrap_or("a response").to_string(), carries(o.http_headers(f))))
         .collect();
-    checked.extend(o.http_requests().filter(|e| e.seq > answered && matches!(method(e), "GET" | "DELETE")).map(|e| (e.seq, method(e).to_string(), header(e, "mcp-session-id").is_some_and(|id| sessions.contains(&id)))));
+    checked.extend(
+        o.http_requests()
+            .filter(|e| e.seq > answered && matches!(method(e), "GET" | "DELETE"))
+            .map(|e| (e.seq, method(e).to_string(), header(e, "mcp-session-id").is_some_and(|id| sessions.contains(&id)))),
+    );
     checked.sort();
     if checked.is_empty() {
         return Verdict::new(Outcome::NotReached, "no request after initialize");
@@ -135,7 +141,9 @@ fn judge_session_echoed(o: &Observations) -> Verdict {
     match missing.first() {
         None => Verdict::new(Outcome::Yes, format!("all {} requests carry their session id", checked.len())).evidence([checked[0].0]),
         Some(_) if missing.len() == checked.len() => Verdict::new(Outcome::No, "no request carries the session id").evidence([missing[0].0]).opportunity([answered]),
-        Some(first) => Verdict::new(Outcome::Partial, format!("{} of {} requests lack the session id ({} first)", missing.len(), checked.len(), first.1)).evidence([first.0]).opportunity([answered]),
+        Some(first) => Verdict::new(Outcome::Partial, format!("{} of {} requests lack the session id ({} first)", missing.len(), checked.len(), first.1))
+            .evidence([first.0])
+            .opportunity([answered]),
     }
 }
 
@@ -189,10 +197,14 @@ fn judge_standard_headers(o: &Observations) -> Verdict {
         .collect();
     match wrong.first() {
         None => Verdict::new(Outcome::Yes, format!("all {} posted messages carry matching headers", posted.len())).evidence([posted[0].seq]),
-        Some(_) if wrong.len() == posted.len() => Verdict::new(Outcome::No, "no posted message carries matching standard headers").evidence([wrong[0].0.seq]).opportunity([posted[0].seq]),
-        Some((frame, header)) => Verdict::new(Outcome::Partial, format!("{} of {} posted messages lack a matching {header} ({} first)", wrong.len(), posted.len(), frame.method().unwrap_or("")))
-            .evidence([frame.seq])
-            .opportunity([posted[0].seq]),
+        Some(_) if wrong.len() == posted.len() => {
+            Verdict::new(Outcome::No, "no posted message carries matching standard headers").evidence([wrong[0].0.seq]).opportunity([posted[0].seq])
+        }
+        Some((frame, header)) => {
+            Verdict::new(Outcome::Partial, format!("{} of {} posted messages lack a matching {header} ({} first)", wrong.len(), posted.len(), frame.method().unwrap_or("")))
+                .evidence([frame.seq])
+                .opportunity([posted[0].seq])
+        }
     }
 }
 
@@ -226,7 +238,9 @@ fn judge_session_expiry(o: &Observations) -> Verdict {
     let reused = o.http_requests().filter(|e| e.seq > expired.seq && header(e, "mcp-session-id") == Some(dead)).count();
     match reused {
         0 => Verdict::new(Outcome::No, "gave up after the 404").evidence([expired.seq]).opportunity([expired.seq]),
-        n => Verdict::new(Outcome::No, format!("kept sending the expired session id ({n} more request{})", if n == 1 { "" } else { "s" })).evidence([expired.seq]).opportunity([expired.seq]),
+        n => Verdict::new(Outcome::No, format!("kept sending the expired session id ({n} more request{})", if n == 1 { "" } else { "s" }))
+            .evidence([expired.seq])
+            .opportunity([expired.seq]),
     }
 }
 
@@ -259,7 +273,9 @@ fn judge_resumption(o: &Observations) -> Verdict {
     let after = super::latency_bucket(again.t_us.saturating_sub(dropped.t_us));
     match header(again, "last-event-id") {
         Some(id) if id == last_id => Verdict::new(Outcome::Yes, format!("reconnected with Last-Event-ID, {after} after the drop")).evidence([dropped.seq, again.seq]),
-        Some(_) => Verdict::new(Outcome::Partial, "reconnected with a Last-Event-ID the server never sent on that stream").evidence([dropped.seq, again.seq]).opportunity([dropped.seq]),
+        Some(_) => {
+            Verdict::new(Outcome::Partial, "reconnected with a Last-Event-ID the server never sent on that stream").evidence([dropped.seq, again.seq]).opportunity([dropped.seq])
+        }
         None => Verdict::new(Outcome::Partial, "reconnected without Last-Event-ID").evidence([dropped.seq, again.seq]).opportunity([dropped.seq]),
     }
 }
@@ -289,26 +305,36 @@ fn judge_priming(o: &Observations) -> Verdict {
         let withheld = o.notes("sse_priming_withheld").count();
         return match o.lifecycle().and_then(|l| l.negotiated_version) {
             None => Verdict::new(Outcome::NotReached, "initialize never answered"),
-            Some(v) if v.as_str() < crate::transport::http::PRIMING_SINCE => {
-                Verdict::new(Outcome::NotApplicable, format!("{v} has no priming events ({withheld} withheld)"))
-            }
+            Some(v) if v.as_str() < crate::transport::http::PRIMING_SINCE => Verdict::new(Outcome::NotApplicable, format!("{v} has no priming events ({withheld} withheld)")),
             Some(_) => Verdict::new(Outcome::NotReached, "no SSE stream was opened in a session"),
         };
     };
     let session = primed.session.as_str();
     let requests: Vec<&Event> = o.events.iter().filter(|e| is_client_request_in(e, session)).collect();
     let answered = |request: &Event| {
-        o.events.iter().find(|e| e.seq > request.seq && e.session == session && e.dir == crate::journal::Direction::ServerToClient && e.kind == crate::journal::EventKind::Frame && e.id == request.id && e.method.is_none())
+        o.events.iter().find(|e| {
+            e.seq > request.seq
+                && e.session == session
+                && e.dir == crate::journal::Direction::ServerToClient
+                && e.kind == crate::journal::EventKind::Frame
+                && e.id == request.id
+                && e.method.is_none()
+        })
     };
     // The initialize request carries no session id yet; its answer is the session's first.
     let is_initialize_answer = |e: &&Event| {
-        e.session == session && e.dir == crate::journal::Direction::ServerToClient && e.kind == crate::journal::EventKind::Frame && e.raw.as_deref().is_some_and(|r| r.contains("\"protocolVersion\""))
+        e.session == session
+            && e.dir == crate::journal::Direction::ServerToClient
+            && e.kind == crate::journal::EventKind::Frame
+            && e.raw.as_deref().is_some_and(|r| r.contains("\"protocolVersion\""))
     };
     let Some(open_answer) = o.events.iter().find(is_initialize_answer) else { return Verdict::new(Outcome::NotReached, "the primed session has no initialize answer") };
     let streams = o.notes("sse_without_data").filter(|e| e.session == session).count();
     let later: Vec<&Event> = requests.iter().copied().filter(|e| e.seq > open_answer.seq).collect();
     let Some(first) = later.first() else {
-        return Verdict::new(Outcome::No, "not one request in the session after the primed initialize answer").evidence([primed.seq, open_answer.seq]).opportunity([open_answer.seq]);
+        return Verdict::new(Outcome::No, "not one request in the session after the primed initialize answer")
+            .evidence([primed.seq, open_answer.seq])
+            .opportunity([open_answer.seq]);
     };
     // A request sent after the client received a primed answer to an earlier one.
     let went_on = later.iter().find_map(|r| answered(r)).and_then(|a| later.iter().find(|e| e.seq > a.seq).map(|next| (a, *next)));
@@ -320,8 +346,11 @@ fn judge_priming(o: &Observations) -> Verdict {
         None => {
             let method = first.method.as_deref().unwrap_or("?");
             let count = later.len();
-            Verdict::new(Outcome::Inconclusive, format!("{count} request{} ({method} first) after the primed initialize answer, none after a primed answer to them", if count == 1 { "" } else { "s" }))
-                .evidence([primed.seq, first.seq])
+            Verdict::new(
+                Outcome::Inconclusive,
+                format!("{count} request{} ({method} first) after the primed initialize answer, none after a primed answer to them", if count == 1 { "" } else { "s" }),
+            )
+            .evidence([primed.seq, first.seq])
         }
     }
 }

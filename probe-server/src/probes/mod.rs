@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use crate::host_tools::HostTool;
 use crate::observe::{Answer, Exchange, Frame, Observations};
-use opportunity::chance;
 use crate::probe::{Declaration, Outcome, Verdict};
+use opportunity::chance;
 
 /// Declares a unit-struct probe with its metadata and judge function.
 macro_rules! probe {
@@ -132,9 +132,7 @@ pub(crate) fn listed_before_use(observations: &Observations, method: &str, use_m
         return chance.cite(Verdict::new(Outcome::No, format!("never {what}")));
     };
     match observations.client_requests(use_method).next() {
-        Some(used) if used.seq < first.seq => {
-            Verdict::new(Outcome::Partial, format!("{what} only after a {use_method}")).evidence([used.seq, first.seq]).opportunity([used.seq])
-        }
+        Some(used) if used.seq < first.seq => Verdict::new(Outcome::Partial, format!("{what} only after a {use_method}")).evidence([used.seq, first.seq]).opportunity([used.seq]),
         _ => Verdict::new(Outcome::Yes, format!("{what} before use")).evidence([first.seq]),
     }
 }

@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
-use super::{listed_before_use, probe, refetched, BOTH};
 use super::opportunity::{self, chance};
+use super::{listed_before_use, probe, refetched, BOTH};
 use crate::host_tools::HostTool;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};

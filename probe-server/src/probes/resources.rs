@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
+use super::opportunity::{self, chance};
 use super::tools::cursor_followed;
 use super::{listed_before_use, probe, refetched, requested, BOTH};
-use super::opportunity::{self, chance};
 use crate::host_tools::HostTool;
 use crate::observe::{Frame, Observations};
 use crate::probe::{Outcome, Verdict};

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use super::{answered, exchange_evidence, probe, BOTH};
 use super::opportunity::{self, chance};
+use super::{answered, exchange_evidence, probe, BOTH};
 use crate::observe::Observations;
 use crate::probe::{Declaration, Outcome, Verdict};
 use crate::surface;

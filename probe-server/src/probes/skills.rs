@@ -409,18 +409,26 @@ fn judge_same_name(o: &Observations) -> Verdict {
         if asked.len() < k::TWIN_URIS.len() && !o.model.is_empty() {
             return Verdict::new(Outcome::NotReached, "the model never asked the host to install both skills named twin").evidence([seq]);
         }
-        let mut dirs: Vec<&str> = note.get("in_skills_dir").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).filter_map(|f| f.split('/').next()).filter(|d| d.starts_with(k::TWIN)).collect();
+        let mut dirs: Vec<&str> = note
+            .get("in_skills_dir")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter_map(|f| f.split('/').next())
+            .filter(|d| d.starts_with(k::TWIN))
+            .collect();
         dirs.dedup();
         return match dirs.len() {
             0 => Verdict::new(Outcome::No, "installed neither skill named twin").evidence([seq]).opportunity([seq]).opportunity_model(asked),
-            1 => Verdict::new(Outcome::Partial, "installed one directory for the two skills named twin: one replaced or refused the other").evidence([seq]).opportunity([seq]).opportunity_model(asked),
+            1 => Verdict::new(Outcome::Partial, "installed one directory for the two skills named twin: one replaced or refused the other")
+                .evidence([seq])
+                .opportunity([seq])
+                .opportunity_model(asked),
             _ => Verdict::new(Outcome::Yes, "installed both skills named twin apart").evidence([seq]),
         };
     }
-    let fetched: Vec<&Frame> = k::TWIN_URIS
-        .iter()
-        .filter_map(|twin| read_of(o, twin).or_else(|| o.client_requests("skills/get").find(|f| uri(f) == *twin)))
-        .collect();
+    let fetched: Vec<&Frame> = k::TWIN_URIS.iter().filter_map(|twin| read_of(o, twin).or_else(|| o.client_requests("skills/get").find(|f| uri(f) == *twin))).collect();
     match fetched.len() {
         2 => Verdict::new(Outcome::Yes, "fetched both skills named twin").evidence(fetched.iter().map(|f| f.seq)),
         1 => Verdict::new(Outcome::Partial, format!("fetched only {}", uri(fetched[0]))).evidence([fetched[0].seq]).opportunity(listed(o).map(|f| f.seq)),

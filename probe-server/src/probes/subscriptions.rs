@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::{latency_bucket, probe, BOTH, LEGACY, MODERN};
 use super::opportunity::{self, chance};
+use super::{latency_bucket, probe, BOTH, LEGACY, MODERN};
 use crate::host_tools::HostTool;
 use crate::observe::{Frame, Observations};
 use crate::probe::{Outcome, Verdict};
@@ -32,7 +32,9 @@ fn judge_subscribe(o: &Observations) -> Verdict {
     let subscriptions: Vec<&Frame> = o.client_requests("resources/subscribe").collect();
     match subscriptions.iter().find(|f| uri(f).is_some_and(listed)) {
         Some(f) => Verdict::new(Outcome::Yes, format!("subscribed to {}", uri(f).unwrap_or(""))).evidence([f.seq]),
-        None if !subscriptions.is_empty() => Verdict::new(Outcome::Partial, "subscribed only to URIs the server never listed").evidence([subscriptions[0].seq]).opportunity([subscriptions[0].seq]),
+        None if !subscriptions.is_empty() => {
+            Verdict::new(Outcome::Partial, "subscribed only to URIs the server never listed").evidence([subscriptions[0].seq]).opportunity([subscriptions[0].seq])
+        }
         None => {
             let chance = chance!(opportunity::session_and_tools(o, &[HostTool::ResourceList, HostTool::ResourceRead]));
             chance.cite(Verdict::new(Outcome::No, "never subscribed"))
@@ -90,7 +92,8 @@ fn judge_listen(o: &Observations) -> Verdict {
         return chance.cite(Verdict::new(Outcome::No, "never opened subscriptions/listen"));
     };
     let filter = listen.params().get("notifications").cloned().unwrap_or(Value::Null);
-    let mut kinds: Vec<String> = filter.as_object().map(|m| m.iter().filter(|(_, v)| !v.is_null() && **v != Value::Bool(false)).map(|(k, _)| k.clone()).collect()).unwrap_or_default();
+    let mut kinds: Vec<String> =
+        filter.as_object().map(|m| m.iter().filter(|(_, v)| !v.is_null() && **v != Value::Bool(false)).map(|(k, _)| k.clone()).collect()).unwrap_or_default();
     kinds.sort();
     if kinds.is_empty() {
         return Verdict::new(Outcome::Partial, "opened with an empty filter").evidence([listen.seq]).opportunity([listen.seq]);
@@ -111,9 +114,9 @@ fn judge_reopen(o: &Observations) -> Verdict {
     // Only a stream the server ended on purpose counts: one that ends because the client left is
     // no question put to the client.
     let by_server = o.notes("listen_ended").find(|e| e.detail.as_ref().and_then(|d| d.get("by")).and_then(Value::as_str) == Some("server"));
-    let Some(ended) = by_server.and_then(|note| {
-        o.client_requests("subscriptions/listen").filter_map(|listen| o.answer_to(listen).filter(|a| a.result().is_some())).find(|answer| answer.seq > note.seq)
-    }) else {
+    let Some(ended) = by_server
+        .and_then(|note| o.client_requests("subscriptions/listen").filter_map(|listen| o.answer_to(listen).filter(|a| a.result().is_some())).find(|answer| answer.seq > note.seq))
+    else {
         return Verdict::new(Outcome::NotReached, "the server never ended a listen stream: none was open when the lists changed");
     };
     match o.client_requests_after("subscriptions/listen", ended.seq).next() {
@@ -144,7 +147,11 @@ fn judge_respects_capability(o: &Observations) -> Verdict {
 }
 
 fn times(n: usize) -> String {
-    if n == 1 { "once".into() } else { format!("{n} times") }
+    if n == 1 {
+        "once".into()
+    } else {
+        format!("{n} times")
+    }
 }
 
 /// More retries than this, faster than [`RETRY_LOOP_PER_SECOND`], is a retry loop.

@@ -46,18 +46,8 @@ pub const STREAM_DROP_RETRY: std::time::Duration = std::time::Duration::from_mil
 pub const PRIMING_SINCE: &str = "2025-11-25";
 
 /// Headers journalled with every request and response.
-pub const JOURNALLED_HEADERS: [&str; 10] = [
-    "mcp-session-id",
-    "mcp-protocol-version",
-    "mcp-method",
-    "mcp-name",
-    "origin",
-    "host",
-    "last-event-id",
-    "accept",
-    "content-type",
-    "content-length",
-];
+pub const JOURNALLED_HEADERS: [&str; 10] =
+    ["mcp-session-id", "mcp-protocol-version", "mcp-method", "mcp-name", "origin", "host", "last-event-id", "accept", "content-type", "content-length"];
 
 #[derive(Clone)]
 struct TapState {
@@ -374,7 +364,9 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     let mut frame = None;
     if parts.method == axum::http::Method::POST {
         let (kind, parsed) = classify_body(&bytes);
-        journal.log(Entry::frame(&session, TransportKind::Http, Direction::ClientToServer, kind, &bytes, parsed.as_ref()).with_detail(json!({"headers": selected_headers(&parts.headers)})));
+        journal.log(
+            Entry::frame(&session, TransportKind::Http, Direction::ClientToServer, kind, &bytes, parsed.as_ref()).with_detail(json!({"headers": selected_headers(&parts.headers)})),
+        );
         match kind {
             EventKind::Unparsable => return json_error(journal, &session, StatusCode::BAD_REQUEST, -32700, "parse error: body is not JSON".into()),
             EventKind::NotJsonRpc => {
@@ -457,9 +449,10 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
     // Host and Origin are checked (and journalled) by the tap; rmcp's own guard would refuse unjournalled.
     config.allowed_hosts = Vec::new();
     let service = StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(LocalSessionManager::default()), config);
-    let app = axum::Router::new()
-        .nest_service(MCP_PATH, service)
-        .layer(axum::middleware::from_fn_with_state(TapState { journal: journal.clone(), scenario, expired: Arc::default(), dropped_a_stream: Arc::default(), versions: Arc::default() }, tap));
+    let app = axum::Router::new().nest_service(MCP_PATH, service).layer(axum::middleware::from_fn_with_state(
+        TapState { journal: journal.clone(), scenario, expired: Arc::default(), dropped_a_stream: Arc::default(), versions: Arc::default() },
+        tap,
+    ));
     // Small SSE writes must not wait for delayed ACKs (a 40 ms stall per answer otherwise).
     use axum::serve::ListenerExt;
     let listener = listener.tap_io(|tcp| {

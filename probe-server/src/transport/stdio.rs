@@ -29,7 +29,11 @@ const SESSION: &str = "stdio";
 #[derive(Debug, PartialEq)]
 pub enum ReadFrame {
     Line(Vec<u8>),
-    Oversize { len: usize, sha256: String, head: Vec<u8> },
+    Oversize {
+        len: usize,
+        sha256: String,
+        head: Vec<u8>,
+    },
     /// Bytes without a terminating newline at end of input.
     Partial(Vec<u8>),
     Eof,
@@ -189,7 +193,13 @@ impl Transport<RoleServer> for StdioTap {
 }
 
 /// Reads frames, journals them, answers what rmcp would not, and forwards the rest.
-async fn pump_input<R: AsyncRead + Unpin>(reader: R, journal: Journal, outbound: Outbound, forward: mpsc::Sender<RxJsonRpcMessage<RoleServer>>, closing: tokio_util::sync::CancellationToken) {
+async fn pump_input<R: AsyncRead + Unpin>(
+    reader: R,
+    journal: Journal,
+    outbound: Outbound,
+    forward: mpsc::Sender<RxJsonRpcMessage<RoleServer>>,
+    closing: tokio_util::sync::CancellationToken,
+) {
     let _closing = closing.drop_guard();
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut seen_request = false;

@@ -37,7 +37,9 @@ async fn bad_bodies_and_foreign_origins_are_answered_and_journalled() {
     assert!(batch.contains("-32600"), "{batch}");
     let foreign = post(addr, "Origin: https://evil.example\r\n", r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).await;
     assert!(foreign.starts_with("HTTP/1.1 403"), "{foreign}");
-    let init = post(addr, "", r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#).await;
+    let init =
+        post(addr, "", r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#)
+            .await;
     assert!(init.contains("\"protocolVersion\":\"2025-11-25\""), "{init}");
 
     shutdown.cancel();
@@ -110,7 +112,8 @@ fn empty_data_lines(response: &str) -> usize {
 
 /// Opens a session at `version`, lists tools in it, and returns the session id and both answers.
 async fn session_at(addr: std::net::SocketAddr, version: &str) -> (String, String, String) {
-    let initialize = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#);
+    let initialize =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#);
     let opened = post(addr, "", &initialize).await;
     assert!(opened.contains(&format!("\"protocolVersion\":\"{version}\"")), "{opened}");
     let session = session_id(&opened);
@@ -157,7 +160,8 @@ async fn a_dropped_stream_on_an_old_session_carries_its_id_without_data() {
     let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), options, shutdown.clone()));
 
     let (session, _, _) = session_at(addr, "2025-06-18").await;
-    let get = format!("GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-06-18\r\nConnection: close\r\n\r\n");
+    let get =
+        format!("GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-06-18\r\nConnection: close\r\n\r\n");
     let stream = request(addr, &get).await;
     assert!(stream.starts_with("HTTP/1.1 200"), "{stream}");
     assert!(stream.lines().any(|l| l.starts_with("id:")), "the dropped stream names an id to resume from: {stream}");

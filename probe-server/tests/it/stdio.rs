@@ -38,7 +38,11 @@ async fn hostile_input_is_answered_and_every_frame_journalled() {
     assert_eq!(next_reply(&mut replies).await["error"]["code"], -32600);
     send(&mut client_write, b"\"a bare string\"\n").await;
     assert_eq!(next_reply(&mut replies).await["error"]["code"], -32600);
-    send(&mut client_write, br#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#).await;
+    send(
+        &mut client_write,
+        br#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    )
+    .await;
     send(&mut client_write, b"\n").await;
     let init = next_reply(&mut replies).await;
     assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");

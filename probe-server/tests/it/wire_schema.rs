@@ -1,6 +1,8 @@
 //! Every frame the probe server sent in the recorded reference journals validates against the
-//! official JSON schema of the protocol revision that session negotiated (read from
-//! `../shared/mcp-schema/<revision>/schema.json`, beside the repository).
+//! official JSON schema of the protocol revision that session negotiated, read from
+//! `$MCP_SCHEMA_DIR/<revision>/schema.json` or else `../shared/mcp-schema/<revision>/schema.json`
+//! beside the repository. Where neither exists the test prints a visible "skipped" line and
+//! passes (the schemas are not part of the repository); `.ci/run` refuses to run without them.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -9,8 +11,14 @@ use probe_server::journal::Direction;
 use probe_server::observe::{Frame, Observations};
 use serde_json::{json, Value};
 
+/// The environment variable naming a directory of official schemas, one folder per revision.
+const SCHEMA_DIR_VAR: &str = "MCP_SCHEMA_DIR";
+
 fn schema_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/mcp-schema")
+    match std::env::var_os(SCHEMA_DIR_VAR) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/mcp-schema"),
+    }
 }
 
 /// Compiled validators for one `$defs` entry of one revision.
@@ -88,11 +96,16 @@ fn request_for<'a>(observations: &'a Observations, answer: &Frame) -> Option<&'a
 
 #[test]
 fn the_server_speaks_the_negotiated_revision() {
+    if !schema_root().is_dir() {
+        eprintln!("skipped: no official schemas at {} (set {SCHEMA_DIR_VAR})", schema_root().display());
+        return;
+    }
     let mut schemas = Schemas::default();
     let mut checked = 0;
     let mut failures = Vec::new();
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/journals");
-    let mut journals: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with("reference-")).collect();
+    let mut journals: Vec<PathBuf> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with("reference-")).collect();
     journals.sort();
     assert!(!journals.is_empty());
     for path in journals {

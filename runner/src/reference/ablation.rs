@@ -136,13 +136,8 @@ ablations! {
 }
 
 /// Every interactive enum probe: one switch (enum fields as free text) turns them all.
-const INTERACTIVE_ENUMS: [&str; 5] = [
-    "interactive.enum_untitled_single",
-    "interactive.enum_titled_single",
-    "interactive.enum_untitled_multi",
-    "interactive.enum_titled_multi",
-    "interactive.enum_legacy_names",
-];
+const INTERACTIVE_ENUMS: [&str; 5] =
+    ["interactive.enum_untitled_single", "interactive.enum_titled_single", "interactive.enum_untitled_multi", "interactive.enum_titled_multi", "interactive.enum_legacy_names"];
 
 impl Ablation {
     /// The fake terminal host's switch this ablation stands for (interactive probes only).
@@ -183,20 +178,47 @@ impl Ablation {
             Ablation::NeverSubscribe => &["subscriptions.reread", "subscriptions.unsubscribe"],
             // Without a listing there is no skill to page through, get, read or refuse.
             Ablation::NeverListSkills => &[
-                "skills.pagination", "skills.get", "skills.read_files", "skills.no_prefetch", "skills.directory_read", "skills.directory_manifest_only",
-                "skills.verify_digest", "skills.verify_size", "skills.verify_frontmatter", "skills.unlisted_file", "skills.path_escape",
-                "skills.manifest_limits", "skills.name_mismatch", "skills.same_name",
+                "skills.pagination",
+                "skills.get",
+                "skills.read_files",
+                "skills.no_prefetch",
+                "skills.directory_read",
+                "skills.directory_manifest_only",
+                "skills.verify_digest",
+                "skills.verify_size",
+                "skills.verify_frontmatter",
+                "skills.unlisted_file",
+                "skills.path_escape",
+                "skills.manifest_limits",
+                "skills.name_mismatch",
+                "skills.same_name",
             ],
             // The twins are on page two.
             Ablation::SkillsFirstPageOnly => &["skills.same_name"],
             // A host that reads nothing acts on nothing: no refusal can be seen, no directory is listed.
             Ablation::NeverReadSkillFiles => &[
-                "skills.directory_read", "skills.directory_manifest_only", "skills.verify_digest", "skills.verify_size", "skills.verify_frontmatter",
-                "skills.unlisted_file", "skills.path_escape", "skills.manifest_limits", "skills.name_mismatch", "skills.same_name",
+                "skills.directory_read",
+                "skills.directory_manifest_only",
+                "skills.verify_digest",
+                "skills.verify_size",
+                "skills.verify_frontmatter",
+                "skills.unlisted_file",
+                "skills.path_escape",
+                "skills.manifest_limits",
+                "skills.name_mismatch",
+                "skills.same_name",
             ],
             Ablation::SkipDirectoryRead => &["skills.directory_manifest_only"],
             // Without a read tool the model reads nothing.
-            Ablation::NoResourceTools => &["affordances.list_tool", "affordances.template_list_tool", "affordances.server_param", "affordances.read_reaches_server", "affordances.text_to_model", "affordances.blob_to_model", "affordances.template_read"],
+            Ablation::NoResourceTools => &[
+                "affordances.list_tool",
+                "affordances.template_list_tool",
+                "affordances.server_param",
+                "affordances.read_reaches_server",
+                "affordances.text_to_model",
+                "affordances.blob_to_model",
+                "affordances.template_read",
+            ],
             // The text resource's canary comes only from the server.
             Ablation::ReadFromCache => &["affordances.text_to_model"],
             // The templated URI's content is text too.

@@ -83,17 +83,29 @@ impl Presentation {
             _ => mcp,
         };
         if deferred {
-            offered.push(function(TOOL_SEARCH, "Loads deferred tools: query select:<name>,<name>", json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})));
+            offered.push(function(
+                TOOL_SEARCH,
+                "Loads deferred tools: query select:<name>,<name>",
+                json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}),
+            ));
         }
         if (resources || skip(Ablation::ResourceToolsAlways)) && !skip(Ablation::NoResourceTools) {
             let required = if skip(Ablation::ServerOptional) { json!(["uri"]) } else { json!(["server", "uri"]) };
             let server = json!({"type": "string", "description": "the MCP server's name"});
-            offered.push(function("read_resource", "Read an MCP resource", json!({"type": "object", "properties": {"server": server, "uri": {"type": "string"}}, "required": required})));
+            offered.push(function(
+                "read_resource",
+                "Read an MCP resource",
+                json!({"type": "object", "properties": {"server": server, "uri": {"type": "string"}}, "required": required}),
+            ));
             if !skip(Ablation::NoListTool) {
                 offered.push(function("list_resources", "List the MCP resources of a server", json!({"type": "object", "properties": {"server": server}, "required": ["server"]})));
             }
             if !skip(Ablation::NoTemplateTool) {
-                offered.push(function("list_resource_templates", "List the MCP resource templates of a server", json!({"type": "object", "properties": {"server": server}, "required": ["server"]})));
+                offered.push(function(
+                    "list_resource_templates",
+                    "List the MCP resource templates of a server",
+                    json!({"type": "object", "properties": {"server": server}, "required": ["server"]}),
+                ));
             }
         }
         offered

@@ -36,7 +36,12 @@ impl AblatingHttpClient {
     }
 
     /// The headers and session id of one POST, with the message-specific ablations applied.
-    fn post_parts(&self, message: &ClientJsonRpcMessage, session_id: Option<Arc<str>>, headers: HashMap<HeaderName, HeaderValue>) -> (Option<Arc<str>>, HashMap<HeaderName, HeaderValue>) {
+    fn post_parts(
+        &self,
+        message: &ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        headers: HashMap<HeaderName, HeaderValue>,
+    ) -> (Option<Arc<str>>, HashMap<HeaderName, HeaderValue>) {
         let mut headers = self.headers(headers);
         if !matches!(self.ablation, Some(Ablation::NoSessionHeader | Ablation::NoStandardHeaders)) {
             return (session_id, headers);
@@ -135,6 +140,9 @@ impl StreamableHttpClient for AblatingHttpClient {
         if self.ablation == Some(Ablation::NoGetStream) {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);
         }
-        self.inner.get_stream_with_max_sse_event_size(uri, session_id, self.last_event_id(last_event_id), auth_header, self.headers(custom_headers), max_sse_event_size).await.map(|s| self.sse(s))
+        self.inner
+            .get_stream_with_max_sse_event_size(uri, session_id, self.last_event_id(last_event_id), auth_header, self.headers(custom_headers), max_sse_event_size)
+            .await
+            .map(|s| self.sse(s))
     }
 }

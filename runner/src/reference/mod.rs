@@ -24,8 +24,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 pub use ablation::Ablation;
-pub use variation::Variation;
 use handler::ReferenceHandler;
+pub use variation::Variation;
 use wire::Rewriting;
 
 /// Where the reference client finds the probe server.
@@ -274,11 +274,8 @@ async fn reread_and_unsubscribe(client: &Client, handler: &ReferenceHandler, era
 async fn refetch_changed_lists(client: &Client, handler: &ReferenceHandler, ablation: Option<Ablation>, variation: Option<Variation>) {
     use std::sync::atomic::Ordering::SeqCst;
     let changes = &handler.changes;
-    let expected = [
-        (&changes.tools, Ablation::IgnoreToolsListChanged),
-        (&changes.resources, Ablation::IgnoreResourcesListChanged),
-        (&changes.prompts, Ablation::IgnorePromptsListChanged),
-    ];
+    let expected =
+        [(&changes.tools, Ablation::IgnoreToolsListChanged), (&changes.resources, Ablation::IgnoreResourcesListChanged), (&changes.prompts, Ablation::IgnorePromptsListChanged)];
     // Without a listen stream (2026-07-28) or a GET stream (HTTP), notifications have no way in.
     let no_channel = matches!(ablation, Some(Ablation::NeverListen | Ablation::NoGetStream));
     let all_arrived = || no_channel || expected.iter().all(|(flag, ignored)| ablation == Some(*ignored) || flag.load(SeqCst));

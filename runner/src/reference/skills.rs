@@ -5,7 +5,10 @@
 //! `probe-idle` is never asked for, so never read. Each check has an ablation.
 
 use probe_server::skills as k;
-use rmcp::model::{sha256_digest, ClientRequest, ReadResourceDirectoryRequest, ServerResult, GetSkillRequestParams, PaginatedRequestParams, ReadResourceDirectoryRequestParams, ReadResourceRequestParams, ResourceContents, Skill, SkillResources, SkillValidationError};
+use rmcp::model::{
+    sha256_digest, ClientRequest, GetSkillRequestParams, PaginatedRequestParams, ReadResourceDirectoryRequest, ReadResourceDirectoryRequestParams, ReadResourceRequestParams,
+    ResourceContents, ServerResult, Skill, SkillResources, SkillValidationError,
+};
 
 use super::{Ablation, Client};
 

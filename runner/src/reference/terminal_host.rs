@@ -182,7 +182,11 @@ impl Field {
             Kind::Single(opts) => self.choice.and_then(|i| opts.get(i)).map_or("(none)".into(), |(_, l)| l.clone()),
             Kind::Multi(opts) => {
                 let picked: Vec<&str> = opts.iter().zip(&self.chosen).filter(|(_, c)| **c).map(|((_, l), _)| l.as_str()).collect();
-                if picked.is_empty() { "(none)".into() } else { picked.join(", ") }
+                if picked.is_empty() {
+                    "(none)".into()
+                } else {
+                    picked.join(", ")
+                }
             }
             _ if self.text.is_empty() => "(empty)".into(),
             _ => self.text.clone(),
@@ -267,8 +271,16 @@ impl Ui {
                     lines.push(format!("{mark} {}{}: {}", field.label, if field.required { " *" } else { "" }, field.display()));
                     if let (Some(cursor), true) = (open, *focus == i) {
                         let rows: Vec<String> = match &field.kind {
-                            Kind::Single(opts) => opts.iter().enumerate().map(|(j, (_, l))| format!("    {} {} {l}", if j == *cursor { "»" } else { " " }, if field.choice == Some(j) { "◉" } else { "○" })).collect(),
-                            Kind::Multi(opts) => opts.iter().enumerate().map(|(j, (_, l))| format!("    {} {} {l}", if j == *cursor { "»" } else { " " }, if field.chosen[j] { "☑" } else { "☐" })).collect(),
+                            Kind::Single(opts) => opts
+                                .iter()
+                                .enumerate()
+                                .map(|(j, (_, l))| format!("    {} {} {l}", if j == *cursor { "»" } else { " " }, if field.choice == Some(j) { "◉" } else { "○" }))
+                                .collect(),
+                            Kind::Multi(opts) => opts
+                                .iter()
+                                .enumerate()
+                                .map(|(j, (_, l))| format!("    {} {} {l}", if j == *cursor { "»" } else { " " }, if field.chosen[j] { "☑" } else { "☐" }))
+                                .collect(),
                             _ => Vec::new(),
                         };
                         lines.extend(rows);
@@ -307,7 +319,10 @@ impl Ui {
         }
         let schema = ask.params.get("requestedSchema").cloned().unwrap_or_default();
         let required: Vec<&str> = schema["required"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-        let fields = schema["properties"].as_object().map(|p| p.iter().map(|(k, prop)| Field::from_schema(k, prop, required.contains(&k.as_str()), &self.faults)).collect()).unwrap_or_default();
+        let fields = schema["properties"]
+            .as_object()
+            .map(|p| p.iter().map(|(k, prop)| Field::from_schema(k, prop, required.contains(&k.as_str()), &self.faults)).collect())
+            .unwrap_or_default();
         self.mode = Mode::Form { ask, message, fields, focus: 0, open: None, warning: None };
     }
 
@@ -316,10 +331,7 @@ impl Ui {
         let as_strings = self.has(Fault::ValuesAsStrings);
         let no_required_check = self.has(Fault::NoRequiredCheck);
         let no_validation = self.has(Fault::NoValidation);
-        let (esc, decline) = (
-            if self.has(Fault::EscDeclines) { "decline" } else { "cancel" },
-            if self.has(Fault::DeclineAsCancel) { "cancel" } else { "decline" },
-        );
+        let (esc, decline) = (if self.has(Fault::EscDeclines) { "decline" } else { "cancel" }, if self.has(Fault::DeclineAsCancel) { "cancel" } else { "decline" });
         match &mut self.mode {
             Mode::Prompt => match key {
                 Key::Char(c) => self.prompt.push(c),

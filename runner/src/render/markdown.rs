@@ -180,7 +180,8 @@ mod tests {
     #[test]
     fn the_side_by_side_table_has_a_line_only_for_columns_driven_through_a_terminal() {
         let recorded = super::super::tests::recorded;
-        let runs = [recorded("claude-code-stdio-interactive-accept.jsonl", Transport::Stdio, Era::Modern), recorded("reference-stdio-legacy-full.jsonl", Transport::Stdio, Era::Legacy)];
+        let runs =
+            [recorded("claude-code-stdio-interactive-accept.jsonl", Transport::Stdio, Era::Modern), recorded("reference-stdio-legacy-full.jsonl", Transport::Stdio, Era::Legacy)];
         let matrix = crate::matrix::from_runs("host", &runs.iter().collect::<Vec<_>>());
         let document = document(&matrix, &[]);
         let table = document.split("## Elicitation: nobody at the keyboard, and a person at the terminal").nth(1).expect("the table is rendered");

@@ -36,7 +36,10 @@ pub fn reply(body: &Value, step: &Step, turn: usize) -> Reply {
         return Reply::Json(json!({"id": id, "object": "chat.completion", "created": 0, "model": model,
             "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}));
     }
-    let chunk = |delta: Value, finish: Value| json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string();
+    let chunk = |delta: Value, finish: Value| {
+        json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        .to_string()
+    };
     Reply::Sse(vec![(None, chunk(message, Value::Null)), (None, chunk(json!({}), json!(finish))), (None, "[DONE]".to_string())])
 }

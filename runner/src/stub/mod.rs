@@ -19,8 +19,8 @@ use probe_server::journal::{Direction, Entry, EventKind, Journal, TransportKind}
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use plan::Step;
 pub use plan::Scope;
+use plan::Step;
 
 /// What every request handler of one stub shares.
 #[derive(Clone)]
@@ -172,7 +172,6 @@ pub async fn start(journal: Journal, scope: Scope) -> std::io::Result<StubHandle
     let task = tokio::spawn(async move { axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned()).await });
     Ok(StubHandle { base_url, shutdown, task })
 }
-
 
 #[cfg(test)]
 mod tests {

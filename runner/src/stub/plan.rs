@@ -213,7 +213,11 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str
     }
     let read = offered(catalogue, HostTool::ResourceRead);
     if let Some(read) = read {
-        for (uri, purpose) in [(s::TEXT_URI.to_string(), "read the text resource"), (s::BLOB_URI.to_string(), "read the binary resource"), (format!("{}42", s::TEMPLATE_PREFIX), "read a templated URI")] {
+        for (uri, purpose) in [
+            (s::TEXT_URI.to_string(), "read the text resource"),
+            (s::BLOB_URI.to_string(), "read the binary resource"),
+            (format!("{}42", s::TEMPLATE_PREFIX), "read a templated URI"),
+        ] {
             steps.push(call(read, with_server(&read.schema, json!({"uri": uri})), purpose));
         }
     }
@@ -289,17 +293,26 @@ mod tests {
             tool("Bash", json!({})),
         ];
         let steps = plan(&catalogue, &[], None, None, None, Scope::Full);
-        let calls: Vec<String> = steps.iter().map(|s| match s { Step::Call { tool, arguments, .. } => format!("{} {arguments}", tool.name), Step::Finish { .. } => "finish".into() }).collect();
-        assert_eq!(calls, vec![
-            r#"ListMcpResourcesTool {"server":"probe"}"#.to_string(),
-            r#"ReadMcpResourceTool {"server":"probe","uri":"probe://text/canary"}"#.into(),
-            r#"ReadMcpResourceTool {"server":"probe","uri":"probe://blob/bytes"}"#.into(),
-            r#"ReadMcpResourceTool {"server":"probe","uri":"probe://items/42"}"#.into(),
-            r#"ReadMcpResourceDirTool {"uri":"skill://probe/probe-good"}"#.into(),
-            r#"mcp__probe__probe_sampling {}"#.into(),
-            r#"mcp__probe__probe_sampling_tools {}"#.into(),
-            "finish".into(),
-        ]);
+        let calls: Vec<String> = steps
+            .iter()
+            .map(|s| match s {
+                Step::Call { tool, arguments, .. } => format!("{} {arguments}", tool.name),
+                Step::Finish { .. } => "finish".into(),
+            })
+            .collect();
+        assert_eq!(
+            calls,
+            vec![
+                r#"ListMcpResourcesTool {"server":"probe"}"#.to_string(),
+                r#"ReadMcpResourceTool {"server":"probe","uri":"probe://text/canary"}"#.into(),
+                r#"ReadMcpResourceTool {"server":"probe","uri":"probe://blob/bytes"}"#.into(),
+                r#"ReadMcpResourceTool {"server":"probe","uri":"probe://items/42"}"#.into(),
+                r#"ReadMcpResourceDirTool {"uri":"skill://probe/probe-good"}"#.into(),
+                r#"mcp__probe__probe_sampling {}"#.into(),
+                r#"mcp__probe__probe_sampling_tools {}"#.into(),
+                "finish".into(),
+            ]
+        );
         assert_eq!(step(&catalogue, &[], None, None, None, Scope::Full, 99), Step::Finish { text: FINAL_TEXT.into() });
         assert_eq!(step(&catalogue, &[], None, None, None, Scope::Full, 4), steps[4]);
     }
@@ -339,7 +352,13 @@ mod tests {
         assert_eq!(dir.as_deref(), Some("/tmp/x/skills"));
         let catalogue = vec![tool("slash_command", json!({"properties": {"command": {}}})), tool("probe__probe_ping", json!({}))];
         let steps = plan(&catalogue, &[], None, dir.as_deref(), None, Scope::Full);
-        let commands: Vec<String> = steps.iter().filter_map(|s| match s { Step::Call { arguments, .. } => arguments["command"].as_str().map(str::to_string), _ => None }).collect();
+        let commands: Vec<String> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Call { arguments, .. } => arguments["command"].as_str().map(str::to_string),
+                _ => None,
+            })
+            .collect();
         assert_eq!(commands[0], "/skills registry probe");
         assert_eq!(commands[1], "/skills add skill://probe/probe-good/SKILL.md --registry probe --skills-dir /tmp/x/skills");
         assert_eq!(commands.len(), 1 + skills_to_install().len());
@@ -361,7 +380,13 @@ mod tests {
     }
 
     fn calls(steps: &[Step]) -> Vec<String> {
-        steps.iter().map(|s| match s { Step::Call { tool, arguments, .. } => format!("{} {arguments}", tool.name), Step::Finish { .. } => "finish".into() }).collect()
+        steps
+            .iter()
+            .map(|s| match s {
+                Step::Call { tool, arguments, .. } => format!("{} {arguments}", tool.name),
+                Step::Finish { .. } => "finish".into(),
+            })
+            .collect()
     }
 
     /// Codex offers `list_mcp_resource_templates`; its record once showed `resources.templates_list`
@@ -369,11 +394,10 @@ mod tests {
     #[test]
     fn every_template_list_tool_a_host_offers_is_called() {
         let catalogue = vec![tool("list_mcp_resource_templates", json!({"properties": {"server": {}}})), tool("list_mcp_resources", json!({"properties": {"server": {}}}))];
-        assert_eq!(calls(&plan(&catalogue, &[], None, None, None, Scope::Full)), vec![
-            r#"list_mcp_resources {"server":"probe"}"#.to_string(),
-            r#"list_mcp_resource_templates {"server":"probe"}"#.into(),
-            "finish".into(),
-        ]);
+        assert_eq!(
+            calls(&plan(&catalogue, &[], None, None, None, Scope::Full)),
+            vec![r#"list_mcp_resources {"server":"probe"}"#.to_string(), r#"list_mcp_resource_templates {"server":"probe"}"#.into(), "finish".into(),]
+        );
     }
 
     #[test]

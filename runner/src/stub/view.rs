@@ -73,13 +73,9 @@ pub fn tool_results(dialect: Dialect, body: &Value) -> Vec<String> {
             .filter(|b| b["type"] == "tool_result")
             .map(|b| text_of(&b["content"]))
             .collect(),
-        Dialect::Responses => body["input"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|i| i["type"].as_str().is_some_and(|t| t.ends_with("call_output")))
-            .map(|i| text_of(&i["output"]))
-            .collect(),
+        Dialect::Responses => {
+            body["input"].as_array().into_iter().flatten().filter(|i| i["type"].as_str().is_some_and(|t| t.ends_with("call_output"))).map(|i| text_of(&i["output"])).collect()
+        }
     };
     texts.iter().map(|t| capped(t)).collect()
 }

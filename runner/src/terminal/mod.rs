@@ -461,11 +461,7 @@ impl Driver<'_> {
 fn focused_in(screen: &str, marker: &str, message: &str) -> Vec<String> {
     let lines: Vec<&str> = screen.lines().collect();
     let start = lines.iter().position(|l| l.contains(message)).map_or(0, |i| i + 1);
-    lines[start..]
-        .iter()
-        .filter_map(|l| l.find(marker).map(|i| &l[i + marker.len()..]))
-        .map(|rest| rest.trim_start_matches(|c: char| !c.is_alphanumeric()).to_string())
-        .collect()
+    lines[start..].iter().filter_map(|l| l.find(marker).map(|i| &l[i + marker.len()..])).map(|rest| rest.trim_start_matches(|c: char| !c.is_alphanumeric()).to_string()).collect()
 }
 
 #[cfg(test)]

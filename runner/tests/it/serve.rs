@@ -9,9 +9,12 @@ fn serve_stdio_answers_and_journals_then_exits_at_end_of_input() {
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("j.jsonl");
     let input = concat!(
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#, "\n",
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, "\n",
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#, "\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        "\n",
         "garbage\n",
     );
     let output = probe_cmd().args(["serve", "--stdio", "--journal", journal.to_str().unwrap()]).write_stdin(input).output().unwrap();
@@ -35,8 +38,10 @@ fn a_modern_only_server_refuses_initialize_but_keeps_serving() {
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("j.jsonl");
     let input = concat!(
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#, "\n",
-        r#"{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#, "\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        "\n",
     );
     let output = probe_cmd().args(["serve", "--stdio", "--era", "modern", "--journal", journal.to_str().unwrap()]).write_stdin(input).output().unwrap();
     assert!(output.status.success());
@@ -53,9 +58,12 @@ fn a_request_accepted_before_end_of_input_is_still_answered() {
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("j.jsonl");
     let input = concat!(
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#, "\n",
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, "\n",
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"probe_elicit_form"}}"#, "\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"probe_elicit_form"}}"#,
+        "\n",
     );
     let output = probe_cmd().args(["serve", "--stdio", "--journal", journal.to_str().unwrap()]).write_stdin(input).output().unwrap();
     assert!(output.status.success());
