@@ -1,0 +1,110 @@
+//! The subcommands: `dispatch` sends each parsed command to its module.
+
+mod catalogue;
+mod clients;
+mod judge;
+pub mod matrix;
+mod probe;
+mod self_test;
+
+use std::io::IsTerminal;
+
+use anyhow::{Context, Result};
+use probe_server::Era;
+
+use crate::cli::{self, Command, Format};
+use crate::exit::{self, bad_input};
+use crate::{reference, stub};
+
+pub async fn dispatch(command: Command) -> Result<u8> {
+    match command {
+        Command::Serve(args) => crate::serve::serve(args).await.map(|_| exit::OK),
+        Command::Probe(args) => probe::probe(args).await,
+        Command::SelfTest(args) => self_test::self_test(args).await,
+        Command::Judge(args) => judge::judge(args),
+        Command::Clients(command) => clients::clients(command).await,
+        Command::Matrix(command) => matrix::run(command, own_exe()?).await,
+        Command::Bench(args) if args.storm => {
+            let duration = std::time::Duration::from_secs(args.storm_seconds);
+            let reports =
+                vec![crate::storm::stdio(&own_exe()?, args.storm_rate, duration).await?, crate::storm::http(&own_exe()?, args.storm_rate, duration, args.storm_connections).await?];
+            match args.format.format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&reports)?),
+                Format::Table => {
+                    for r in &reports {
+                        println!(
+                            "storm {}: sent {} in {:.1} s ({:.0}/s), answered {} (backlog drained {:.1} s after), journalled {}, peak RSS {:.1} MB, p50 {:.2} ms, p99 {:.2} ms",
+                            r.transport, r.sent, r.seconds, r.sent_per_second, r.answered, r.drain_seconds, r.journalled, r.peak_rss_mb, r.p50_ms, r.p99_ms
+                        );
+                    }
+                }
+            }
+            Ok(exit::OK)
+        }
+        Command::Bench(args) => {
+            let report = crate::bench::run(args.frames, args.jobs, own_exe()?).await?;
+            match args.format.format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+                Format::Table => {
+                    println!(
+                        "journal: {} small frames in {:.3} s = {:.0} frames/s ({} bytes)",
+                        report.journal_frames, report.journal_seconds, report.journal_frames_per_second, report.journal_bytes
+                    );
+                    println!("self-test: {} runs in {:.2} s, {} mismatches", report.self_test_runs, report.self_test_seconds, report.self_test_mismatches);
+                    println!("render 50 clients × 100 probes: markdown {:.2} ms, terminal table {:.2} ms", report.render_markdown_ms, report.render_terminal_ms);
+                }
+            }
+            Ok(exit::OK)
+        }
+        Command::Probes(args) if args.catalogue => {
+            print!("{}", catalogue::probe_catalogue());
+            Ok(exit::OK)
+        }
+        Command::Probes(args) if args.ablations => {
+            catalogue::list_ablations(args.format.format);
+            Ok(exit::OK)
+        }
+        Command::Probes(args) => {
+            catalogue::list_probes(args.format.format);
+            Ok(exit::OK)
+        }
+        Command::ReferenceHost(args) => {
+            let endpoint = match args.server.split_first() {
+                Some((url, [])) if url.starts_with("http://") => reference::Endpoint::Http { url: url.clone() },
+                Some((program, rest)) => reference::Endpoint::Stdio { program: program.into(), args: rest.to_vec() },
+                None => return Err(bad_input("give the probe server's command line or URL")),
+            };
+            reference::host::run(&endpoint, Era::Legacy, None, None, &args.model_url).await?;
+            Ok(exit::OK)
+        }
+        Command::TerminalHost(args) => {
+            let era = match args.era {
+                cli::EraChoice::Legacy => Era::Legacy,
+                cli::EraChoice::Modern => Era::Modern,
+            };
+            reference::terminal_host::run(&args.server, era, args.fault).await?;
+            Ok(exit::OK)
+        }
+        Command::ModelStub(args) => {
+            let journal = probe_server::journal::Journal::create(&args.journal).with_context(|| format!("cannot write {}", args.journal.display()))?;
+            let stub = stub::start(journal, stub::Scope::Full).await.context("cannot start the model stub")?;
+            println!("{}", stub.base_url);
+            tokio::signal::ctrl_c().await.context("cannot wait for an interrupt")?;
+            stub.stop().await;
+            Ok(exit::OK)
+        }
+    }
+}
+
+/// The width the terminal table is rendered at: the terminal's own, or 160 columns into a pipe.
+pub(crate) fn terminal_width() -> Option<u16> {
+    if std::io::stdout().is_terminal() {
+        None
+    } else {
+        Some(160)
+    }
+}
+
+pub(crate) fn own_exe() -> Result<std::path::PathBuf> {
+    std::env::current_exe().context("cannot find this program's own executable")
+}

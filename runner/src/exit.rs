@@ -1,0 +1,50 @@
+//! The exit codes of `mcp-client-probe`, one meaning each, the same in every command.
+
+/// Success: the command did what it was asked.
+pub const OK: u8 = 0;
+/// A comparison failed: the self-test found a probe that does not discriminate (or a variation
+/// that changed a verdict), `--expect` or `--repeat` found different verdicts, `matrix check`
+/// found a stale matrix, `matrix refresh --check` found verdicts that differ from the records.
+pub const MISMATCH: u8 = 1;
+/// Bad input: a usage error, a file or directory that is missing, unreadable or invalid, an
+/// unknown client or version. Nothing was written.
+pub const BAD_INPUT: u8 = 2;
+/// The harness itself failed: a server, stub or client could not be started, or a run broke.
+pub const HARNESS: u8 = 3;
+
+/// An error that chooses its exit code.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Exit {
+    pub code: u8,
+    pub message: String,
+}
+
+/// A bad-input error (exit 2) with a one-line message.
+pub fn bad_input(message: impl Into<String>) -> anyhow::Error {
+    Exit { code: BAD_INPUT, message: message.into() }.into()
+}
+
+/// The exit code an error stands for: its own when it chose one, bad input for the server's
+/// bad-input errors, a harness failure otherwise.
+pub fn code_of(error: &anyhow::Error) -> u8 {
+    if let Some(exit) = error.downcast_ref::<Exit>() {
+        return exit.code;
+    }
+    if error.downcast_ref::<crate::serve::BadInput>().is_some() {
+        return BAD_INPUT;
+    }
+    HARNESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_maps_to_one_code() {
+        assert_eq!(code_of(&bad_input("no such file")), BAD_INPUT);
+        assert_eq!(code_of(&anyhow::anyhow!("the server died")), HARNESS);
+        assert_eq!(code_of(&Exit { code: MISMATCH, message: "differs".into() }.into()), MISMATCH);
+    }
+}
