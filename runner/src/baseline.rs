@@ -31,10 +31,19 @@ pub struct Expectation {
     pub reason: String,
 }
 
+/// A baseline file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error("cannot read baseline {}", path.display())]
+    Unreadable { path: std::path::PathBuf, source: std::io::Error },
+    #[error("baseline {} is not valid", path.display())]
+    Invalid { path: std::path::PathBuf, source: toml::de::Error },
+}
+
 impl Baseline {
-    pub fn load(path: &std::path::Path) -> Result<Baseline, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read baseline {}: {e}", path.display()))?;
-        toml::from_str(&text).map_err(|e| format!("baseline {} is not valid: {e}", path.display()))
+    pub fn load(path: &std::path::Path) -> Result<Baseline, BaselineError> {
+        let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Unreadable { path: path.to_path_buf(), source })?;
+        toml::from_str(&text).map_err(|source| BaselineError::Invalid { path: path.to_path_buf(), source })
     }
 }
 

@@ -25,6 +25,11 @@ pub fn bad_input(message: impl Into<String>) -> anyhow::Error {
     Exit { code: BAD_INPUT, message: message.into() }.into()
 }
 
+/// A bad-input error (exit 2) from a typed error, its causes on the same line.
+pub fn bad_input_from(error: impl std::error::Error + Send + Sync + 'static) -> anyhow::Error {
+    bad_input(format!("{:#}", anyhow::Error::new(error)))
+}
+
 /// The exit code an error stands for: its own when it chose one, bad input for the server's
 /// bad-input errors, a harness failure otherwise.
 pub fn code_of(error: &anyhow::Error) -> u8 {

@@ -24,6 +24,17 @@ pub enum ProfileError {
     Unknown(String, String),
 }
 
+/// What is wrong with a profile's `[interactive]` section.
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub enum InteractiveError {
+    #[error("interactive: unknown key {0:?}")]
+    UnknownKey(String),
+    #[error("interactive: focus_marker is empty")]
+    EmptyFocusMarker,
+    #[error("interactive: the prompt must name {{tool}}")]
+    PromptWithoutTool,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
@@ -137,15 +148,15 @@ impl Interactive {
     }
 
     /// Checks key names and the marker; the error says what is wrong.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), InteractiveError> {
         if let Some(bad) = self.key_names().find(|k| crate::terminal::keys::bytes(k).is_none()) {
-            return Err(format!("interactive: unknown key {bad:?}"));
+            return Err(InteractiveError::UnknownKey(bad.clone()));
         }
         if self.keys.focus_marker.trim().is_empty() {
-            return Err("interactive: focus_marker is empty".into());
+            return Err(InteractiveError::EmptyFocusMarker);
         }
         if !self.prompt.contains("{tool}") {
-            return Err("interactive: the prompt must name {tool}".into());
+            return Err(InteractiveError::PromptWithoutTool);
         }
         Ok(())
     }
@@ -232,7 +243,7 @@ impl Profile {
             return Err(invalid("launch needs `args` or `steps`"));
         }
         if let Some(interactive) = &profile.interactive {
-            interactive.validate().map_err(|m| invalid(&m))?;
+            interactive.validate().map_err(|e| invalid(&e.to_string()))?;
         }
         for file in profile.files.iter().chain(profile.skills.iter().flat_map(|s| s.files.iter())).chain(profile.interactive.iter().flat_map(|i| i.files.iter())) {
             if file.content.is_none() && (file.stdio.is_none() || file.http.is_none()) {

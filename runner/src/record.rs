@@ -126,9 +126,22 @@ impl Record {
     }
 }
 
-pub fn read(path: &Path) -> Result<Record, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read record {}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("record {} is not valid: {e}", path.display()))
+/// A record or records directory that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("cannot read {}", path.display())]
+    Unreadable { path: PathBuf, source: std::io::Error },
+    #[error("record {} is not valid", path.display())]
+    Invalid { path: PathBuf, source: serde_json::Error },
+}
+
+fn unreadable(path: &Path) -> impl FnOnce(std::io::Error) -> RecordError + '_ {
+    move |source| RecordError::Unreadable { path: path.to_path_buf(), source }
+}
+
+pub fn read(path: &Path) -> Result<Record, RecordError> {
+    let text = std::fs::read_to_string(path).map_err(unreadable(path))?;
+    serde_json::from_str(&text).map_err(|source| RecordError::Invalid { path: path.to_path_buf(), source })
 }
 
 /// A record and where it lives, relative to the records root.
@@ -140,16 +153,18 @@ pub struct Located {
 
 /// Every `<client>/<version>/<transport>.json` under `root`, sorted by client, version, transport.
 /// A single record file is accepted too.
-pub fn load(root: &Path) -> Result<Vec<Located>, String> {
+pub fn load(root: &Path) -> Result<Vec<Located>, RecordError> {
     if root.is_file() {
         let name = root.file_name().map(PathBuf::from).unwrap_or_default();
         return Ok(vec![Located { relative: name, record: read(root)? }]);
     }
     let mut found = Vec::new();
-    let clients = std::fs::read_dir(root).map_err(|e| format!("cannot read {}: {e}", root.display()))?;
+    let clients = std::fs::read_dir(root).map_err(unreadable(root))?;
     for client in clients.filter_map(|e| e.ok()).filter(|e| e.path().is_dir()) {
-        for version in std::fs::read_dir(client.path()).map_err(|e| e.to_string())?.filter_map(|e| e.ok()).filter(|e| e.path().is_dir()) {
-            for file in std::fs::read_dir(version.path()).map_err(|e| e.to_string())?.filter_map(|e| e.ok()) {
+        let client = client.path();
+        for version in std::fs::read_dir(&client).map_err(unreadable(&client))?.filter_map(|e| e.ok()).filter(|e| e.path().is_dir()) {
+            let version = version.path();
+            for file in std::fs::read_dir(&version).map_err(unreadable(&version))?.filter_map(|e| e.ok()) {
                 let path = file.path();
                 let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
                 if name.ends_with(".json") && !name.contains(".matrix") {

@@ -16,14 +16,14 @@ fn link_prefix(records: &Path, out: &Path) -> String {
 
 /// The markdown document for the records under `records`, as it would be written to `out`.
 pub fn markdown(records: &Path, out: &Path) -> Result<String> {
-    let located = record::load(records).map_err(|e| anyhow!(e))?;
+    let located = record::load(records).map_err(crate::exit::bad_input_from)?;
     let matrix = matrix::from_records(&located, &link_prefix(records, out));
     let plain: Vec<&Record> = located.iter().map(|l| &l.record).collect();
     Ok(render::markdown::document(&matrix, &findings::findings(&plain)))
 }
 
 fn load_records(path: &Path) -> Result<Vec<Located>> {
-    record::load(path).map_err(|e| anyhow!(e))
+    record::load(path).map_err(crate::exit::bad_input_from)
 }
 
 /// Runs one `matrix` command; returns the exit code.

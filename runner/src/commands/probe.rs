@@ -92,7 +92,7 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
         }
     };
     let baseline = match &args.expect {
-        Some(path) => Some(baseline::Baseline::load(path).map_err(bad_input)?),
+        Some(path) => Some(baseline::Baseline::load(path).map_err(crate::exit::bad_input_from)?),
         None => None,
     };
     let dir = record::record_dir(&args.records, &target.profile.name, &target.version);
