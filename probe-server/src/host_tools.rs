@@ -2,7 +2,28 @@
 //! classifier serves the model stub's script (which tool to call) and the affordance judges
 //! (which tool was offered), so the two can never disagree about what a tool is.
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// One tool as the host offered it to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OfferedTool {
+    pub name: String,
+    /// Codex groups MCP tools under a namespace; a call must name it.
+    pub namespace: Option<String>,
+    pub schema: Value,
+}
+
+/// What the model stub played in one answer: written by the stub into its journal under
+/// [`MODEL_STEP_KEY`] of the answer's detail, read back by the judges.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ModelStep {
+    Call { tool: OfferedTool, arguments: Value, purpose: String },
+    Finish { text: String },
+}
+
+/// The key of the stub's answer detail that holds its [`ModelStep`].
+pub const MODEL_STEP_KEY: &str = "step";
 
 /// The kind of a tool a host offers its model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -2,18 +2,13 @@
 //! it) and the interactive probes (which judge what reached the server and what the screen showed).
 //!
 //! The driver journals what it saw and did as notes beside the server's frames, placed where they
-//! happened in the server's journal: `screen` (a labelled copy of the screen), `keys` (what was
-//! pressed and why), `plan_stopped` (the screen did not show what the plan expected) and
-//! `browser_opened` (the host tried to open a URL).
+//! happened in the server's journal: [`Note::Screen`](crate::note::Note::Screen) (a labelled copy
+//! of the screen), `Keys` (what was pressed and why), `PlanStopped` (the screen did not show what
+//! the plan expected) and `BrowserOpened` (the host tried to open a URL).
 
 use serde_json::{json, Value};
 
 use crate::surface::{self, enum_fields};
-
-pub const SCREEN: &str = "screen";
-pub const KEYS: &str = "keys";
-pub const PLAN_STOPPED: &str = "plan_stopped";
-pub const BROWSER_OPENED: &str = "browser_opened";
 
 /// Screen labels.
 pub const FORM_SHOWN: &str = "form shown";

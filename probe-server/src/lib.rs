@@ -7,6 +7,7 @@
 //! * [`server`] — the rmcp handler that serves the surface in both eras.
 //! * [`transport`] — the stdio and Streamable HTTP taps that journal every frame.
 //! * [`journal`] — the JSONL wire journal and its reader.
+//! * [`note`] — the journal's note vocabulary, named once for writers and readers.
 //! * [`observe`] — journal events turned into observations judges can query.
 //! * [`probe`], [`registry`], [`probes`] — the probe model, the ordered registry, one file per family.
 
@@ -14,6 +15,7 @@ pub mod era;
 pub mod host_tools;
 pub mod interactive;
 pub mod journal;
+pub mod note;
 pub mod observe;
 pub mod probe;
 pub mod probes;

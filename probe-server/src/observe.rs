@@ -2,10 +2,12 @@
 //! the lifecycle the client chose, what it declared, and the exchanges in which the server asked
 //! the client for input (a JSON-RPC request in the legacy era, an MRTR round in the modern era).
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::era::Era;
 use crate::journal::{Direction, Event, EventKind, JournalRead};
+use crate::note::Note;
 use crate::surface;
 
 /// One parsed JSON-RPC frame.
@@ -196,16 +198,20 @@ impl Observations {
     /// What the model was shown, request by request: (model journal line, `model_view` detail).
     pub fn model_views(&self) -> impl Iterator<Item = (u64, &Value)> + '_ {
         self.model.iter().filter_map(|e| {
-            let detail = e.detail.as_ref().filter(|d| d.get("event").and_then(Value::as_str) == Some("model_view"))?;
+            let detail = e.detail.as_ref().filter(|d| Note::of_detail(d) == Some(Note::ModelView))?;
             Some((e.seq, detail))
         })
     }
 
     /// The calls the model made, in order: (model journal line, tool name, arguments).
-    pub fn model_calls(&self) -> impl Iterator<Item = (u64, &str, &Value)> + '_ {
+    pub fn model_calls(&self) -> impl Iterator<Item = (u64, String, Value)> + '_ {
+        use crate::host_tools::{ModelStep, MODEL_STEP_KEY};
         self.model.iter().filter_map(|e| {
-            let call = e.detail.as_ref()?.get("step")?.get("Call")?;
-            Some((e.seq, call.get("tool")?.get("name")?.as_str()?, call.get("arguments")?))
+            let step = e.detail.as_ref()?.get(MODEL_STEP_KEY)?;
+            match ModelStep::deserialize(step).ok()? {
+                ModelStep::Call { tool, arguments, .. } => Some((e.seq, tool.name, arguments)),
+                ModelStep::Finish { .. } => None,
+            }
         })
     }
 
@@ -226,7 +232,7 @@ impl Observations {
 
     /// The server variant that served the run (the `serving` note; standard when absent).
     pub fn scenario(&self) -> crate::scenario::Scenario {
-        self.notes("serving").find_map(|e| e.detail.as_ref()?.get("scenario")?.as_str()?.parse().ok()).unwrap_or_default()
+        self.notes(Note::Serving).find_map(|e| e.detail.as_ref()?.get("scenario")?.as_str()?.parse().ok()).unwrap_or_default()
     }
 
     pub fn era(&self) -> Option<Era> {
@@ -297,7 +303,7 @@ impl Observations {
     }
 
     /// Journal notes of one `event` name written by the server.
-    pub fn notes<'a>(&'a self, event: &'a str) -> impl Iterator<Item = &'a Event> + 'a {
-        self.events.iter().filter(move |e| e.kind == EventKind::Note && e.detail.as_ref().and_then(|d| d.get("event")).and_then(Value::as_str) == Some(event))
+    pub fn notes(&self, note: Note) -> impl Iterator<Item = &Event> + '_ {
+        self.events.iter().filter(move |e| Note::of(e) == Some(note))
     }
 }

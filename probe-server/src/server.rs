@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 
 use crate::era::{Era, EraPolicy, LEGACY_VERSIONS, MODERN_VERSION};
 use crate::journal::{Entry, Journal, TransportKind};
+use crate::note::Note;
 use crate::scenario::Scenario;
 use crate::skills;
 use crate::surface as s;
@@ -116,7 +117,7 @@ impl ProbeServer {
 
     /// Journals which server variant is serving: the first note of every journal.
     pub fn note_serving(&self, extra: Value) {
-        let mut detail = json!({"event": "serving", "scenario": self.shared.options.scenario, "era_policy": self.shared.options.era});
+        let mut detail = Note::Serving.detail(json!({"scenario": self.shared.options.scenario, "era_policy": self.shared.options.era}));
         if let (Some(detail), Some(extra)) = (detail.as_object_mut(), extra.as_object()) {
             detail.extend(extra.clone());
         }
@@ -166,7 +167,7 @@ impl ProbeServer {
         if is_modern(ctx) {
             let key = s::input_key_for(tool);
             if let Some(answer) = request.input_responses.as_ref().and_then(|r| r.get(&key)) {
-                self.note(json!({"event": "input_response", "tool": tool, "request_state": request.request_state}));
+                self.note(Note::InputResponse.detail(json!({"tool": tool, "request_state": request.request_state})));
                 return Ok(text_result(format!("{tool}: answered: {answer}")).into());
             }
             let input: InputRequest = typed(json!({"method": method, "params": params}))?;
@@ -266,7 +267,7 @@ impl ProbeServer {
     async fn serve_listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), McpError> {
         let sink = context.sink().clone();
         let watched = context.accepted().resource_subscriptions.clone().unwrap_or_default();
-        self.note(json!({"event": "listening", "accepted": context.accepted()}));
+        self.note(Note::Listening.detail(json!({"accepted": context.accepted()})));
         self.shared.listeners.lock().unwrap_or_else(|p| p.into_inner()).push(sink.clone());
         // As with resources/subscribe: each watched resource changes a moment after.
         tokio::time::sleep(Duration::from_millis(s::UPDATE_AFTER_MS)).await;
@@ -289,9 +290,9 @@ impl ProbeServer {
             }
         };
         tokio::select! {
-            _ = context.cancelled() => self.note(json!({"event": "listen_ended", "by": "client"})),
-            _ = self.shared.closing.cancelled() => self.note(json!({"event": "listen_ended", "by": "client gone"})),
-            _ = end_first => self.note(json!({"event": "listen_ended", "by": "server"})),
+            _ = context.cancelled() => self.note(Note::ListenEnded.detail(json!({"by": "client"}))),
+            _ = self.shared.closing.cancelled() => self.note(Note::ListenEnded.detail(json!({"by": "client gone"}))),
+            _ = end_first => self.note(Note::ListenEnded.detail(json!({"by": "server"}))),
         }
         Ok(())
     }
@@ -347,7 +348,7 @@ impl ServerHandler for ProbeServer {
 
     async fn initialize(&self, request: InitializeRequestParams, context: RequestContext<RoleServer>) -> Result<InitializeResult, McpError> {
         if !self.shared.options.era.allows(Era::Legacy) {
-            self.note(json!({"event": "refused_initialize", "requested": request.protocol_version.as_str()}));
+            self.note(Note::RefusedInitialize.detail(json!({"requested": request.protocol_version.as_str()})));
             let supported: Vec<String> = self.supported().iter().map(|v| v.as_str().to_string()).collect();
             return Err(McpError::new(
                 ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
@@ -357,22 +358,22 @@ impl ServerHandler for ProbeServer {
         }
         context.peer.set_peer_info(request.clone());
         let result = self.negotiate_initialize(&request)?;
-        self.note(json!({"event": "session_started", "era": "legacy", "requested": request.protocol_version.as_str(),
-                         "negotiated": result.protocol_version.as_str()}));
+        self.note(Note::SessionStarted.detail(json!({"era": "legacy", "requested": request.protocol_version.as_str(),
+                         "negotiated": result.protocol_version.as_str()})));
         Ok(result)
     }
 
     async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, McpError> {
         if !self.shared.options.era.allows(Era::Modern) {
-            self.note(json!({"event": "refused_discover"}));
+            self.note(Note::RefusedDiscover.detail(serde_json::Value::Null));
             return Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, "server/discover", None));
         }
-        self.note(json!({"event": "discover"}));
+        self.note(Note::Discover.detail(serde_json::Value::Null));
         Ok(DiscoverResult::from_server_info(self.supported(), self.get_info()))
     }
 
     async fn set_level(&self, request: SetLevelRequestParams, _context: RequestContext<RoleServer>) -> Result<(), McpError> {
-        self.note(json!({"event": "log_level", "level": request.level}));
+        self.note(Note::LogLevel.detail(json!({"level": request.level})));
         Ok(())
     }
 
@@ -441,16 +442,16 @@ impl ServerHandler for ProbeServer {
     async fn subscribe(&self, request: SubscribeRequestParams, context: RequestContext<RoleServer>) -> Result<(), McpError> {
         match self.shared.options.scenario {
             Scenario::SubscribeUnadvertised => {
-                self.note(json!({"event": "subscribe_refused", "uri": request.uri}));
+                self.note(Note::SubscribeRefused.detail(json!({"uri": request.uri})));
                 return Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, "resources/subscribe: this server does not advertise resources.subscribe", None));
             }
             Scenario::SubscribeFails => {
-                self.note(json!({"event": "subscribe_failed", "uri": request.uri}));
+                self.note(Note::SubscribeFailed.detail(json!({"uri": request.uri})));
                 return Err(McpError::internal_error("resources/subscribe failed (the probe server fails every subscription in this scenario)", None));
             }
             _ => {}
         }
-        self.note(json!({"event": "subscribed", "uri": request.uri}));
+        self.note(Note::Subscribed.detail(json!({"uri": request.uri})));
         // Say the resource changed a moment later, outside the subscribe request.
         let (peer, uri) = (context.peer.clone(), request.uri.clone());
         tokio::spawn(async move {
@@ -473,7 +474,7 @@ impl ServerHandler for ProbeServer {
     }
 
     async fn unsubscribe(&self, request: UnsubscribeRequestParams, _context: RequestContext<RoleServer>) -> Result<(), McpError> {
-        self.note(json!({"event": "unsubscribed", "uri": request.uri}));
+        self.note(Note::Unsubscribed.detail(json!({"uri": request.uri})));
         Ok(())
     }
 

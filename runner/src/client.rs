@@ -18,6 +18,7 @@ use crate::profile::{Profile, Vars};
 use crate::record::{self, LaunchSummary, Record, RECORD_FORMAT};
 use crate::run::Transport;
 use crate::stub;
+use probe_server::note::Note;
 
 /// A client ready to be probed.
 #[derive(Debug, Clone)]
@@ -120,7 +121,7 @@ fn fall_forward_note(run: &ScenarioRun) -> String {
     match run.observations.lifecycle() {
         Some(l) if l.era == Era::Modern => format!("{prefix}: fell forward, opened a {} session", l.negotiated_version.unwrap_or_default()),
         Some(l) => {
-            let refused = run.observations.notes("refused_initialize").count();
+            let refused = run.observations.notes(Note::RefusedInitialize).count();
             format!("{prefix}: asked for {} (legacy) and did not fall forward ({refused} refusal(s) journalled)", l.requested_version.unwrap_or_default())
         }
         None => format!("{prefix}: never opened a session ({})", describe_endings(&run.launches)),
@@ -465,7 +466,7 @@ fn files_on_disk(roots: &[&Path], skills_dir: &Path) -> serde_json::Value {
     };
     let inside: Vec<String> = found.iter().filter_map(|p| p.strip_prefix(skills_dir).ok()).map(|p| p.display().to_string()).collect();
     let outside: Vec<String> = found.iter().filter(|p| !p.starts_with(skills_dir) && skill_like(p)).map(|p| p.display().to_string()).collect();
-    serde_json::json!({"event": "files_on_disk", "skills_dir": skills_dir.display().to_string(), "in_skills_dir": inside, "elsewhere": outside})
+    Note::FilesOnDisk.detail(serde_json::json!({"skills_dir": skills_dir.display().to_string(), "in_skills_dir": inside, "elsewhere": outside}))
 }
 
 fn describe_endings(records: &[LaunchRecord]) -> String {

@@ -202,7 +202,8 @@ async fn wait_for_input_closed(journal: &Path) -> Result<(), String> {
     let deadline = tokio::time::Instant::now() + DRAIN_TIMEOUT;
     loop {
         let text = tokio::fs::read_to_string(journal).await.unwrap_or_default();
-        if text.contains("\"input_closed\"") {
+        let events = probe_server::journal::parse_journal(&text).map(|read| read.events).unwrap_or_default();
+        if events.iter().any(|e| probe_server::note::Note::of(e) == Some(probe_server::note::Note::InputClosed)) {
             // The server may still be writing its closing notes; they are not evidence.
             return Ok(());
         }

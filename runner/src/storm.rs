@@ -62,8 +62,8 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
 }
 
 fn count_storm_frames(journal: &Path) -> u64 {
-    let text = std::fs::read_to_string(journal).unwrap_or_default();
-    text.lines().filter(|l| l.contains("\"dir\":\"c2s\"") && l.contains("\"method\":\"resources/subscribe\"")).count() as u64
+    let events = probe_server::journal::read_journal(journal).map(|read| read.events).unwrap_or_default();
+    events.iter().filter(|e| e.dir == probe_server::journal::Direction::ClientToServer && e.method.as_deref() == Some("resources/subscribe")).count() as u64
 }
 
 const INITIALIZE: &str =

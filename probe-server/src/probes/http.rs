@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::{probe, HTTP_ONLY, LEGACY, MODERN};
 use crate::journal::Event;
+use crate::note::Note;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 
@@ -221,7 +222,7 @@ probe! {
 }
 
 fn judge_session_expiry(o: &Observations) -> Verdict {
-    let Some(expired) = o.notes("session_expired").next() else {
+    let Some(expired) = o.notes(Note::SessionExpired).next() else {
         return Verdict::new(Outcome::NotReached, "the session never reached a request after initialization, so it never expired");
     };
     let dead = expired.detail.as_ref().and_then(|d| d.get("session")).and_then(Value::as_str).unwrap_or_default();
@@ -257,7 +258,7 @@ probe! {
 }
 
 fn judge_resumption(o: &Observations) -> Verdict {
-    let Some(dropped) = o.notes("stream_dropped").next() else {
+    let Some(dropped) = o.notes(Note::StreamDropped).next() else {
         return Verdict::new(Outcome::NotReached, "no GET stream was opened, so none was dropped");
     };
     let last_id = dropped.detail.as_ref().and_then(|d| d.get("last_sse_id")).and_then(Value::as_str).unwrap_or_default();
@@ -301,8 +302,8 @@ fn is_client_request_in(e: &Event, session: &str) -> bool {
 }
 
 fn judge_priming(o: &Observations) -> Verdict {
-    let Some(primed) = o.notes("sse_without_data").find(|e| e.session != "-") else {
-        let withheld = o.notes("sse_priming_withheld").count();
+    let Some(primed) = o.notes(Note::SseWithoutData).find(|e| e.session != "-") else {
+        let withheld = o.notes(Note::SsePrimingWithheld).count();
         return match o.lifecycle().and_then(|l| l.negotiated_version) {
             None => Verdict::new(Outcome::NotReached, "initialize never answered"),
             Some(v) if v.as_str() < crate::transport::http::PRIMING_SINCE => Verdict::new(Outcome::NotApplicable, format!("{v} has no priming events ({withheld} withheld)")),
@@ -326,10 +327,10 @@ fn judge_priming(o: &Observations) -> Verdict {
         e.session == session
             && e.dir == crate::journal::Direction::ServerToClient
             && e.kind == crate::journal::EventKind::Frame
-            && e.raw.as_deref().is_some_and(|r| r.contains("\"protocolVersion\""))
+            && e.raw.as_deref().and_then(|r| serde_json::from_str::<Value>(r).ok()).is_some_and(|m| m.get("result").and_then(|r| r.get("protocolVersion")).is_some())
     };
     let Some(open_answer) = o.events.iter().find(is_initialize_answer) else { return Verdict::new(Outcome::NotReached, "the primed session has no initialize answer") };
-    let streams = o.notes("sse_without_data").filter(|e| e.session == session).count();
+    let streams = o.notes(Note::SseWithoutData).filter(|e| e.session == session).count();
     let later: Vec<&Event> = requests.iter().copied().filter(|e| e.seq > open_answer.seq).collect();
     let Some(first) = later.first() else {
         return Verdict::new(Outcome::No, "not one request in the session after the primed initialize answer")

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::{exchange_evidence, probe, BOTH, LEGACY};
 use crate::interactive::{self as plan, Input};
 use crate::journal::TransportKind;
+use crate::note::Note;
 use crate::observe::{Answer, Exchange, Observations};
 use crate::probe::{Declaration, Outcome, Verdict};
 use crate::surface::{self, enum_fields};
@@ -25,7 +26,7 @@ struct Screen<'a> {
 }
 
 fn screens(o: &Observations) -> Vec<Screen<'_>> {
-    o.notes(plan::SCREEN)
+    o.notes(Note::Screen)
         .filter_map(|e| {
             let d = e.detail.as_ref()?;
             Some(Screen { seq: e.seq, label: d.get("label")?.as_str()?, text: d.get("text")?.as_str()? })
@@ -39,7 +40,7 @@ fn screen<'a>(o: &'a Observations, label: &str) -> Option<Screen<'a>> {
 
 /// Where the plan stopped, if it did: the note's line and its reason.
 fn stopped(o: &Observations) -> Option<(u64, String)> {
-    o.notes(plan::PLAN_STOPPED).next().map(|e| (e.seq, e.detail.as_ref().and_then(|d| d.get("reason")).and_then(Value::as_str).unwrap_or("?").to_string()))
+    o.notes(Note::PlanStopped).next().map(|e| (e.seq, e.detail.as_ref().and_then(|d| d.get("reason")).and_then(Value::as_str).unwrap_or("?").to_string()))
 }
 
 /// The verdict when the run never got as far as `what`: the plan stopped, or no terminal at all.
@@ -234,7 +235,7 @@ probe! {
 fn judge_action(o: &Observations, wanted: &str) -> Verdict {
     let Some((result, exchange)) = answer(o, surface::TOOL_ELICIT_FORM) else { return not_reached(o, &format!("the {wanted}")) };
     let screens = [plan::FORM_SHOWN, plan::AFTER_ANSWER].into_iter().filter_map(|label| screen(o, label).map(|s| s.seq));
-    let evidence: Vec<u64> = exchange_evidence(&exchange).into_iter().chain(o.notes(plan::KEYS).last().map(|k| k.seq)).chain(screens).collect();
+    let evidence: Vec<u64> = exchange_evidence(&exchange).into_iter().chain(o.notes(Note::Keys).last().map(|k| k.seq)).chain(screens).collect();
     let got = action(&result);
     let verdict = if got == wanted {
         Verdict::new(Outcome::Yes, format!("the server received {wanted}"))
@@ -405,7 +406,7 @@ probe! {
 
 fn judge_url_consent(o: &Observations) -> Verdict {
     let declared = Declaration::from_bool(o.declares(&["elicitation", "url"]));
-    if let Some(opened) = o.notes(plan::BROWSER_OPENED).next() {
+    if let Some(opened) = o.notes(Note::BrowserOpened).next() {
         let target = opened.detail.as_ref().and_then(|d| d.get("arguments")).map(Value::to_string).unwrap_or_default();
         return Verdict::new(Outcome::Violation, format!("opened without consent: {target}")).declared(declared).evidence([opened.seq]);
     }

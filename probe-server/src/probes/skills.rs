@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use super::{probe, BOTH};
+use crate::note::Note;
 use crate::observe::{Frame, Observations};
 use crate::probe::{Outcome, Verdict};
 use crate::skills::{self as k, belongs_to, reference_uri, skill_uri};
@@ -228,7 +229,7 @@ fn judge_directory_manifest_only(o: &Observations) -> Verdict {
 
 /// The runner's `files_on_disk` note of a skills run, if the host installs skills.
 fn disk_note(o: &Observations) -> Option<(u64, &Value)> {
-    o.notes("files_on_disk").next().and_then(|e| e.detail.as_ref().map(|d| (e.seq, d)))
+    o.notes(Note::FilesOnDisk).next().and_then(|e| e.detail.as_ref().map(|d| (e.seq, d)))
 }
 
 /// A file the host wrote into its skills directory for skill `name` (its directory named after

@@ -31,6 +31,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::journal::{Direction, Entry, EventKind, Journal, TransportKind};
+use crate::note::Note;
 use crate::scenario::Scenario;
 use crate::server::{ProbeServer, ServeOptions};
 
@@ -102,7 +103,7 @@ impl TapState {
         let is_request = frame.is_some_and(|f| f.get("id").is_some() && f.get("method").and_then(Value::as_str).is_some_and(|m| m != "initialize"));
         if expired.is_empty() && is_request {
             expired.push(session.to_string());
-            self.journal.log(Entry::note(session, TransportKind::Http, json!({"event": "session_expired", "session": session})));
+            self.journal.log(Entry::note(session, TransportKind::Http, Note::SessionExpired.detail(json!({"session": session}))));
             return true;
         }
         false
@@ -271,8 +272,8 @@ impl SseJournal {
     /// stream's priming policy says; returns its id if it was sent.
     fn send_data_less(&self, event: Vec<u8>, fields: &SseFields, out: &mut Vec<u8>) -> Option<String> {
         let (note, bytes) = match &self.priming {
-            Priming::Pass | Priming::Undecided => (json!({"event": "sse_without_data", "sse_id": fields.id, "retry": fields.retry}), Some(event)),
-            Priming::Withhold(version) => (json!({"event": "sse_priming_withheld", "sse_id": fields.id, "negotiated": version}), None),
+            Priming::Pass | Priming::Undecided => (Note::SseWithoutData.detail(json!({"sse_id": fields.id, "retry": fields.retry})), Some(event)),
+            Priming::Withhold(version) => (Note::SsePrimingWithheld.detail(json!({"sse_id": fields.id, "negotiated": version})), None),
             Priming::IdOnly(version) => {
                 let mut id_only = String::new();
                 if let Some(id) = &fields.id {
@@ -282,7 +283,7 @@ impl SseJournal {
                     id_only.push_str(&format!("retry: {retry}\n"));
                 }
                 id_only.push('\n');
-                (json!({"event": "sse_id_only", "sse_id": fields.id, "retry": fields.retry, "negotiated": version}), Some(id_only.into_bytes()))
+                (Note::SseIdOnly.detail(json!({"sse_id": fields.id, "retry": fields.retry, "negotiated": version})), Some(id_only.into_bytes()))
             }
         };
         let mut entry = Entry::new(&self.session, TransportKind::Http, Direction::ServerToClient, EventKind::Note);
@@ -307,7 +308,7 @@ impl SseJournal {
         let rest = std::mem::take(&mut self.buffer);
         if !rest.is_empty() {
             let mut entry = Entry::new(&self.session, TransportKind::Http, Direction::ServerToClient, EventKind::Note);
-            entry.detail = Some(json!({"event": "sse_incomplete_event", "bytes": rest.len(), "head": String::from_utf8_lossy(&rest[..rest.len().min(256)])}));
+            entry.detail = Some(Note::SseIncompleteEvent.detail(json!({"bytes": rest.len(), "head": String::from_utf8_lossy(&rest[..rest.len().min(256)])})));
             self.journal.log(entry);
         }
         out.extend_from_slice(&rest);
@@ -407,7 +408,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
             let (out, last_id) = sse.feed(&chunk);
             let end_now = drop_here && last_id.is_some();
             if end_now {
-                sse.journal.log(Entry::note(&sse.session, TransportKind::Http, json!({"event": "stream_dropped", "last_sse_id": last_id})));
+                sse.journal.log(Entry::note(&sse.session, TransportKind::Http, Note::StreamDropped.detail(json!({"last_sse_id": last_id}))));
             }
             Some((Ok(Bytes::from(out)), (inner, sse, end_now)))
         });

@@ -18,6 +18,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::{mpsc, Mutex};
 
 use crate::journal::{Direction, Entry, EventKind, Journal, RawText, TransportKind, HEAD_BYTES};
+use crate::note::Note;
 use crate::server::{ProbeServer, ServeOptions};
 
 /// The longest line served. Longer lines are summarised and answered with an error.
@@ -210,18 +211,18 @@ async fn pump_input<R: AsyncRead + Unpin>(
         let frame = match next_frame(&mut reader, MAX_LINE).await {
             Ok(frame) => frame,
             Err(err) => {
-                journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "input_error", "error": err.to_string()})));
+                journal.log(Entry::note(SESSION, TransportKind::Stdio, Note::InputError.detail(json!({"error": err.to_string()}))));
                 break;
             }
         };
         let line = match frame {
             ReadFrame::Eof => {
-                journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "input_closed", "clean": true})));
+                journal.log(Entry::note(SESSION, TransportKind::Stdio, Note::InputClosed.detail(json!({"clean": true}))));
                 break;
             }
             ReadFrame::Partial(bytes) => {
                 journal_frame(EventKind::Partial, &bytes, None);
-                journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "input_closed", "clean": false, "partial_bytes": bytes.len()})));
+                journal.log(Entry::note(SESSION, TransportKind::Stdio, Note::InputClosed.detail(json!({"clean": false, "partial_bytes": bytes.len()}))));
                 break;
             }
             ReadFrame::Oversize { len, sha256, head } => {
@@ -256,7 +257,7 @@ async fn pump_input<R: AsyncRead + Unpin>(
         let message = match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) {
             Ok(message) => message,
             Err(err) => {
-                journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "sdk_rejected_frame", "error": err.to_string()})));
+                journal.log(Entry::note(SESSION, TransportKind::Stdio, Note::SdkRejectedFrame.detail(json!({"error": err.to_string()}))));
                 if value.get("method").is_some() || value.get("id").is_some() {
                     let id = value.get("id").cloned().unwrap_or(Value::Null);
                     outbound.send(error_frame(id, -32600, &format!("invalid request: {err}")));
@@ -265,7 +266,7 @@ async fn pump_input<R: AsyncRead + Unpin>(
             }
         };
         if !is_request && !seen_request {
-            journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "withheld_before_first_request", "method": value.get("method")})));
+            journal.log(Entry::note(SESSION, TransportKind::Stdio, Note::WithheldBeforeFirstRequest.detail(json!({"method": value.get("method")}))));
             continue;
         }
         seen_request |= is_request;
@@ -316,9 +317,9 @@ where
         match handler.clone().serve(tap).await {
             Ok(running) => {
                 let reason = running.waiting().await;
-                journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "session_ended", "reason": format!("{reason:?}")})));
+                journal.log(Entry::note(SESSION, TransportKind::Stdio, Note::SessionEnded.detail(json!({"reason": format!("{reason:?}")}))));
             }
-            Err(err) => journal.log(Entry::note(SESSION, TransportKind::Stdio, json!({"event": "session_failed", "error": err.to_string()}))),
+            Err(err) => journal.log(Entry::note(SESSION, TransportKind::Stdio, Note::SessionFailed.detail(json!({"error": err.to_string()})))),
         }
         // A new session is served while input may still come, or frames already read wait.
         if pump.is_finished() && inbound.lock().await.is_empty() {

@@ -90,7 +90,7 @@ async fn an_expired_session_is_answered_404_and_a_new_one_is_served() {
     tokio::time::timeout(Duration::from_secs(5), server).await.unwrap().unwrap().unwrap();
     let observations = probe_server::observe::Observations::from_read(read_journal(&path).unwrap());
     assert_eq!(observations.scenario(), probe_server::Scenario::SessionExpires);
-    let expiries: Vec<_> = observations.notes("session_expired").collect();
+    let expiries: Vec<_> = observations.notes(probe_server::note::Note::SessionExpired).collect();
     assert_eq!(expiries.len(), 1);
     assert_eq!(expiries[0].detail.as_ref().unwrap()["session"], first.as_str());
     let not_found = observations.events.iter().filter(|e| e.kind == EventKind::HttpResponse && e.detail.as_ref().is_some_and(|d| d["status"] == 404)).count();
@@ -170,7 +170,7 @@ async fn a_dropped_stream_on_an_old_session_carries_its_id_without_data() {
     shutdown.cancel();
     tokio::time::timeout(Duration::from_secs(5), server).await.unwrap().unwrap().unwrap();
     let observations = probe_server::observe::Observations::from_read(read_journal(&path).unwrap());
-    assert_eq!(observations.notes("sse_id_only").count(), 1);
-    let dropped = observations.notes("stream_dropped").next().expect("the stream was dropped");
+    assert_eq!(observations.notes(probe_server::note::Note::SseIdOnly).count(), 1);
+    let dropped = observations.notes(probe_server::note::Note::StreamDropped).next().expect("the stream was dropped");
     assert_eq!(dropped.detail.as_ref().unwrap()["last_sse_id"], "0");
 }

@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use plan::Scope;
 use plan::Step;
+use probe_server::note::Note;
 
 /// What every request handler of one stub shares.
 #[derive(Clone)]
@@ -129,7 +130,7 @@ async fn handle(State(Stub { journal, scope }): State<Stub>, method: Method, uri
         return (StatusCode::OK, [("content-type", "application/json")], r#"{"data":[],"object":"list"}"#).into_response();
     };
     let Ok(parsed) = serde_json::from_slice::<Value>(&body) else {
-        journal.log(Entry::note(SESSION, TransportKind::Http, json!({"event": "model_request_unparsable", "path": path})));
+        journal.log(Entry::note(SESSION, TransportKind::Http, Note::ModelRequestUnparsable.detail(json!({"path": path}))));
         return (StatusCode::BAD_REQUEST, "body is not JSON").into_response();
     };
     journal.log(Entry::note(SESSION, TransportKind::Http, view::view(dialect, &parsed)));
@@ -139,7 +140,7 @@ async fn handle(State(Stub { journal, scope }): State<Stub>, method: Method, uri
     }
     let mut entry = Entry::frame(SESSION, TransportKind::Http, Direction::ServerToClient, EventKind::HttpResponse, reply.body_text().as_bytes(), None);
     entry.method = Some(format!("{method} {path}"));
-    let mut detail = json!({"dialect": dialect, "step": step});
+    let mut detail = json!({"dialect": dialect, probe_server::host_tools::MODEL_STEP_KEY: step});
     if hold_ms > 0 {
         detail[probe_server::probes::opportunity::HELD_BACK_KEY] = json!(hold_ms);
     }

@@ -4,20 +4,12 @@
 
 use probe_server::host_tools::{self, has_property, HostTool};
 use probe_server::surface as s;
-use serde::Serialize;
 use serde_json::{json, Value};
 
 /// The MCP server name the runner gives the probe server in every client's configuration.
 pub const SERVER_NAME: &str = "probe";
 
-/// One tool as the host offered it to the model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OfferedTool {
-    pub name: String,
-    /// Codex groups MCP tools under a namespace; a call must name it.
-    pub namespace: Option<String>,
-    pub schema: Value,
-}
+pub use probe_server::host_tools::{ModelStep as Step, OfferedTool};
 
 /// Every function in a request's `tools`, a namespace entry (`{"name", "tools": [...]}`) giving its
 /// name to the functions inside it; `function` reads one entry in the dialect's shape.
@@ -52,13 +44,6 @@ impl Scope {
             Scope::ResourcesOnly
         }
     }
-}
-
-/// What the model does next.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub enum Step {
-    Call { tool: OfferedTool, arguments: Value, purpose: String },
-    Finish { text: String },
 }
 
 /// The probe tools the model calls, in order.

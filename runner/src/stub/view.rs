@@ -7,6 +7,7 @@ use probe_server::surface as s;
 use serde_json::{json, Map, Value};
 
 use super::Dialect;
+use probe_server::note::Note;
 
 /// The longest tool description or tool result kept.
 const KEEP_CHARS: usize = 16 * 1024;
@@ -107,7 +108,7 @@ pub fn mentions(body: &Value, results: &[String]) -> Value {
 pub fn view(dialect: Dialect, body: &Value) -> Value {
     let results = tool_results(dialect, body);
     let deferred = super::plan::mentioned_tools(body);
-    json!({"event": "model_view", "dialect": dialect, "tools": tools(body), "deferred": deferred, "tool_results": results, "mentions": mentions(body, &results)})
+    Note::ModelView.detail(json!({"dialect": dialect, "tools": tools(body), "deferred": deferred, "tool_results": results, "mentions": mentions(body, &results)}))
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use probe_server::Scenario;
 use serde_json::{json, Value};
 
 use crate::profile::Interactive;
+use probe_server::note::Note;
 use pty::{Pty, PtySpec};
 
 /// The session name of the driver's notes in the journal.
@@ -127,7 +128,7 @@ fn drive(case: Case) -> Driven {
     let pty = match Pty::spawn(&case.pty) {
         Ok(pty) => pty,
         Err(e) => {
-            notes.push((0, json!({"event": plan::PLAN_STOPPED, "reason": e.to_string(), "screen": ""})));
+            notes.push((0, Note::PlanStopped.detail(json!({"reason": e.to_string(), "screen": ""}))));
             let journal = interleave(read_server(&case.server_journal), &notes);
             return Driven { journal, screens: String::new(), raw_output: Vec::new(), exit_code: None, stopped: Some(e.to_string()), duration: started.elapsed() };
         }
@@ -147,7 +148,7 @@ fn drive(case: Case) -> Driven {
         Ok(()) => None,
         Err(Stop(reason)) => {
             let screen = driver.pty.screen();
-            driver.note(json!({"event": plan::PLAN_STOPPED, "reason": reason, "screen": screen}));
+            driver.note(Note::PlanStopped.detail(json!({"reason": reason, "screen": screen})));
             driver.screens.push_str(&format!("=== plan stopped: {reason}\n{screen}\n\n"));
             // Leave the form the way a person would, so the host does not hang on it.
             let _ = driver.press(&case.plan.keys.cancel, "leave the form");
@@ -159,7 +160,7 @@ fn drive(case: Case) -> Driven {
     let exit_code = driver.pty.finish(Duration::from_secs(5));
     let raw_output = driver.pty.raw_output();
     // The server notices the host has gone and closes its journal.
-    wait_for_journal(&case.server_journal, "\"input_closed\"", Duration::from_secs(5), || false);
+    wait_for_journal(&case.server_journal, |e| Note::of(e) == Some(Note::InputClosed), Duration::from_secs(5), || false);
     let journal = interleave(read_server(&case.server_journal), &driver.notes);
     Driven { journal, screens: driver.screens, raw_output, exit_code, stopped, duration: started.elapsed() }
 }
@@ -172,12 +173,13 @@ fn journal_lines(path: &Path) -> usize {
     std::fs::read(path).map(|b| b.iter().filter(|c| **c == b'\n').count()).unwrap_or(0)
 }
 
-/// Waits until the server's journal contains `needle`, at most `timeout`, or until `give_up`
-/// says there is no point (the host has gone). Returns whether it appeared.
-fn wait_for_journal(path: &Path, needle: &str, timeout: Duration, mut give_up: impl FnMut() -> bool) -> bool {
+/// Waits until the server's journal holds an event that `wanted` accepts, at most `timeout`, or
+/// until `give_up` says there is no point (the host has gone). Returns whether it appeared.
+fn wait_for_journal(path: &Path, wanted: impl Fn(&Event) -> bool, timeout: Duration, mut give_up: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + timeout;
     loop {
-        if std::fs::read_to_string(path).is_ok_and(|t| t.contains(needle)) {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if probe_server::journal::parse_journal(&text).is_ok_and(|read| read.events.iter().any(&wanted)) {
             return true;
         }
         if Instant::now() > deadline || give_up() {
@@ -235,7 +237,7 @@ impl Driver<'_> {
     fn save_screen(&mut self, label: &str) -> String {
         let screen = self.pty.settle(Duration::from_millis(300), Duration::from_secs(2));
         self.screens.push_str(&format!("=== {label}\n{screen}\n\n"));
-        self.note(json!({"event": plan::SCREEN, "label": label, "text": screen}));
+        self.note(Note::Screen.detail(json!({"label": label, "text": screen})));
         screen
     }
 
@@ -243,7 +245,7 @@ impl Driver<'_> {
     fn check_trap(&mut self) {
         let lines: Vec<String> = std::fs::read_to_string(self.trap_log).unwrap_or_default().lines().map(str::to_string).collect();
         for line in lines.iter().skip(self.trap_seen) {
-            self.notes.push((journal_lines(self.server_journal), json!({"event": plan::BROWSER_OPENED, "arguments": line})));
+            self.notes.push((journal_lines(self.server_journal), Note::BrowserOpened.detail(json!({"arguments": line}))));
         }
         self.trap_seen = self.trap_seen.max(lines.len());
     }
@@ -253,7 +255,7 @@ impl Driver<'_> {
         if keys.is_empty() {
             return Ok(());
         }
-        self.note(json!({"event": plan::KEYS, "keys": keys, "why": why}));
+        self.note(Note::Keys.detail(json!({"keys": keys, "why": why})));
         for key in keys {
             let bytes = keys::bytes(key).ok_or_else(|| Stop(format!("unknown key {key}")))?;
             let before = self.pty.screen();
@@ -267,7 +269,7 @@ impl Driver<'_> {
     }
 
     fn type_text(&mut self, text: &str, why: &str) -> Step {
-        self.note(json!({"event": plan::KEYS, "text": text, "why": why}));
+        self.note(Note::Keys.detail(json!({"text": text, "why": why})));
         for c in text.chars() {
             let mut buf = [0u8; 4];
             self.pty.send(c.encode_utf8(&mut buf).as_bytes()).map_err(|e| Stop(format!("cannot type into the terminal: {e}")))?;
@@ -363,7 +365,7 @@ impl Driver<'_> {
     fn run(&mut self, scenario: Scenario, tool: &str, prompt: &str) -> Step {
         let ready = Duration::from_secs(self.plan.ready_timeout_secs);
         let (journal, pty) = (self.server_journal, &mut self.pty);
-        if !wait_for_journal(journal, "\"method\":\"tools/list\"", ready, || pty.exited().is_some()) {
+        if !wait_for_journal(journal, |e| e.method.as_deref() == Some("tools/list"), ready, || pty.exited().is_some()) {
             return Err(Stop(format!("the host did not list the server's tools within {} s", ready.as_secs())));
         }
         std::thread::sleep(Duration::from_millis(500));
@@ -433,7 +435,7 @@ impl Driver<'_> {
                 self.press(&keys.cancel, "cancel without opening")?;
             }
             Scenario::InteractiveWithdrawn => {
-                if !wait_for_journal(self.server_journal, "\"method\":\"notifications/cancelled\"", WITHDRAWAL_WAIT, || false) {
+                if !wait_for_journal(self.server_journal, |e| e.method.as_deref() == Some("notifications/cancelled"), WITHDRAWAL_WAIT, || false) {
                     return Err(Stop(format!("the server did not withdraw its request within {} s", WITHDRAWAL_WAIT.as_secs())));
                 }
                 let screen = self.save_screen(plan::AFTER_WITHDRAWAL);
@@ -475,7 +477,10 @@ mod tests {
              {\"format_version\":1,\"seq\":2,\"t_us\":9,\"session\":\"s\",\"transport\":\"stdio\",\"dir\":\"s2c\",\"kind\":\"frame\",\"raw\":\"{}\"}\n",
         )
         .unwrap();
-        let joined = interleave(server, &[(0, json!({"event": "screen", "label": "a"})), (1, json!({"event": "screen", "label": "b"})), (7, json!({"event": "keys"}))]);
+        let joined = interleave(
+            server,
+            &[(0, Note::Screen.detail(json!({"label": "a"}))), (1, Note::Screen.detail(json!({"label": "b"}))), (7, Note::Keys.detail(serde_json::Value::Null))],
+        );
         let kinds: Vec<String> = joined.events.iter().map(|e| e.detail.as_ref().map_or(format!("{:?}", e.dir), |d| d["event"].to_string())).collect();
         assert_eq!(kinds, vec!["\"screen\"", "ClientToServer", "\"screen\"", "ServerToClient", "\"keys\""]);
         assert_eq!(joined.events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);

@@ -1,0 +1,127 @@
+//! The journal's note vocabulary: every note the server, the taps, the runner, the model stub and
+//! the terminal driver write, named once. A note's detail is a JSON object whose `event` field is
+//! the note's name; writers build it with [`Note::detail`], readers ask [`Note::of`] or
+//! [`crate::observe::Observations::notes`], so no name is ever spelled twice.
+
+use serde_json::{Map, Value};
+
+use crate::journal::{Event, EventKind};
+
+macro_rules! notes {
+    ($($variant:ident => $name:literal, $what:literal;)*) => {
+        /// A note a journal can carry.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Note { $(#[doc = $what] $variant),* }
+
+        impl Note {
+            pub const ALL: &'static [Note] = &[$(Note::$variant),*];
+
+            /// The name written in the detail's `event` field.
+            pub fn name(self) -> &'static str {
+                match self { $(Note::$variant => $name),* }
+            }
+
+            /// What the note records, in plain words.
+            pub fn description(self) -> &'static str {
+                match self { $(Note::$variant => $what),* }
+            }
+        }
+    };
+}
+
+notes! {
+    Serving => "serving", "the probe server started: its variant, era policy and (HTTP) whether it listens on loopback";
+    SessionStarted => "session_started", "a legacy session began: the version requested and the one answered";
+    SessionEnded => "session_ended", "the stdio session ended, and why";
+    SessionFailed => "session_failed", "the stdio session could not be served";
+    SessionExpired => "session_expired", "the HTTP tap expired a session (variant session-expires)";
+    RefusedInitialize => "refused_initialize", "a modern-only server refused initialize";
+    RefusedDiscover => "refused_discover", "a legacy-only server refused server/discover";
+    Discover => "discover", "the client called server/discover";
+    LogLevel => "log_level", "the client set the log level";
+    InputResponse => "input_response", "a modern-era retry carried the answers to an input_required result";
+    Listening => "listening", "a subscriptions/listen stream opened";
+    ListenEnded => "listen_ended", "a subscriptions/listen stream ended, and by whom";
+    Subscribed => "subscribed", "the client subscribed to a resource";
+    SubscribeRefused => "subscribe_refused", "a subscription was refused (the capability is not advertised)";
+    SubscribeFailed => "subscribe_failed", "a subscription failed on purpose (variant subscribe-fails)";
+    Unsubscribed => "unsubscribed", "the client unsubscribed from a resource";
+    InputError => "input_error", "reading the client's stdio failed";
+    InputClosed => "input_closed", "the client closed stdio: the journal's evidence is complete";
+    SdkRejectedFrame => "sdk_rejected_frame", "rmcp refused a frame the tap passed on";
+    WithheldBeforeFirstRequest => "withheld_before_first_request", "a notification before the first request, kept from rmcp";
+    SseWithoutData => "sse_without_data", "an SSE event with an id and no data went out: a priming event";
+    SsePrimingWithheld => "sse_priming_withheld", "a priming event withheld: the session's version predates them";
+    SseIdOnly => "sse_id_only", "a priming event sent as its id alone (variant stream-drop, old session)";
+    SseIncompleteEvent => "sse_incomplete_event", "an SSE stream ended in the middle of an event";
+    StreamDropped => "stream_dropped", "the HTTP tap ended a GET stream (variant stream-drop)";
+    FilesOnDisk => "files_on_disk", "the runner's list of what a host left in its skills directory and elsewhere";
+    ModelView => "model_view", "what a host showed the model stub in one request";
+    ModelRequestUnparsable => "model_request_unparsable", "a request to the model stub that was not JSON";
+    Screen => "screen", "the terminal driver's labelled copy of the screen";
+    Keys => "keys", "what the terminal driver pressed, and why";
+    PlanStopped => "plan_stopped", "the screen did not show what the person's plan expected";
+    BrowserOpened => "browser_opened", "the host tried to open a URL";
+}
+
+impl Note {
+    /// The note's detail: `fields` (an object; anything else is kept under `value`) with the
+    /// note's name under `event`.
+    pub fn detail(self, fields: Value) -> Value {
+        let mut map = match fields {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => Map::from_iter([("value".to_string(), other)]),
+        };
+        map.insert("event".into(), Value::from(self.name()));
+        Value::Object(map)
+    }
+
+    /// The note a journal event is, if it is one of the vocabulary.
+    pub fn of(event: &Event) -> Option<Note> {
+        if event.kind != EventKind::Note {
+            return None;
+        }
+        Note::named(event.detail.as_ref()?.get("event")?.as_str()?)
+    }
+
+    /// The note of this detail's `event` name.
+    pub fn of_detail(detail: &Value) -> Option<Note> {
+        Note::named(detail.get("event")?.as_str()?)
+    }
+
+    pub fn named(name: &str) -> Option<Note> {
+        Note::ALL.iter().copied().find(|n| n.name() == name)
+    }
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn names_are_unique_and_round_trip() {
+        let mut names: Vec<&str> = Note::ALL.iter().map(|n| n.name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), Note::ALL.len());
+        for note in Note::ALL {
+            assert_eq!(Note::named(note.name()), Some(*note));
+            assert_eq!(Note::of_detail(&note.detail(json!({"x": 1}))), Some(*note));
+        }
+        assert_eq!(Note::named("no_such_note"), None);
+    }
+
+    #[test]
+    fn the_detail_keeps_its_fields() {
+        assert_eq!(Note::LogLevel.detail(json!({"level": "debug"})), serde_json::from_str::<Value>(r#"{"event": "log_level", "level": "debug"}"#).unwrap());
+        assert_eq!(Note::Discover.detail(Value::Null), serde_json::from_str::<Value>(r#"{"event": "discover"}"#).unwrap());
+    }
+}
