@@ -38,9 +38,9 @@ pub struct Invalid {
 }
 
 /// What the person gets wrong in each validation run.
-pub fn invalid_input(scenario: crate::Scenario) -> Option<Invalid> {
-    use crate::Scenario as S;
-    match scenario {
+pub fn invalid_input(variant: crate::Variant) -> Option<Invalid> {
+    use crate::Variant as S;
+    match variant {
         S::InteractiveRequired => Some(Invalid { field: REQUIRED_FIELD, bad: None, fixed: "7", rule: "required" }),
         S::InteractiveBadFormat => Some(Invalid { field: "email", bad: Some("not-an-address"), fixed: "person@example.net", rule: "format: email" }),
         S::InteractiveOutOfBounds => Some(Invalid { field: "count", bad: Some("11"), fixed: "7", rule: "maximum: 10" }),

@@ -20,14 +20,14 @@ pub mod observe;
 pub mod probe;
 pub mod probes;
 pub mod registry;
-pub mod scenario;
 pub mod server;
 pub mod skills;
 pub mod surface;
 pub mod transport;
+pub mod variant;
 
 pub use era::{Era, EraPolicy};
 pub use journal::{Journal, JournalError};
 pub use probe::{Area, Outcome, Probe, Verdict};
-pub use scenario::Scenario;
 pub use server::{ProbeServer, ServeOptions};
+pub use variant::Variant;

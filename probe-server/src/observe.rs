@@ -231,8 +231,10 @@ impl Observations {
     }
 
     /// The server variant that served the run (the `serving` note; standard when absent).
-    pub fn scenario(&self) -> crate::scenario::Scenario {
-        self.notes(Note::Serving).find_map(|e| e.detail.as_ref()?.get("scenario")?.as_str()?.parse().ok()).unwrap_or_default()
+    /// Journals written before the variant had its one name call it `scenario`.
+    pub fn variant(&self) -> crate::variant::Variant {
+        let named = |d: &Value| d.get("variant").or_else(|| d.get("scenario")).and_then(Value::as_str).and_then(|v| v.parse().ok());
+        self.notes(Note::Serving).find_map(|e| named(e.detail.as_ref()?)).unwrap_or_default()
     }
 
     pub fn era(&self) -> Option<Era> {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::era::Era;
 use crate::observe::Observations;
-use crate::scenario::Scenario;
+use crate::variant::Variant;
 
 /// The matrix section a probe belongs to, in matrix order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
@@ -124,8 +124,8 @@ pub struct Verdict {
     /// Journal sequence numbers of the frames that support the verdict.
     pub evidence: Vec<u64>,
     /// The server variant whose journal the evidence refers to.
-    #[serde(default, skip_serializing_if = "Scenario::is_standard")]
-    pub scenario: Scenario,
+    #[serde(default, alias = "scenario", skip_serializing_if = "Variant::is_standard")]
+    pub variant: Variant,
     /// Whether the evidence lines are those of the model stub's journal.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub model_evidence: bool,
@@ -147,7 +147,7 @@ impl Verdict {
             declared: Declaration::NoCapability,
             detail: detail.into(),
             evidence: Vec::new(),
-            scenario: Scenario::Standard,
+            variant: Variant::Standard,
             model_evidence: false,
             opportunity: Box::default(),
             opportunity_model: Box::default(),
@@ -216,8 +216,8 @@ pub trait Probe: Send + Sync {
         &[crate::journal::TransportKind::Stdio, crate::journal::TransportKind::Http]
     }
     /// The server variant whose run this probe is judged on.
-    fn scenario(&self) -> crate::scenario::Scenario {
-        crate::scenario::Scenario::Standard
+    fn variant(&self) -> crate::variant::Variant {
+        crate::variant::Variant::Standard
     }
     /// What the server advertises and serves for this probe, in plain words.
     fn serves(&self) -> &'static str;

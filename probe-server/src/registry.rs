@@ -4,7 +4,7 @@ use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
 use crate::probes::{affordances, connection, elicitation, http, interactive, prompts, resources, sampling_roots, skills, subscriptions, tools, utilities};
-use crate::scenario::Scenario;
+use crate::variant::Variant;
 
 static REGISTRY: &[&dyn Probe] = &[
     &connection::Initialized,
@@ -114,28 +114,28 @@ pub fn find(id: &str) -> Option<&'static dyn Probe> {
 
 /// Judges one run with every probe. Probes judged on another server variant say not-reached.
 pub fn judge_all(observations: &Observations) -> Vec<Verdict> {
-    judge_runs(&[(observations.scenario(), observations)])
+    judge_runs(&[(observations.variant(), observations)])
 }
 
 /// Judges the runs of one client over one transport, one run per server variant (named by the
 /// caller, who knows which variant it served even when the journal stayed empty): each probe is
-/// judged on the run of its own scenario. Probes that do not apply to the era the client chose,
+/// judged on the run of its own variant. Probes that do not apply to the era the client chose,
 /// or to the transport, say so.
-pub fn judge_runs(runs: &[(Scenario, &Observations)]) -> Vec<Verdict> {
+pub fn judge_runs(runs: &[(Variant, &Observations)]) -> Vec<Verdict> {
     let transport = runs.iter().find_map(|(_, o)| o.transport());
     let era = runs.iter().find_map(|(_, o)| o.era());
     let verdicts: Vec<Verdict> = REGISTRY
         .iter()
         .map(|probe| {
-            let run = runs.iter().find(|(s, _)| *s == probe.scenario()).map(|(_, o)| *o);
+            let run = runs.iter().find(|(s, _)| *s == probe.variant()).map(|(_, o)| *o);
             let mut verdict = match run {
                 _ if era.is_none() => Verdict::new(Outcome::NotReached, NO_SESSION),
                 _ if transport.is_some_and(|t| !probe.transports().contains(&t)) => Verdict::new(Outcome::NotApplicable, "not observable over this transport"),
                 Some(observations) => judge_probe(*probe, observations),
-                None => era.and_then(|era| outside_era(*probe, era)).unwrap_or_else(|| Verdict::new(Outcome::NotReached, no_run_detail(probe.scenario()))),
+                None => era.and_then(|era| outside_era(*probe, era)).unwrap_or_else(|| Verdict::new(Outcome::NotReached, no_run_detail(probe.variant()))),
             };
             verdict.probe = probe.id().to_string();
-            verdict.scenario = probe.scenario();
+            verdict.variant = probe.variant();
             verdict.model_evidence = probe.needs_model();
             verdict
         })
@@ -160,8 +160,8 @@ fn apply_preconditions(mut verdicts: Vec<Verdict>) -> Vec<Verdict> {
 }
 
 /// The detail of a probe whose server variant was not run at all.
-pub fn no_run_detail(scenario: Scenario) -> String {
-    format!("judged on a run against the {scenario} server variant, and there was none")
+pub fn no_run_detail(variant: Variant) -> String {
+    format!("judged on a run against the {variant} server variant, and there was none")
 }
 
 const NO_SESSION: &str = "the client never opened an MCP session with the probe server";

@@ -18,9 +18,9 @@ use serde_json::{json, Value};
 use crate::era::{Era, EraPolicy, LEGACY_VERSIONS, MODERN_VERSION};
 use crate::journal::{Entry, Journal, TransportKind};
 use crate::note::Note;
-use crate::scenario::Scenario;
 use crate::skills;
 use crate::surface as s;
+use crate::variant::Variant;
 
 /// How the server presents itself for one run.
 #[derive(Debug, Clone, Default)]
@@ -29,7 +29,7 @@ pub struct ServeOptions {
     /// Serve exactly this protocol version (a counter-offer for legacy clients).
     pub protocol_version: Option<String>,
     /// The server variant.
-    pub scenario: Scenario,
+    pub variant: Variant,
 }
 
 /// How long the server waits for a client's answer to a server→client request.
@@ -94,7 +94,7 @@ fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
 
 impl ProbeServer {
     pub fn new(journal: Journal, session: impl Into<String>, transport: TransportKind, mut options: ServeOptions) -> Self {
-        if options.scenario.legacy_only() {
+        if options.variant.legacy_only() {
             options.era = EraPolicy::Legacy;
         }
         ProbeServer {
@@ -117,7 +117,7 @@ impl ProbeServer {
 
     /// Journals which server variant is serving: the first note of every journal.
     pub fn note_serving(&self, extra: Value) {
-        let mut detail = Note::Serving.detail(json!({"scenario": self.shared.options.scenario, "era_policy": self.shared.options.era}));
+        let mut detail = Note::Serving.detail(json!({"variant": self.shared.options.variant, "era_policy": self.shared.options.era}));
         if let (Some(detail), Some(extra)) = (detail.as_object_mut(), extra.as_object()) {
             detail.extend(extra.clone());
         }
@@ -150,8 +150,8 @@ impl ProbeServer {
 
     /// How long a legacy server→client request may wait for its answer.
     fn answer_timeout(&self) -> Duration {
-        match self.shared.options.scenario {
-            Scenario::InteractiveWithdrawn => WITHDRAW_AFTER,
+        match self.shared.options.variant {
+            Variant::InteractiveWithdrawn => WITHDRAW_AFTER,
             s if s.is_interactive() => PERSON_ANSWER_TIMEOUT,
             _ => CLIENT_ANSWER_TIMEOUT,
         }
@@ -240,7 +240,7 @@ impl ProbeServer {
     }
 
     fn read(&self, uri: &str, modern: bool) -> Result<ReadResourceResult, McpError> {
-        let skill_file = self.shared.options.scenario.serves_skills().then(|| skills::catalogue().files.get(uri)).flatten();
+        let skill_file = self.shared.options.variant.serves_skills().then(|| skills::catalogue().files.get(uri)).flatten();
         let contents = if let Some(bytes) = skill_file {
             let mime = if uri.ends_with(".md") { "text/markdown" } else { "text/plain" };
             json!({"uri": uri, "mimeType": mime, "text": String::from_utf8_lossy(bytes)})
@@ -299,7 +299,7 @@ impl ProbeServer {
 
     /// In the `no-resources` variant every resources method is refused as unknown.
     fn resources_served(&self) -> Result<(), McpError> {
-        if self.shared.options.scenario == Scenario::NoResources {
+        if self.shared.options.variant == Variant::NoResources {
             return Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, "this server does not declare resources", None));
         }
         Ok(())
@@ -319,20 +319,20 @@ impl ProbeServer {
 impl ServerHandler for ProbeServer {
     fn get_info(&self) -> ServerInfo {
         let mut advertised = s::server_capabilities();
-        if self.shared.options.scenario == Scenario::NoResources {
+        if self.shared.options.variant == Variant::NoResources {
             if let Some(caps) = advertised.as_object_mut() {
                 caps.remove("resources");
             }
         }
-        if self.shared.options.scenario == Scenario::SubscribeUnadvertised {
+        if self.shared.options.variant == Variant::SubscribeUnadvertised {
             if let Some(resources) = advertised.get_mut("resources").and_then(Value::as_object_mut) {
                 resources.remove("subscribe");
             }
         }
         let mut instructions = s::instructions();
-        if self.shared.options.scenario.serves_skills() {
-            let skills = match self.shared.options.scenario {
-                Scenario::Skills => json!({"directoryRead": true}),
+        if self.shared.options.variant.serves_skills() {
+            let skills = match self.shared.options.variant {
+                Variant::Skills => json!({"directoryRead": true}),
                 _ => json!({}),
             };
             advertised["extensions"] = json!({rmcp::model::SKILLS_EXTENSION_ID: skills});
@@ -440,14 +440,14 @@ impl ServerHandler for ProbeServer {
     }
 
     async fn subscribe(&self, request: SubscribeRequestParams, context: RequestContext<RoleServer>) -> Result<(), McpError> {
-        match self.shared.options.scenario {
-            Scenario::SubscribeUnadvertised => {
+        match self.shared.options.variant {
+            Variant::SubscribeUnadvertised => {
                 self.note(Note::SubscribeRefused.detail(json!({"uri": request.uri})));
                 return Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, "resources/subscribe: this server does not advertise resources.subscribe", None));
             }
-            Scenario::SubscribeFails => {
+            Variant::SubscribeFails => {
                 self.note(Note::SubscribeFailed.detail(json!({"uri": request.uri})));
-                return Err(McpError::internal_error("resources/subscribe failed (the probe server fails every subscription in this scenario)", None));
+                return Err(McpError::internal_error("resources/subscribe failed (the probe server fails every subscription in this variant)", None));
             }
             _ => {}
         }

@@ -42,7 +42,7 @@ pub fn synthetic_matrix(columns: usize, rows: usize) -> crate::matrix::Matrix {
                 date: Some("2026-11-30".into()),
                 record: Some(format!("records/client-{c}/1.{c}.0/stdio.json")),
                 journal: Some(format!("records/client-{c}/1.{c}.0/stdio.journal.jsonl")),
-                scenario_journals: Default::default(),
+                variant_journals: Default::default(),
                 model_journal: None,
             })
             .collect(),
@@ -57,7 +57,7 @@ pub fn synthetic_matrix(columns: usize, rows: usize) -> crate::matrix::Matrix {
                         declared: if (r + c) % 3 == 0 { Declaration::Declared } else { Declaration::NoCapability },
                         detail: "answered decline in < 100 ms, nobody asked".into(),
                         evidence: vec![(r * 7 + c) as u64],
-                        scenario: Default::default(),
+                        variant: Default::default(),
                         model_evidence: false,
                         opportunity: Box::default(),
                         opportunity_model: Box::default(),

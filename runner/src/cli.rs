@@ -175,13 +175,14 @@ pub struct ServeArgs {
     #[arg(long, value_name = "V")]
     pub protocol_version: Option<String>,
     /// The server variant: standard, subscribe-unadvertised, subscribe-fails, session-expires
-    /// (HTTP), stream-drop (HTTP).
-    #[arg(long, default_value = "standard", value_parser = parse_scenario)]
-    pub scenario: probe_server::Scenario,
+    /// (HTTP), stream-drop (HTTP), and the others `probes --catalogue` names (`--scenario` is
+    /// the same flag by its older name).
+    #[arg(long, alias = "scenario", default_value = "standard", value_parser = parse_variant)]
+    pub variant: probe_server::Variant,
 }
 
-fn parse_scenario(s: &str) -> Result<probe_server::Scenario, String> {
-    s.parse().map_err(|e: probe_server::scenario::UnknownScenario| e.to_string())
+fn parse_variant(s: &str) -> Result<probe_server::Variant, String> {
+    s.parse().map_err(|e: probe_server::variant::UnknownVariant| e.to_string())
 }
 
 fn parse_era(s: &str) -> Result<EraPolicy, String> {

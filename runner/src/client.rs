@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use probe_server::journal::{concatenate, read_journal, write_events, Journal};
 use probe_server::observe::Observations;
 use probe_server::transport::http::{serve_http, MCP_PATH};
-use probe_server::{registry, Era, EraPolicy, Scenario, ServeOptions};
+use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant};
 use tokio_util::sync::CancellationToken;
 
 use crate::launch::{launch, Ending, LaunchRecord, LaunchSpec};
@@ -44,8 +44,8 @@ impl Pass {
     /// Whether the pass runs the server variant: the dual pass runs every one; a one-era pass only
     /// the standard variant and those that some probe of the legacy era alone is judged on (what
     /// the other variants show does not depend on the era, and the dual pass has it).
-    fn runs(self, variant: Scenario) -> bool {
-        self.eras.is_dual() || variant.is_standard() || registry::probes().iter().any(|p| p.scenario() == variant && !p.eras().contains(&Era::Modern))
+    fn runs(self, variant: Variant) -> bool {
+        self.eras.is_dual() || variant.is_standard() || registry::probes().iter().any(|p| p.variant() == variant && !p.eras().contains(&Era::Modern))
     }
 
     /// `stdio`, or `stdio.legacy-only` for a one-era server.
@@ -58,21 +58,21 @@ impl Pass {
 }
 
 /// Files beside a record. The standard server variant's journal is `<transport>.journal.jsonl`;
-/// the other variants' carry their name: `<transport>.<scenario>.journal.jsonl` (and a one-era
-/// pass its eras: `<transport>.legacy-only[.<scenario>].journal.jsonl`).
-pub fn journal_name(pass: Pass, scenario: Scenario) -> String {
-    format!("{}.journal.jsonl", file_stem(pass, scenario))
+/// the other variants' carry their name: `<transport>.<variant>.journal.jsonl` (and a one-era
+/// pass its eras: `<transport>.legacy-only[.<variant>].journal.jsonl`).
+pub fn journal_name(pass: Pass, variant: Variant) -> String {
+    format!("{}.journal.jsonl", file_stem(pass, variant))
 }
 
-fn model_journal_name(pass: Pass, scenario: Scenario) -> String {
-    format!("{}.model.jsonl", file_stem(pass, scenario))
+fn model_journal_name(pass: Pass, variant: Variant) -> String {
+    format!("{}.model.jsonl", file_stem(pass, variant))
 }
 
-fn file_stem(pass: Pass, scenario: Scenario) -> String {
-    if scenario.is_standard() {
+fn file_stem(pass: Pass, variant: Variant) -> String {
+    if variant.is_standard() {
         pass.stem()
     } else {
-        format!("{}.{scenario}", pass.stem())
+        format!("{}.{variant}", pass.stem())
     }
 }
 
@@ -81,8 +81,8 @@ fn json_str(s: &str) -> String {
 }
 
 /// What one run against one server variant produced.
-struct ScenarioRun {
-    scenario: Scenario,
+struct VariantRun {
+    variant: Variant,
     observations: Observations,
     launches: Vec<LaunchRecord>,
     /// Interactive runs: where the keystroke plan stopped, if it did.
@@ -106,8 +106,8 @@ pub async fn probe_all(target: &Target, transport: Transport, runs_wanted: crate
         }
         Some(Era::Legacy) => {
             let pass = Pass { transport, eras: EraPolicy::Modern };
-            let run = run_scenario(target, pass, Scenario::Standard, server_exe, out_dir).await?;
-            main.notes.push(format!("{} (journal {})", fall_forward_note(&run), journal_name(pass, Scenario::Standard)));
+            let run = run_variant(target, pass, Variant::Standard, server_exe, out_dir).await?;
+            main.notes.push(format!("{} (journal {})", fall_forward_note(&run), journal_name(pass, Variant::Standard)));
             record::write(&main, out_dir).map_err(|e| format!("cannot write the record: {e}"))?;
             Ok(vec![main])
         }
@@ -116,7 +116,7 @@ pub async fn probe_all(target: &Target, transport: Transport, runs_wanted: crate
 }
 
 /// What a host that chose the legacy era did against a server that speaks only 2026-07-28.
-fn fall_forward_note(run: &ScenarioRun) -> String {
+fn fall_forward_note(run: &VariantRun) -> String {
     let prefix = "against a 2026-07-28-only server";
     match run.observations.lifecycle() {
         Some(l) if l.era == Era::Modern => format!("{prefix}: fell forward, opened a {} session", l.negotiated_version.unwrap_or_default()),
@@ -135,45 +135,45 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
     let transport = pass.transport;
     std::fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
     let mut runs = Vec::new();
-    for scenario in Scenario::ALL.into_iter().filter(|s| s.applies_to(transport.kind()) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s)) {
-        runs.push(run_scenario(target, pass, scenario, server_exe, out_dir).await?);
+    for variant in Variant::ALL.into_iter().filter(|s| s.applies_to(transport.kind()) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s)) {
+        runs.push(run_variant(target, pass, variant, server_exe, out_dir).await?);
     }
     // What a person sees does not depend on the server's eras: the interactive runs go with the main pass.
     if let Some(interactive) = target.profile.interactive.as_ref().filter(|_| transport == Transport::Stdio && runs_wanted.interactive() && pass.eras.is_dual()) {
-        for scenario in Scenario::INTERACTIVE {
-            runs.push(run_interactive(target, interactive, scenario, server_exe, out_dir).await?);
+        for variant in Variant::INTERACTIVE {
+            runs.push(run_interactive(target, interactive, variant, server_exe, out_dir).await?);
         }
     }
     let profile = &target.profile;
-    let observed: Vec<(Scenario, &Observations)> = runs.iter().map(|r| (r.scenario, &r.observations)).collect();
+    let observed: Vec<(Variant, &Observations)> = runs.iter().map(|r| (r.variant, &r.observations)).collect();
     let mut verdicts = registry::judge_runs(&observed);
     let mut notes = Vec::new();
     for run in &runs {
         if let Some(reason) = &run.plan_stopped {
-            notes.push(format!("{}: the keystroke plan stopped: {reason}", run.scenario));
+            notes.push(format!("{}: the keystroke plan stopped: {reason}", run.variant));
         }
     }
     for run in runs.iter().filter(|r| r.observations.lifecycle().is_none()) {
-        notes.push(format!("{}: the client never opened an MCP session: {}", run.scenario, describe_endings(&run.launches)));
+        notes.push(format!("{}: the client never opened an MCP session: {}", run.variant, describe_endings(&run.launches)));
     }
-    for verdict in verdicts.iter_mut().filter(|v| !pass.eras.is_dual() && !runs.iter().any(|r| r.scenario == v.scenario)) {
+    for verdict in verdicts.iter_mut().filter(|v| !pass.eras.is_dual() && !runs.iter().any(|r| r.variant == v.variant)) {
         *verdict = probe_server::Verdict {
             probe: verdict.probe.clone(),
-            scenario: verdict.scenario,
+            variant: verdict.variant,
             model_evidence: verdict.model_evidence,
             ..probe_server::Verdict::new(
                 probe_server::Outcome::NotApplicable,
-                format!("judged against the dual server only (the {} variant is not run against a {})", verdict.scenario, pass.eras.server_label()),
+                format!("judged against the dual server only (the {} variant is not run against a {})", verdict.variant, pass.eras.server_label()),
             )
         };
     }
     for verdict in &mut verdicts {
-        if verdict.scenario.is_interactive() && verdict.detail == registry::no_run_detail(verdict.scenario) && profile.interactive.is_none() {
+        if verdict.variant.is_interactive() && verdict.detail == registry::no_run_detail(verdict.variant) && profile.interactive.is_none() {
             verdict.detail = "not driven: the client's profile has no interactive section".into();
             continue;
         }
         // The run the verdict rests on (the standard one for variants not run over this transport).
-        let run = runs.iter().find(|r| r.scenario == verdict.scenario).unwrap_or(&runs[0]);
+        let run = runs.iter().find(|r| r.variant == verdict.variant).unwrap_or(&runs[0]);
         if verdict.outcome == probe_server::Outcome::NotReached && run.observations.lifecycle().is_none() {
             verdict.detail = format!("{} (the client {})", verdict.detail, describe_endings(&run.launches));
         }
@@ -181,7 +181,7 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     for run in &runs {
         for (i, r) in run.launches.iter().enumerate() {
-            let header = format!("=== {} launch {i}: {:?}\n", run.scenario, r.ending);
+            let header = format!("=== {} launch {i}: {:?}\n", run.variant, r.ending);
             for (all, part) in [(&mut stdout, &r.stdout), (&mut stderr, &r.stderr)] {
                 all.extend_from_slice(header.as_bytes());
                 all.extend_from_slice(part);
@@ -190,7 +190,7 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
                 }
             }
             if r.swept > 0 {
-                notes.push(format!("{} launch {i}: {} process(es) outlived the client and were killed", run.scenario, r.swept));
+                notes.push(format!("{} launch {i}: {} process(es) outlived the client and were killed", run.variant, r.swept));
             }
         }
     }
@@ -213,11 +213,11 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
         probe_commit: record::probe_commit(),
         os: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
         verdicts,
-        launches: runs.iter().flat_map(|run| run.launches.iter().map(move |l| LaunchSummary::from(l).in_scenario(run.scenario))).collect(),
+        launches: runs.iter().flat_map(|run| run.launches.iter().map(move |l| LaunchSummary::from(l).in_variant(run.variant))).collect(),
         duration_ms: started.elapsed().as_millis() as u64,
-        journal: journal_name(pass, Scenario::Standard),
-        scenario_journals: runs.iter().skip(1).map(|r| (r.scenario.to_string(), journal_name(pass, r.scenario))).collect(),
-        model_journal: profile.dialect.map(|_| model_journal_name(pass, Scenario::Standard)),
+        journal: journal_name(pass, Variant::Standard),
+        variant_journals: runs.iter().skip(1).map(|r| (r.variant.to_string(), journal_name(pass, r.variant))).collect(),
+        model_journal: profile.dialect.map(|_| model_journal_name(pass, Variant::Standard)),
         notes,
     };
     record::write(&record, out_dir).map_err(|e| format!("cannot write the record: {e}"))?;
@@ -228,7 +228,7 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
 /// agent hosts), the probe server (stdio: the client spawns this tool's `serve --stdio`; HTTP:
 /// served here on loopback), the client's configuration files and its launches. Its journal
 /// (and the stub's) are written to `out_dir`.
-async fn run_scenario(target: &Target, pass: Pass, scenario: Scenario, server_exe: &Path, out_dir: &Path) -> Result<ScenarioRun, String> {
+async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: &Path, out_dir: &Path) -> Result<VariantRun, String> {
     let transport = pass.transport;
     let scratch = tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     let (home, work) = (scratch.path().join("home"), scratch.path().join("work"));
@@ -237,7 +237,7 @@ async fn run_scenario(target: &Target, pass: Pass, scenario: Scenario, server_ex
     }
     let profile = &target.profile;
     // In the skills variants a host with skills support is launched its own way.
-    let skills_launch = profile.skills.as_ref().filter(|_| scenario.serves_skills());
+    let skills_launch = profile.skills.as_ref().filter(|_| variant.serves_skills());
     let launches = match skills_launch {
         Some(skills) => vec![skills.args.clone()],
         None => profile.launches(),
@@ -255,12 +255,12 @@ async fn run_scenario(target: &Target, pass: Pass, scenario: Scenario, server_ex
     // model), the no-resources run (whether resource tools are still offered) and the skills runs
     // (the commands and their results). In the other variants it
     // repeats the standard run's, so it stays in the scratch directory.
-    let keeps_model_journal = scenario.is_standard() || scenario.serves_skills() || scenario == Scenario::NoResources;
-    let model_journal_path = if keeps_model_journal { out_dir.join(model_journal_name(pass, scenario)) } else { scratch.path().join("model.jsonl") };
+    let keeps_model_journal = variant.is_standard() || variant.serves_skills() || variant == Variant::NoResources;
+    let model_journal_path = if keeps_model_journal { out_dir.join(model_journal_name(pass, variant)) } else { scratch.path().join("model.jsonl") };
     let stub = match profile.dialect {
         Some(_) => {
             let journal = Journal::create(&model_journal_path).map_err(|e| e.to_string())?;
-            Some(stub::start(journal, stub::Scope::for_variant(scenario)).await.map_err(|e| format!("cannot start the model stub: {e}"))?)
+            Some(stub::start(journal, stub::Scope::for_variant(variant)).await.map_err(|e| format!("cannot start the model stub: {e}"))?)
         }
         None => None,
     };
@@ -271,7 +271,7 @@ async fn run_scenario(target: &Target, pass: Pass, scenario: Scenario, server_ex
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| format!("cannot bind loopback: {e}"))?;
         server_url = format!("http://{}{MCP_PATH}", listener.local_addr().map_err(|e| e.to_string())?);
         let journal = Journal::create(&step_journal(0)).map_err(|e| e.to_string())?;
-        let options = ServeOptions { scenario, era: pass.eras, ..ServeOptions::default() };
+        let options = ServeOptions { variant, era: pass.eras, ..ServeOptions::default() };
         http_server = Some(tokio::spawn(serve_http(listener, journal, options, shutdown.clone())));
     }
 
@@ -283,8 +283,8 @@ async fn run_scenario(target: &Target, pass: Pass, scenario: Scenario, server_ex
             "--stdio".into(),
             "--journal".into(),
             journal_path.display().to_string(),
-            "--scenario".into(),
-            scenario.to_string(),
+            "--variant".into(),
+            variant.to_string(),
             "--era".into(),
             pass.eras.as_str().into(),
         ];
@@ -305,7 +305,7 @@ async fn run_scenario(target: &Target, pass: Pass, scenario: Scenario, server_ex
             timeout: Duration::from_secs(profile.launch.timeout_secs),
             grace: Duration::from_secs(3),
             stdin: None,
-            marker: format!("{}-{}-{scenario}-{}-{index}", profile.name, pass.stem(), std::process::id()),
+            marker: format!("{}-{}-{variant}-{}-{index}", profile.name, pass.stem(), std::process::id()),
         };
         records.push(launch(&spec).await);
     }
@@ -328,14 +328,14 @@ async fn run_scenario(target: &Target, pass: Pass, scenario: Scenario, server_ex
         parts.extend(read_journal(&note_path).ok());
     }
     let joined = concatenate(parts);
-    write_events(&out_dir.join(journal_name(pass, scenario)), &joined.events).map_err(|e| e.to_string())?;
+    write_events(&out_dir.join(journal_name(pass, variant)), &joined.events).map_err(|e| e.to_string())?;
     let mut observations = Observations::from_read(joined);
     if profile.dialect.is_some() {
         if let Ok(model) = read_journal(&model_journal_path) {
             observations = observations.with_model(model);
         }
     }
-    Ok(ScenarioRun { scenario, observations, launches: records, plan_stopped: None })
+    Ok(VariantRun { variant, observations, launches: records, plan_stopped: None })
 }
 
 /// The run's directories and the probe server's executable.
@@ -388,8 +388,8 @@ fn write_files<'a>(files: impl Iterator<Item = &'a crate::profile::ConfigFile>, 
 /// One interactive run: the host's terminal UI in a pseudo-terminal (stdio server, model stub for
 /// agent hosts, browser trap first on PATH), driven by the profile's keystroke plan. The journal
 /// written to `out_dir` holds the server's frames and the driver's notes in place; the saved
-/// screens also go to `<transport>.<scenario>.screens.txt`.
-async fn run_interactive(target: &Target, interactive: &crate::profile::Interactive, scenario: Scenario, server_exe: &Path, out_dir: &Path) -> Result<ScenarioRun, String> {
+/// screens also go to `<transport>.<variant>.screens.txt`.
+async fn run_interactive(target: &Target, interactive: &crate::profile::Interactive, variant: Variant, server_exe: &Path, out_dir: &Path) -> Result<VariantRun, String> {
     let transport = Transport::Stdio;
     let scratch = tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     let (home, work) = (scratch.path().join("home"), scratch.path().join("work"));
@@ -400,12 +400,12 @@ async fn run_interactive(target: &Target, interactive: &crate::profile::Interact
     let stub = match profile.dialect {
         Some(_) => {
             let journal = Journal::create(&scratch.path().join("model.jsonl")).map_err(|e| e.to_string())?;
-            Some(stub::start(journal, stub::Scope::for_variant(scenario)).await.map_err(|e| format!("cannot start the model stub: {e}"))?)
+            Some(stub::start(journal, stub::Scope::for_variant(variant)).await.map_err(|e| format!("cannot start the model stub: {e}"))?)
         }
         None => None,
     };
     let server_journal = scratch.path().join("journal-0.jsonl");
-    let server_args = vec!["serve".to_string(), "--stdio".into(), "--journal".into(), server_journal.display().to_string(), "--scenario".into(), scenario.to_string()];
+    let server_args = vec!["serve".to_string(), "--stdio".into(), "--journal".into(), server_journal.display().to_string(), "--variant".into(), variant.to_string()];
     let stub_url = stub.as_ref().map(|s| s.base_url.clone()).unwrap_or_default();
     let vars = run_vars(RunPaths { home: &home, work: &work, server_exe }, &stub_url, &interactive.prompt, "", server_args, transport);
     write_files(profile.files.iter().chain(interactive.files.iter()), &vars, transport)?;
@@ -416,14 +416,14 @@ async fn run_interactive(target: &Target, interactive: &crate::profile::Interact
         home,
         cwd: work,
         scratch: scratch.path().to_path_buf(),
-        marker: format!("{}-interactive-{scenario}-{}", profile.name, std::process::id()),
+        marker: format!("{}-interactive-{variant}-{}", profile.name, std::process::id()),
     };
-    let (driven, swept) = crate::terminal::drive_isolated(launch, scenario, interactive.clone(), server_journal).await?;
+    let (driven, swept) = crate::terminal::drive_isolated(launch, variant, interactive.clone(), server_journal).await?;
     if let Some(stub) = stub {
         stub.stop().await;
     }
-    let stem = file_stem(Pass::dual(transport), scenario);
-    write_events(&out_dir.join(journal_name(Pass::dual(transport), scenario)), &driven.journal.events).map_err(|e| e.to_string())?;
+    let stem = file_stem(Pass::dual(transport), variant);
+    write_events(&out_dir.join(journal_name(Pass::dual(transport), variant)), &driven.journal.events).map_err(|e| e.to_string())?;
     std::fs::write(out_dir.join(format!("{stem}.screens.txt")), &driven.screens).map_err(|e| format!("cannot write the screens: {e}"))?;
     let ending = match driven.exit_code {
         Some(code) => Ending::Exited { code: code as i32 },
@@ -438,7 +438,7 @@ async fn run_interactive(target: &Target, interactive: &crate::profile::Interact
         duration_ms: driven.duration.as_millis() as u64,
         swept,
     };
-    Ok(ScenarioRun { scenario, observations: Observations::from_read(driven.journal), launches: vec![launch], plan_stopped: driven.stopped })
+    Ok(VariantRun { variant, observations: Observations::from_read(driven.journal), launches: vec![launch], plan_stopped: driven.stopped })
 }
 
 /// The files under `roots` after a skills run: those inside the host's skills directory (relative

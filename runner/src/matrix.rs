@@ -2,7 +2,7 @@
 //! Pure data; renderers turn it into text.
 
 use probe_server::probe::{Declaration, Outcome};
-use probe_server::{registry, Area, Scenario, Verdict};
+use probe_server::{registry, Area, Variant, Verdict};
 use serde::Serialize;
 
 use crate::run::RunResult;
@@ -27,9 +27,9 @@ pub struct Column {
     pub record: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub journal: Option<String>,
-    /// The journals of the other server variants, by scenario name (records only).
+    /// The journals of the other server variants, by variant name (records only).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub scenario_journals: std::collections::BTreeMap<String, String>,
+    pub variant_journals: std::collections::BTreeMap<String, String>,
     /// The model stub's journal of the standard run (records of hosts with a model only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_journal: Option<String>,
@@ -39,9 +39,9 @@ impl Column {
     /// The model stub's journal of the server variant a cell was judged on.
     pub fn model_journal_of(&self, cell: &Cell) -> Option<String> {
         let standard = self.model_journal.as_ref()?;
-        Some(match cell.scenario.is_standard() {
+        Some(match cell.variant.is_standard() {
             true => standard.clone(),
-            false => standard.replace(".model.jsonl", &format!(".{}.model.jsonl", cell.scenario)),
+            false => standard.replace(".model.jsonl", &format!(".{}.model.jsonl", cell.variant)),
         })
     }
 
@@ -50,10 +50,10 @@ impl Column {
         if cell.model_evidence {
             return self.model_journal_of(cell);
         }
-        if cell.scenario.is_standard() {
+        if cell.variant.is_standard() {
             self.journal.clone()
         } else {
-            self.scenario_journals.get(cell.scenario.as_str()).cloned()
+            self.variant_journals.get(cell.variant.as_str()).cloned()
         }
     }
 }
@@ -80,8 +80,8 @@ pub struct Cell {
     pub detail: String,
     pub evidence: Vec<u64>,
     /// The server variant whose journal the evidence refers to.
-    #[serde(skip_serializing_if = "Scenario::is_standard")]
-    pub scenario: Scenario,
+    #[serde(skip_serializing_if = "Variant::is_standard")]
+    pub variant: Variant,
     /// Whether the evidence lines are those of the model stub's journal.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub model_evidence: bool,
@@ -111,7 +111,7 @@ impl Cell {
                 declared: v.declared.clone(),
                 detail: v.detail.clone(),
                 evidence: v.evidence.clone(),
-                scenario: v.scenario,
+                variant: v.variant,
                 model_evidence: v.model_evidence,
                 opportunity: v.opportunity.clone(),
                 opportunity_model: v.opportunity_model.clone(),
@@ -122,7 +122,7 @@ impl Cell {
                 declared: Declaration::NoCapability,
                 detail: "the run produced no verdict".into(),
                 evidence: Vec::new(),
-                scenario: Scenario::Standard,
+                variant: Variant::Standard,
                 model_evidence: false,
                 opportunity: Box::default(),
                 opportunity_model: Box::default(),
@@ -149,7 +149,7 @@ pub fn from_records(records: &[crate::record::Located], prefix: &str) -> Matrix 
                 date: Some(r.date.clone()),
                 record: Some(join(&located.relative.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default())),
                 journal: Some(join(&r.journal)),
-                scenario_journals: r.scenario_journals.iter().map(|(scenario, file)| (scenario.clone(), join(file))).collect(),
+                variant_journals: r.variant_journals.iter().map(|(variant, file)| (variant.clone(), join(file))).collect(),
                 model_journal: r.model_journal.as_deref().map(join),
             }
         })
@@ -182,7 +182,7 @@ pub fn from_runs(client: &str, runs: &[&RunResult]) -> Matrix {
             date: None,
             record: None,
             journal: None,
-            scenario_journals: Default::default(),
+            variant_journals: Default::default(),
             model_journal: None,
         })
         .collect();

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use probe_server::{Era, EraPolicy, Scenario, Verdict};
+use probe_server::{Era, EraPolicy, Variant, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::launch::{Ending, LaunchRecord};
@@ -13,8 +13,8 @@ pub const RECORD_FORMAT: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LaunchSummary {
     /// The server variant of the run this launch belonged to.
-    #[serde(default, skip_serializing_if = "Scenario::is_standard")]
-    pub scenario: Scenario,
+    #[serde(default, alias = "scenario", skip_serializing_if = "Variant::is_standard")]
+    pub variant: Variant,
     pub ending: Ending,
     pub stdout_bytes: usize,
     pub stderr_bytes: usize,
@@ -23,8 +23,8 @@ pub struct LaunchSummary {
 }
 
 impl LaunchSummary {
-    pub fn in_scenario(mut self, scenario: Scenario) -> Self {
-        self.scenario = scenario;
+    pub fn in_variant(mut self, variant: Variant) -> Self {
+        self.variant = variant;
         self
     }
 }
@@ -32,7 +32,7 @@ impl LaunchSummary {
 impl From<&LaunchRecord> for LaunchSummary {
     fn from(r: &LaunchRecord) -> Self {
         LaunchSummary {
-            scenario: Scenario::Standard,
+            variant: Variant::Standard,
             ending: r.ending.clone(),
             stdout_bytes: r.stdout_bytes,
             stderr_bytes: r.stderr_bytes,
@@ -72,8 +72,8 @@ pub struct Record {
     /// File names beside the record: the standard server variant's journal, and the journal of
     /// each other variant (each verdict names the variant its evidence comes from).
     pub journal: String,
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub scenario_journals: std::collections::BTreeMap<String, String>,
+    #[serde(default, alias = "scenario_journals", skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub variant_journals: std::collections::BTreeMap<String, String>,
     pub model_journal: Option<String>,
     /// Things the run noticed that are not verdicts (the client never connected, …).
     pub notes: Vec<String>,

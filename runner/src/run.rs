@@ -7,7 +7,7 @@ use std::time::Duration;
 use probe_server::journal::{read_journal, Journal};
 use probe_server::observe::Observations;
 use probe_server::transport::http::{serve_http, MCP_PATH};
-use probe_server::{registry, Era, Scenario, ServeOptions, Verdict};
+use probe_server::{registry, Era, ServeOptions, Variant, Verdict};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
@@ -18,7 +18,7 @@ use crate::reference::{self, Ablation, Endpoint, Variation};
 pub struct RunSpec {
     pub transport: Transport,
     pub era: Era,
-    pub scenario: Scenario,
+    pub variant: Variant,
     /// The reference host (client plus model loop, with the model stub) instead of the client.
     pub host: bool,
     #[serde(serialize_with = "ablation_name")]
@@ -98,7 +98,7 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
     let model_path = dir.path().join("model.jsonl");
     let stub = match spec.host {
         true => match Journal::create(&model_path) {
-            Ok(journal) => match crate::stub::start(journal, crate::stub::Scope::for_variant(spec.scenario)).await {
+            Ok(journal) => match crate::stub::start(journal, crate::stub::Scope::for_variant(spec.variant)).await {
                 Ok(stub) => Some(stub),
                 Err(e) => return failed(spec, format!("cannot start the model stub: {e}")),
             },
@@ -108,7 +108,7 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
     };
     let model_url = stub.as_ref().map(|s| s.base_url.clone());
     let harness_error = match spec.transport {
-        _ if spec.scenario.is_interactive() => run_terminal(spec, server_exe, dir.path(), &journal_path).await,
+        _ if spec.variant.is_interactive() => run_terminal(spec, server_exe, dir.path(), &journal_path).await,
         Transport::Stdio => run_stdio(spec, server_exe, &journal_path, model_url.as_deref()).await,
         Transport::Http => run_http(spec, &journal_path, model_url.as_deref()).await,
     }
@@ -121,10 +121,10 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
         result.harness_error = harness_error;
     }
     if let Some(keep) = keep_dir {
-        let scenario = if spec.scenario.is_standard() { String::new() } else { format!("-{}", spec.scenario) };
+        let variant = if spec.variant.is_standard() { String::new() } else { format!("-{}", spec.variant) };
         let runner = if spec.host { "-host" } else { "" };
         let stem =
-            format!("{}-{}{scenario}{runner}-{}", spec.transport.as_str(), spec.era, spec.ablation.map_or_else(|| spec.variation.map_or("full", Variation::id), Ablation::id));
+            format!("{}-{}{variant}{runner}-{}", spec.transport.as_str(), spec.era, spec.ablation.map_or_else(|| spec.variation.map_or("full", Variation::id), Ablation::id));
         let mut kept = std::fs::create_dir_all(keep).and_then(|_| std::fs::copy(&journal_path, keep.join(format!("{stem}.jsonl"))));
         if spec.host && kept.is_ok() {
             kept = std::fs::copy(&model_path, keep.join(format!("{stem}.model.jsonl")));
@@ -164,7 +164,7 @@ async fn drive(endpoint: &Endpoint, spec: RunSpec, model_url: Option<&str>) -> R
 }
 
 async fn run_stdio(spec: RunSpec, server_exe: &Path, journal: &Path, model_url: Option<&str>) -> Result<(), String> {
-    let args = vec!["serve".into(), "--stdio".into(), "--journal".into(), journal.display().to_string(), "--scenario".into(), spec.scenario.to_string()];
+    let args = vec!["serve".into(), "--stdio".into(), "--journal".into(), journal.display().to_string(), "--variant".into(), spec.variant.to_string()];
     let endpoint = Endpoint::Stdio { program: PathBuf::from(server_exe), args };
     let outcome = drive(&endpoint, spec, model_url).await;
     wait_for_input_closed(journal).await?;
@@ -187,13 +187,13 @@ async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Path, journal:
         "--stdio".into(),
         "--journal".into(),
         server_journal.display().to_string(),
-        "--scenario".into(),
-        spec.scenario.to_string(),
+        "--variant".into(),
+        spec.variant.to_string(),
     ]);
-    let marker = format!("terminal-host-{}-{}-{}-{}", spec.era, spec.scenario, spec.ablation.map_or("full", Ablation::id), std::process::id());
+    let marker = format!("terminal-host-{}-{}-{}-{}", spec.era, spec.variant, spec.ablation.map_or("full", Ablation::id), std::process::id());
     let launch =
         crate::terminal::HostLaunch { program: server_exe.to_path_buf(), args, env: Default::default(), home, cwd: scratch.to_path_buf(), scratch: scratch.to_path_buf(), marker };
-    let (driven, _) = crate::terminal::drive_isolated(launch, spec.scenario, reference::terminal_host::profile(), server_journal).await?;
+    let (driven, _) = crate::terminal::drive_isolated(launch, spec.variant, reference::terminal_host::profile(), server_journal).await?;
     probe_server::journal::write_events(journal, &driven.journal.events).map_err(|e| e.to_string())
 }
 
@@ -219,7 +219,7 @@ async fn run_http(spec: RunSpec, journal_path: &Path, model_url: Option<&str>) -
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| format!("cannot bind loopback: {e}"))?;
     let url = format!("http://{}{MCP_PATH}", listener.local_addr().map_err(|e| e.to_string())?);
     let shutdown = CancellationToken::new();
-    let options = ServeOptions { scenario: spec.scenario, ..ServeOptions::default() };
+    let options = ServeOptions { variant: spec.variant, ..ServeOptions::default() };
     let server = tokio::spawn(serve_http(listener, journal, options, shutdown.clone()));
     let outcome = drive(&Endpoint::Http { url }, spec, model_url).await;
     // Let the client's closing DELETE reach the server before it stops.
@@ -249,25 +249,25 @@ pub fn judge_recorded_with_model(path: &Path, model: Option<&Path>) -> Result<(O
 }
 
 /// The full runs of each transport and era, their server variants merged into one: each probe's
-/// verdict comes from the run of its own scenario. Ablated runs are left out.
-pub fn merge_scenarios(results: &[RunResult]) -> Vec<RunResult> {
+/// verdict comes from the run of its own variant. Ablated runs are left out.
+pub fn merge_variants(results: &[RunResult]) -> Vec<RunResult> {
     let mut keys: Vec<(Transport, Era)> = results.iter().filter(|r| r.spec.ablation.is_none()).map(|r| (r.spec.transport, r.spec.era)).collect();
     keys.sort();
     keys.dedup();
     keys.into_iter()
         .map(|(transport, era)| {
             let runs: Vec<&RunResult> = results.iter().filter(|r| r.spec.ablation.is_none() && r.spec.transport == transport && r.spec.era == era).collect();
-            let standard = runs.iter().find(|r| r.spec.scenario.is_standard() && !r.spec.host).copied().unwrap_or(runs[0]);
+            let standard = runs.iter().find(|r| r.spec.variant.is_standard() && !r.spec.host).copied().unwrap_or(runs[0]);
             let verdicts = registry::probes()
                 .iter()
                 .filter_map(|probe| {
-                    let own = runs.iter().find(|r| r.spec.scenario == probe.scenario() && r.spec.host == probe.needs_model());
+                    let own = runs.iter().find(|r| r.spec.variant == probe.variant() && r.spec.host == probe.needs_model());
                     own.and_then(|r| r.verdict(probe.id())).or_else(|| standard.verdict(probe.id())).cloned()
                 })
                 .collect();
             let harness_error = runs.iter().find_map(|r| r.harness_error.clone());
             RunResult {
-                spec: RunSpec { scenario: Scenario::Standard, host: false, ..standard.spec },
+                spec: RunSpec { variant: Variant::Standard, host: false, ..standard.spec },
                 verdicts,
                 protocol_version: standard.protocol_version.clone(),
                 harness_error,

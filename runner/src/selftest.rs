@@ -9,21 +9,21 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use probe_server::probe::Outcome;
-use probe_server::{registry, Era, Scenario};
+use probe_server::{registry, Era, Variant};
 use serde::Serialize;
 use tokio::sync::Semaphore;
 
 use crate::matrix::{self, AblatedCell, Matrix};
 use crate::reference::variation::Runner;
 use crate::reference::{Ablation, Variation};
-use crate::run::{merge_scenarios, run_reference, RunResult, RunSpec, Transport};
+use crate::run::{merge_variants, run_reference, RunResult, RunSpec, Transport};
 
 /// One way the self-test failed.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Mismatch {
     pub transport: String,
     pub era: String,
-    pub scenario: String,
+    pub variant: String,
     pub ablation: String,
     pub probe: String,
     pub problem: String,
@@ -52,9 +52,9 @@ impl SelfTestReport {
 /// Whether the probe is part of the ground truth of a run in this era, over this transport,
 /// against this server variant, by the reference client or (`host`) the reference host. The
 /// host's runs prove the probes judged from the model's side, the client's all others.
-fn applies(probe_id: &str, era: Era, transport: Transport, scenario: Scenario, host: bool) -> bool {
+fn applies(probe_id: &str, era: Era, transport: Transport, variant: Variant, host: bool) -> bool {
     registry::find(probe_id)
-        .is_some_and(|p| p.wire_judged() && p.eras().contains(&era) && p.transports().contains(&transport.kind()) && p.scenario() == scenario && p.needs_model() == host)
+        .is_some_and(|p| p.wire_judged() && p.eras().contains(&era) && p.transports().contains(&transport.kind()) && p.variant() == variant && p.needs_model() == host)
 }
 
 /// The reference host runs over stdio only: what a host shows its model does not depend on
@@ -64,11 +64,11 @@ pub const HOST_TRANSPORT: Transport = Transport::Stdio;
 /// The server variants worth running in this era over this transport (by the client, or by the
 /// host): the standard one for the client, and every one that some probe applying there is
 /// judged on.
-pub fn scenarios(transport: Transport, era: Era, host: bool) -> Vec<Scenario> {
+pub fn variants(transport: Transport, era: Era, host: bool) -> Vec<Variant> {
     if host && transport != HOST_TRANSPORT {
         return Vec::new();
     }
-    Scenario::ALL.into_iter().filter(|&s| (s.is_standard() && !host) || registry::probes().iter().any(|p| applies(p.id(), era, transport, s, host))).collect()
+    Variant::ALL.into_iter().filter(|&s| (s.is_standard() && !host) || registry::probes().iter().any(|p| applies(p.id(), era, transport, s, host))).collect()
 }
 
 /// Every run the self-test needs for these transports: per era, one full run against each server
@@ -78,15 +78,15 @@ pub fn plan(transports: &[Transport]) -> Vec<RunSpec> {
     for &transport in transports {
         for era in Era::ALL {
             for host in [false, true] {
-                for scenario in scenarios(transport, era, host) {
-                    specs.push(RunSpec { transport, era, scenario, host, ablation: None, variation: None });
-                    for &ablation in Ablation::ALL.iter().filter(|a| applies(a.target(), era, transport, scenario, host)) {
-                        specs.push(RunSpec { transport, era, scenario, host, ablation: Some(ablation), variation: None });
+                for variant in variants(transport, era, host) {
+                    specs.push(RunSpec { transport, era, variant, host, ablation: None, variation: None });
+                    for &ablation in Ablation::ALL.iter().filter(|a| applies(a.target(), era, transport, variant, host)) {
+                        specs.push(RunSpec { transport, era, variant, host, ablation: Some(ablation), variation: None });
                     }
                     // Variations run against the standard variant, where their runner's probes are judged.
                     let runner = if host { Runner::Host } else { Runner::Client };
-                    for &variation in Variation::ALL.iter().filter(|v| scenario.is_standard() && v.runner() == runner && v.applies_over(transport)) {
-                        specs.push(RunSpec { transport, era, scenario, host, ablation: None, variation: Some(variation) });
+                    for &variation in Variation::ALL.iter().filter(|v| variant.is_standard() && v.runner() == runner && v.applies_over(transport)) {
+                        specs.push(RunSpec { transport, era, variant, host, ablation: None, variation: Some(variation) });
                     }
                 }
             }
@@ -122,14 +122,14 @@ pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep
 /// Compares the runs against the ground truth and builds the report.
 pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
     let mut mismatches = Vec::new();
-    let full: HashMap<(Transport, Era, Scenario, bool), &RunResult> =
-        results.iter().filter(|r| r.spec.ablation.is_none() && r.spec.variation.is_none()).map(|r| ((r.spec.transport, r.spec.era, r.spec.scenario, r.spec.host), r)).collect();
+    let full: HashMap<(Transport, Era, Variant, bool), &RunResult> =
+        results.iter().filter(|r| r.spec.ablation.is_none() && r.spec.variation.is_none()).map(|r| ((r.spec.transport, r.spec.era, r.spec.variant, r.spec.host), r)).collect();
     let mut proven: HashMap<&str, bool> = HashMap::new();
     let mut variation_changed = 0;
     let mismatch = |r: &RunResult, probe: &str, problem: String| Mismatch {
         transport: r.spec.transport.as_str().into(),
         era: r.spec.era.to_string(),
-        scenario: if r.spec.host { format!("{} (host)", r.spec.scenario) } else { r.spec.scenario.to_string() },
+        variant: if r.spec.host { format!("{} (host)", r.spec.variant) } else { r.spec.variant.to_string() },
         ablation: match (r.spec.ablation, r.spec.variation) {
             (Some(a), _) => a.id().into(),
             (None, Some(v)) => format!("variation {v}"),
@@ -143,17 +143,17 @@ pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
             mismatches.push(mismatch(result, "-", format!("harness error: {error}")));
             continue;
         }
-        let (era, transport, scenario, host) = (result.spec.era, result.spec.transport, result.spec.scenario, result.spec.host);
+        let (era, transport, variant, host) = (result.spec.era, result.spec.transport, result.spec.variant, result.spec.host);
         if let Some(variation) = result.spec.variation {
-            let Some(baseline) = full.get(&(transport, era, scenario, host)) else { continue };
-            let changes = variation_changes(result, baseline, variation, |p| applies(p, era, transport, scenario, host));
+            let Some(baseline) = full.get(&(transport, era, variant, host)) else { continue };
+            let changes = variation_changes(result, baseline, variation, |p| applies(p, era, transport, variant, host));
             variation_changed += changes.len();
             mismatches.extend(changes.into_iter().map(|(probe, problem)| mismatch(result, &probe, problem)));
             continue;
         }
         match result.spec.ablation {
             None => {
-                for probe in registry::probes().iter().filter(|p| applies(p.id(), era, transport, scenario, host)) {
+                for probe in registry::probes().iter().filter(|p| applies(p.id(), era, transport, variant, host)) {
                     let verdict = result.verdict(probe.id());
                     if verdict.map(|v| v.outcome) != Some(Outcome::Yes) {
                         let what = verdict.map_or("no verdict".to_string(), |v| format!("{}: {}", v.outcome.label(), v.detail));
@@ -174,14 +174,13 @@ pub fn evaluate(results: &[RunResult]) -> SelfTestReport {
                     }
                     None => mismatches.push(mismatch(result, target, "no verdict under its ablation".into())),
                 }
-                let Some(baseline) = full.get(&(transport, era, scenario, host)) else { continue };
+                let Some(baseline) = full.get(&(transport, era, variant, host)) else { continue };
                 // A client that cannot open its session shows nothing else: every probe is collateral.
                 if ablation.may_break_the_session() {
                     continue;
                 }
                 let collateral = ablation.collateral();
-                for verdict in result.verdicts.iter().filter(|v| v.probe != target && !collateral.contains(&v.probe.as_str()) && applies(&v.probe, era, transport, scenario, host))
-                {
+                for verdict in result.verdicts.iter().filter(|v| v.probe != target && !collateral.contains(&v.probe.as_str()) && applies(&v.probe, era, transport, variant, host)) {
                     let before = baseline.verdict(&verdict.probe).map(|v| v.outcome);
                     if before != Some(verdict.outcome) {
                         let was = before.map_or("nothing", Outcome::label);
@@ -230,7 +229,7 @@ pub fn variation_changes(run: &RunResult, full: &RunResult, variation: Variation
 /// The full runs as columns (server variants merged), each cell carrying the outcome under that
 /// probe's ablation.
 fn self_test_matrix(results: &[RunResult]) -> Matrix {
-    let merged = merge_scenarios(results);
+    let merged = merge_variants(results);
     let full: Vec<&RunResult> = merged.iter().collect();
     let mut matrix = matrix::from_runs("reference", &full);
     for (column, run) in full.iter().enumerate() {
@@ -264,7 +263,7 @@ mod tests {
     }
 
     fn spec(variation: Option<Variation>) -> RunSpec {
-        RunSpec { transport: Transport::Stdio, era: Era::Legacy, scenario: Scenario::Standard, host: false, ablation: None, variation }
+        RunSpec { transport: Transport::Stdio, era: Era::Legacy, variant: Variant::Standard, host: false, ablation: None, variation }
     }
 
     #[test]

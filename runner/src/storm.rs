@@ -98,7 +98,7 @@ pub async fn stdio(server_exe: &Path, rate: u64, duration: Duration) -> Result<S
     let dir = tempfile::tempdir()?;
     let journal = dir.path().join("storm.jsonl");
     let mut child = tokio::process::Command::new(server_exe)
-        .args(["serve", "--stdio", "--scenario", "subscribe-fails", "--journal"])
+        .args(["serve", "--stdio", "--variant", "subscribe-fails", "--journal"])
         .arg(&journal)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -178,7 +178,7 @@ fn report(transport: &str, seconds: f64, sent: u64, latencies: &Mutex<Vec<u64>>,
 
 async fn start_http_server(server_exe: &Path, journal: &Path) -> Result<(tokio::process::Child, String)> {
     let mut child = tokio::process::Command::new(server_exe)
-        .args(["serve", "--http", "127.0.0.1:0", "--scenario", "subscribe-fails", "--journal"])
+        .args(["serve", "--http", "127.0.0.1:0", "--variant", "subscribe-fails", "--journal"])
         .arg(journal)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -406,7 +406,7 @@ probe! {
     /// (`affordances.read_tool`); a host that never offers one has nothing to withhold (n/a).
     ResourcesGated {
         id: "affordances.resources_gated", area: Affordances, title: "resource tools only with the resources capability",
-        revisions: ["2024-11-05"], eras: BOTH, scenario: NoResources, serves: "no resources capability",
+        revisions: ["2024-11-05"], eras: BOTH, variant: NoResources, serves: "no resources capability",
         judge: judge_resources_gated, needs_model: true, precondition: "affordances.read_tool",
     }
 }

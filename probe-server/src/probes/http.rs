@@ -216,7 +216,7 @@ probe! {
     /// that opens more sessions than that anyway (one per command) is inconclusive.
     SessionExpiry {
         id: "http.session_expiry", area: Http, title: "re-initializes after 404 (session expired)",
-        revisions: ["2025-03-26"], eras: LEGACY, transports: HTTP_ONLY, scenario: SessionExpires,
+        revisions: ["2025-03-26"], eras: LEGACY, transports: HTTP_ONLY, variant: SessionExpires,
         serves: "expires the session at the first request after initialization (404)", judge: judge_session_expiry,
     }
 }
@@ -252,7 +252,7 @@ probe! {
     /// id) is partial.
     Resumption {
         id: "http.resumption", area: Http, title: "resumes a dropped stream with Last-Event-ID",
-        revisions: ["2025-03-26"], eras: LEGACY, transports: HTTP_ONLY, scenario: StreamDrop,
+        revisions: ["2025-03-26"], eras: LEGACY, transports: HTTP_ONLY, variant: StreamDrop,
         serves: "ends the first GET stream after its first event with an id", judge: judge_resumption,
     }
 }

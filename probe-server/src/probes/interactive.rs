@@ -96,7 +96,7 @@ probe! {
     /// label (title, else name) of every field.
     FormShown {
         id: "interactive.form_shown", area: Interactive, title: "the form is shown: message and every field",
-        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveAccept,
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveAccept,
         serves: "probe_elicit_form, a person at the terminal", judge: |o| with_ask(o, judge_form_shown(o)),
     }
 }
@@ -134,7 +134,7 @@ probe! {
     /// with their defaults.
     DefaultsPrefilled {
         id: "interactive.defaults_prefilled", area: Interactive, title: "defaults pre-filled",
-        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveAccept,
+        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveAccept,
         serves: "probe_elicit_form: every field has a default", judge: |o| with_ask(o, judge_defaults(o)),
     }
 }
@@ -184,7 +184,7 @@ probe! {
     /// not a string or a float; a boolean, not a string).
     AcceptTyped {
         id: "interactive.accept_typed", area: Interactive, title: "accept sends the typed values, correctly typed",
-        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveAccept,
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveAccept,
         serves: "probe_elicit_form: the person types person@example.net and 7, and toggles agree", judge: |o| with_ask(o, judge_accept(o)),
     }
 }
@@ -218,7 +218,7 @@ probe! {
     /// Evidence: the person pressed the host's decline control; the server received `decline`.
     Decline {
         id: "interactive.decline", area: Interactive, title: "decline reaches the server as decline",
-        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveDecline,
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveDecline,
         serves: "probe_elicit_form, declined", judge: |o| with_ask(o, judge_action(o, "decline")),
     }
 }
@@ -227,7 +227,7 @@ probe! {
     /// Evidence: the person pressed the host's cancel key (e.g. Esc); the server received `cancel`.
     Cancel {
         id: "interactive.cancel", area: Interactive, title: "cancel reaches the server as cancel",
-        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveCancel,
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveCancel,
         serves: "probe_elicit_form, cancelled", judge: |o| with_ask(o, judge_action(o, "cancel")),
     }
 }
@@ -251,8 +251,8 @@ probe! {
     /// follows carries the field.
     RequiredEnforced {
         id: "interactive.required_enforced", area: Interactive, title: "required fields enforced before accept",
-        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveRequired,
-        serves: "probe_elicit_form: count is required; the person empties it and presses accept", judge: |o| with_ask(o, judge_held_back(o, crate::Scenario::InteractiveRequired)),
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveRequired,
+        serves: "probe_elicit_form: count is required; the person empties it and presses accept", judge: |o| with_ask(o, judge_held_back(o, crate::Variant::InteractiveRequired)),
     }
 }
 
@@ -261,8 +261,8 @@ probe! {
     /// (as for required fields); the answer that follows carries an address.
     FormatEnforced {
         id: "interactive.format_enforced", area: Interactive, title: "string format (email) enforced before accept",
-        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveBadFormat,
-        serves: "probe_elicit_form: the person types not-an-address into E-mail and presses accept", judge: |o| with_ask(o, judge_held_back(o, crate::Scenario::InteractiveBadFormat)),
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveBadFormat,
+        serves: "probe_elicit_form: the person types not-an-address into E-mail and presses accept", judge: |o| with_ask(o, judge_held_back(o, crate::Variant::InteractiveBadFormat)),
     }
 }
 
@@ -271,16 +271,16 @@ probe! {
     /// required fields); the answer that follows carries a value within the bounds.
     BoundsEnforced {
         id: "interactive.bounds_enforced", area: Interactive, title: "integer bounds enforced before accept",
-        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveOutOfBounds,
-        serves: "probe_elicit_form: the person types 11 into count (1..10) and presses accept", judge: |o| with_ask(o, judge_held_back(o, crate::Scenario::InteractiveOutOfBounds)),
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveOutOfBounds,
+        serves: "probe_elicit_form: the person types 11 into count (1..10) and presses accept", judge: |o| with_ask(o, judge_held_back(o, crate::Variant::InteractiveOutOfBounds)),
     }
 }
 
 /// Whether the host held back an accept that broke a rule of the form (what the person got wrong
-/// in `scenario`): nothing may reach the server before the screen saved after the attempt, and
+/// in `variant`): nothing may reach the server before the screen saved after the attempt, and
 /// that screen must still show the form.
-fn judge_held_back(o: &Observations, scenario: crate::Scenario) -> Verdict {
-    let Some(invalid) = plan::invalid_input(scenario) else { return Verdict::new(Outcome::Inconclusive, "no invalid input is defined for this run") };
+fn judge_held_back(o: &Observations, variant: crate::Variant) -> Verdict {
+    let Some(invalid) = plan::invalid_input(variant) else { return Verdict::new(Outcome::Inconclusive, "no invalid input is defined for this run") };
     let Some(attempt) = screen(o, plan::AFTER_ACCEPT_ATTEMPT) else { return not_reached(o, "the accept attempt") };
     let mut evidence = vec![attempt.seq];
     if let Some((result, exchange)) = answer(o, surface::TOOL_ELICIT_FORM) {
@@ -306,7 +306,7 @@ probe! {
     /// value picked by its label reaches the server.
     EnumUntitledSingle {
         id: "interactive.enum_untitled_single", area: Interactive, title: "enum shown: untitled single-select",
-        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
+        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveEnums,
         serves: "probe_elicit_enums, field untitled_single", judge: |o| with_ask(o, judge_enum(o, enum_fields::UNTITLED_SINGLE)),
     }
 }
@@ -316,7 +316,7 @@ probe! {
     /// option picked by its title reaches the server as its `const`.
     EnumTitledSingle {
         id: "interactive.enum_titled_single", area: Interactive, title: "enum shown: titled single-select",
-        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
+        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveEnums,
         serves: "probe_elicit_enums, field titled_single", judge: |o| with_ask(o, judge_enum(o, enum_fields::TITLED_SINGLE)),
     }
 }
@@ -326,7 +326,7 @@ probe! {
     /// two values picked reach the server as an array.
     EnumUntitledMulti {
         id: "interactive.enum_untitled_multi", area: Interactive, title: "enum shown: untitled multi-select",
-        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
+        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveEnums,
         serves: "probe_elicit_enums, field untitled_multi", judge: |o| with_ask(o, judge_enum(o, enum_fields::UNTITLED_MULTI)),
     }
 }
@@ -336,7 +336,7 @@ probe! {
     /// option picked reaches the server as an array of its `const`.
     EnumTitledMulti {
         id: "interactive.enum_titled_multi", area: Interactive, title: "enum shown: titled multi-select",
-        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
+        revisions: ["2025-11-25"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveEnums,
         serves: "probe_elicit_enums, field titled_multi", judge: |o| with_ask(o, judge_enum(o, enum_fields::TITLED_MULTI)),
     }
 }
@@ -346,7 +346,7 @@ probe! {
     /// picked reaches the server as its `enum` value.
     EnumLegacyNames {
         id: "interactive.enum_legacy_names", area: Interactive, title: "enum shown: legacy enumNames",
-        revisions: ["2025-06-18", "2025-11-25"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveEnums,
+        revisions: ["2025-06-18", "2025-11-25"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveEnums,
         serves: "probe_elicit_enums, field legacy_enum_names", judge: |o| with_ask(o, judge_enum(o, enum_fields::LEGACY_NAMES)),
     }
 }
@@ -377,7 +377,7 @@ probe! {
     /// Evidence: the screen saved when the URL-mode request appeared shows its message and the URL.
     UrlShown {
         id: "interactive.url_shown", area: Interactive, title: "URL mode: the URL is shown",
-        revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveUrl,
+        revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveUrl,
         serves: "probe_elicit_url, a person at the terminal", judge: |o| with_ask(o, judge_url_shown(o)),
     }
 }
@@ -399,7 +399,7 @@ probe! {
     /// a violation.
     UrlNotOpenedUnasked {
         id: "interactive.url_consent", area: Interactive, title: "URL mode: not opened without consent",
-        revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, scenario: InteractiveUrl,
+        revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveUrl,
         serves: "probe_elicit_url; the person never consents, then cancels", judge: |o| with_ask(o, judge_url_consent(o)),
     }
 }
@@ -421,7 +421,7 @@ probe! {
     /// late answer is not sent, no if it is; the detail says what reached the server.
     FormWithdrawn {
         id: "interactive.form_withdrawn", area: Interactive, title: "a withdrawn form goes away",
-        revisions: ["2025-06-18", "2025-11-25"], eras: LEGACY, transports: STDIO_ONLY, scenario: InteractiveWithdrawn,
+        revisions: ["2025-06-18", "2025-11-25"], eras: LEGACY, transports: STDIO_ONLY, variant: InteractiveWithdrawn,
         serves: "probe_elicit_form; the server cancels its request after 6 s, then the person presses accept",
         judge: |o| with_ask(o, judge_withdrawn(o)),
     }

@@ -26,7 +26,7 @@ use opportunity::chance;
 macro_rules! probe {
     ($(#[doc = $doc:literal])* $ty:ident {
         id: $id:literal, area: $area:ident, title: $title:literal, revisions: [$($rev:literal),*],
-        eras: $eras:expr, $(transports: $transports:expr,)? $(scenario: $scenario:ident,)? serves: $serves:literal, judge: $judge:expr $(, wire_judged: $wire:literal)? $(, needs_model: $model:literal)? $(, precondition: $pre:literal)? $(,)?
+        eras: $eras:expr, $(transports: $transports:expr,)? $(variant: $variant:ident,)? serves: $serves:literal, judge: $judge:expr $(, wire_judged: $wire:literal)? $(, needs_model: $model:literal)? $(, precondition: $pre:literal)? $(,)?
     }) => {
         $(#[doc = $doc])*
         pub struct $ty;
@@ -42,7 +42,7 @@ macro_rules! probe {
             $(fn needs_model(&self) -> bool { $model })?
             $(fn precondition(&self) -> Option<&'static str> { Some($pre) })?
             $(fn transports(&self) -> &'static [$crate::journal::TransportKind] { $transports })?
-            $(fn scenario(&self) -> $crate::scenario::Scenario { $crate::scenario::Scenario::$scenario })?
+            $(fn variant(&self) -> $crate::variant::Variant { $crate::variant::Variant::$variant })?
             fn judge(&self, observations: &$crate::observe::Observations) -> $crate::probe::Verdict {
                 let judge: fn(&$crate::observe::Observations) -> $crate::probe::Verdict = $judge;
                 judge(observations)

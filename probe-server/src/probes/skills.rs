@@ -43,7 +43,7 @@ probe! {
     /// (§Capability Negotiation, §Listing Skills: "Hosts discover skills with skills/list").
     List {
         id: "skills.list", area: Skills, title: "lists skills (skills/list)",
-        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "the skills extension; skills/list over two pages", judge: judge_list,
     }
 }
@@ -57,7 +57,7 @@ probe! {
     /// paginated like other lists; an entry is never split across pages).
     Pagination {
         id: "skills.pagination", area: Skills, title: "follows the skills/list cursor",
-        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "5 skills on page one, 6 on page two", judge: judge_pagination,
     }
 }
@@ -75,7 +75,7 @@ probe! {
     /// an entry with skills/get before acting on it).
     Get {
         id: "skills.get", area: Skills, title: "fetches an entry with skills/get",
-        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "skills/get for every served skill; -32602 for others", judge: judge_get,
     }
 }
@@ -98,7 +98,7 @@ probe! {
     /// every skill it serves, listed or not"). Reading its SKILL.md without skills/get is partial.
     GetUnlisted {
         id: "skills.get_unlisted", area: Skills, title: "gets a skill named only in instructions",
-        revisions: ["SEP-2640 0eb05fe (G1')", "SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 0eb05fe (G1')", "SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "instructions naming an unlisted skill", judge: judge_get_unlisted,
     }
 }
@@ -123,7 +123,7 @@ probe! {
     /// many skill files were read.
     ReadFiles {
         id: "skills.read_files", area: Skills, title: "reads skill files with resources/read",
-        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "every listed file by exact URI", judge: judge_read_files,
     }
 }
@@ -147,7 +147,7 @@ probe! {
     /// need — on connect, on listing or at approval). Any read of it is a violation.
     NoPrefetch {
         id: "skills.no_prefetch", area: Skills, title: "no prefetch of skill files",
-        revisions: ["SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "probe-idle, listed on page one, never asked for", judge: judge_no_prefetch,
     }
 }
@@ -168,7 +168,7 @@ probe! {
     /// trailing slash, partial.
     DirectoryRead {
         id: "skills.directory_read", area: Skills, title: "lists a skill directory when allowed",
-        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "directoryRead: true; the good SKILL.md says to pick from templates/", judge: judge_directory_read,
     }
 }
@@ -193,7 +193,7 @@ probe! {
     /// call it unless `directoryRead` is true). A call is a violation.
     DirectoryUndeclared {
         id: "skills.directory_undeclared", area: Skills, title: "no directory read unless declared",
-        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, scenario: SkillsNoDirectoryRead,
+        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, variant: SkillsNoDirectoryRead,
         serves: "the skills extension declared as {} (no directoryRead)", judge: judge_directory_undeclared,
     }
 }
@@ -212,7 +212,7 @@ probe! {
     /// never extends the manifest; an unlisted read is a verification failure).
     DirectoryManifestOnly {
         id: "skills.directory_manifest_only", area: Skills, title: "reads no directory child outside the manifest",
-        revisions: ["SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "templates/ lists letter.md (in the manifest) and extra.md (not)", judge: judge_directory_manifest_only,
     }
 }
@@ -275,7 +275,7 @@ probe! {
     /// listed file they read and never use unverified content).
     VerifyDigest {
         id: "skills.verify_digest", area: Skills, title: "refuses a skill whose digest is wrong",
-        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "bad-digest", judge: |o| refused(o, "bad-digest", "its SKILL.md digest is wrong", |_| false),
     }
 }
@@ -285,7 +285,7 @@ probe! {
     /// wrong (§Integrity and Verification: hosts MUST verify `size`; G2 only, G1 has no size).
     VerifySize {
         id: "skills.verify_size", area: Skills, title: "refuses a skill whose size is wrong",
-        revisions: ["SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "bad-size", judge: |o| refused(o, "bad-size", "its SKILL.md size is wrong", |_| false),
     }
 }
@@ -296,7 +296,7 @@ probe! {
     /// it with the entry field by field, and on any discrepancy do not load).
     VerifyFrontmatter {
         id: "skills.verify_frontmatter", area: Skills, title: "refuses a skill whose frontmatter disagrees",
-        revisions: ["SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "bad-frontmatter", judge: |o| refused(o, "bad-frontmatter", "its SKILL.md frontmatter disagrees with the listing", |_| false),
     }
 }
@@ -307,7 +307,7 @@ probe! {
     /// listed in the held entry).
     UnlistedFile {
         id: "skills.unlisted_file", area: Skills, title: "reads no file the manifest omits",
-        revisions: ["SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "unlisted-ref", judge: judge_unlisted_file,
     }
 }
@@ -330,7 +330,7 @@ probe! {
     /// entry is not loaded).
     PathEscape {
         id: "skills.path_escape", area: Skills, title: "refuses a manifest that escapes the skill",
-        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "escape (placeholders rewritten on the way out)", judge: judge_path_escape,
     }
 }
@@ -350,7 +350,7 @@ probe! {
     /// at most 512 files and 16 MiB per skill; a host that declines beyond them SHOULD tell the user).
     ManifestLimits {
         id: "skills.manifest_limits", area: Skills, title: "refuses a manifest over the limits",
-        revisions: ["SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "oversize (513 files)", judge: judge_manifest_limits,
     }
 }
@@ -379,7 +379,7 @@ probe! {
     /// URI's final skill-path segment (§Skill URIs: the final segment MUST equal the name).
     NameMismatch {
         id: "skills.name_mismatch", area: Skills, title: "refuses a skill whose name and URI differ",
-        revisions: ["SEP-2640 0eb05fe (G1')", "SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 0eb05fe (G1')", "SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "misnamed (name rewritten on the way out)", judge: |o| refused(o, "misnamed", "its name differs from its URI", |_| false),
     }
 }
@@ -391,7 +391,7 @@ probe! {
     /// listing). Only one is partial.
     SameName {
         id: "skills.same_name", area: Skills, title: "keeps two skills with the same name apart",
-        revisions: ["SEP-2640 stable (G2)"], eras: BOTH, scenario: Skills,
+        revisions: ["SEP-2640 stable (G2)"], eras: BOTH, variant: Skills,
         serves: "two skills named twin on page two", judge: judge_same_name,
     }
 }

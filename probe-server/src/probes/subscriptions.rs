@@ -133,7 +133,7 @@ probe! {
     /// the `subscriptions.subscribe` row says whether it subscribes when it may.
     RespectsCapability {
         id: "subscriptions.respects_capability", area: Resources, title: "no subscribe unless advertised",
-        revisions: ["2024-11-05"], eras: LEGACY, scenario: SubscribeUnadvertised,
+        revisions: ["2024-11-05"], eras: LEGACY, variant: SubscribeUnadvertised,
         serves: "resources without subscribe; resources/subscribe refused with -32601", judge: judge_respects_capability,
     }
 }
@@ -169,7 +169,7 @@ probe! {
     /// that already said no. Other retrying is partial.
     FailureBackoff {
         id: "subscriptions.failure_backoff", area: Resources, title: "gives up or backs off when subscribe fails",
-        revisions: ["2024-11-05"], eras: LEGACY, scenario: SubscribeFails,
+        revisions: ["2024-11-05"], eras: LEGACY, variant: SubscribeFails,
         serves: "resources.subscribe advertised; every resources/subscribe fails with -32603", judge: judge_failure_backoff,
     }
 }

@@ -8,7 +8,7 @@
 //! SSE priming events (an event id with empty data) exist from 2025-11-25 on. rmcp sends them on
 //! every stream; the tap passes them only on sessions whose negotiated version has them and
 //! withholds them (journalled as `sse_priming_withheld`) on older sessions, whose SDKs may parse
-//! the empty data as JSON. The one exception is the `stream-drop` scenario's GET stream on an old
+//! the empty data as JSON. The one exception is the `stream-drop` variant's GET stream on an old
 //! session: its id goes out as an id-only event (no `data` field, which no SSE parser dispatches),
 //! so the client has an id to resume from.
 
@@ -32,15 +32,15 @@ use tokio_util::sync::CancellationToken;
 
 use crate::journal::{Direction, Entry, EventKind, Journal, TransportKind};
 use crate::note::Note;
-use crate::scenario::Scenario;
 use crate::server::{ProbeServer, ServeOptions};
+use crate::variant::Variant;
 
 /// The path the MCP endpoint is mounted at.
 pub const MCP_PATH: &str = "/mcp";
 /// The largest POST body read.
 pub const MAX_BODY: usize = 16 * 1024 * 1024;
 
-/// The `retry:` the server sends in the `stream-drop` scenario.
+/// The `retry:` the server sends in the `stream-drop` variant.
 pub const STREAM_DROP_RETRY: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The first protocol revision with SSE priming events.
@@ -53,10 +53,10 @@ pub const JOURNALLED_HEADERS: [&str; 10] =
 #[derive(Clone)]
 struct TapState {
     journal: Journal,
-    scenario: Scenario,
-    /// Session ids the server has expired (scenario `session-expires`: only the first session).
+    variant: Variant,
+    /// Session ids the server has expired (variant `session-expires`: only the first session).
     expired: Arc<Mutex<Vec<String>>>,
-    /// Whether a GET stream was already dropped (scenario `stream-drop`: only the first).
+    /// Whether a GET stream was already dropped (variant `stream-drop`: only the first).
     dropped_a_stream: Arc<AtomicBool>,
     /// The version each session negotiated, learned from its initialize answer.
     versions: Versions,
@@ -90,10 +90,10 @@ impl Priming {
 
 impl TapState {
     /// Whether this request must be answered 404 because its session expired. In the
-    /// `session-expires` scenario the first session expires at its first request after
+    /// `session-expires` variant the first session expires at its first request after
     /// initialization.
     fn expires(&self, session: &str, frame: Option<&Value>) -> bool {
-        if session == "-" || self.scenario != Scenario::SessionExpires {
+        if session == "-" || self.variant != Variant::SessionExpires {
             return false;
         }
         let mut expired = self.expired.lock().unwrap_or_else(|p| p.into_inner());
@@ -117,7 +117,7 @@ impl TapState {
         let known = self.versions.lock().unwrap_or_else(|p| p.into_inner()).get(session).cloned();
         let Some(version) = known.or_else(|| header(request_headers, "mcp-protocol-version").map(str::to_string)) else { return Priming::Pass };
         match Priming::for_version(&version) {
-            Priming::Withhold(v) if is_get && self.scenario == Scenario::StreamDrop => Priming::IdOnly(v),
+            Priming::Withhold(v) if is_get && self.variant == Variant::StreamDrop => Priming::IdOnly(v),
             other => other,
         }
     }
@@ -380,7 +380,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         return json_error(journal, &session, StatusCode::NOT_FOUND, -32001, "session expired".into());
     }
     let is_get = parts.method == axum::http::Method::GET;
-    let drop_stream = state.scenario == Scenario::StreamDrop && is_get;
+    let drop_stream = state.variant == Variant::StreamDrop && is_get;
     let priming = state.priming(&session, &parts.headers, frame.as_ref(), is_get);
     let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
     let (mut parts_out, body_out) = response.into_parts();
@@ -388,7 +388,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     let detail = json!({"status": parts_out.status.as_u16(), "headers": selected_headers(&parts_out.headers)});
     journal.log(Entry::new(&out_session, TransportKind::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
     let content_type = header(&parts_out.headers, "content-type").unwrap_or("").to_string();
-    let rewrite_skills = state.scenario.serves_skills();
+    let rewrite_skills = state.variant.serves_skills();
     if content_type.starts_with("text/event-stream") {
         let sse = SseJournal { journal: journal.clone(), session: out_session, buffer: Vec::new(), rewrite_skills, priming, held: Vec::new(), versions: state.versions.clone() };
         // In `stream-drop`, the first GET stream ends right after its first event with an id.
@@ -431,7 +431,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
 
 /// Serves the probe server on `listener` until `shutdown` is cancelled.
 pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeOptions, shutdown: CancellationToken) -> std::io::Result<()> {
-    let scenario = options.scenario;
+    let variant = options.variant;
     let handler = ProbeServer::new(journal.clone(), "http", TransportKind::Http, options);
     let local: SocketAddr = listener.local_addr()?;
     handler.note_serving(json!({"loopback": local.ip().is_loopback()}));
@@ -444,14 +444,14 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
     let mut config = StreamableHttpServerConfig::default();
     config.cancellation_token = shutdown.child_token();
     config.sse_keep_alive = None;
-    if scenario == Scenario::StreamDrop {
+    if variant == Variant::StreamDrop {
         config.sse_retry = Some(STREAM_DROP_RETRY);
     }
     // Host and Origin are checked (and journalled) by the tap; rmcp's own guard would refuse unjournalled.
     config.allowed_hosts = Vec::new();
     let service = StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(LocalSessionManager::default()), config);
     let app = axum::Router::new().nest_service(MCP_PATH, service).layer(axum::middleware::from_fn_with_state(
-        TapState { journal: journal.clone(), scenario, expired: Arc::default(), dropped_a_stream: Arc::default(), versions: Arc::default() },
+        TapState { journal: journal.clone(), variant, expired: Arc::default(), dropped_a_stream: Arc::default(), versions: Arc::default() },
         tap,
     ));
     // Small SSE writes must not wait for delayed ACKs (a 40 ms stall per answer otherwise).

@@ -306,7 +306,7 @@ where
         }
         true
     });
-    let outbound = Outbound { journal: journal.clone(), tx: out_tx, pending: Arc::default(), rewrite_skills: options.scenario.serves_skills() };
+    let outbound = Outbound { journal: journal.clone(), tx: out_tx, pending: Arc::default(), rewrite_skills: options.variant.serves_skills() };
     let (in_tx, in_rx) = mpsc::channel(64);
     let handler = ProbeServer::new(journal.clone(), SESSION, TransportKind::Stdio, options);
     handler.note_serving(json!({}));

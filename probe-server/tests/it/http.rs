@@ -68,7 +68,7 @@ async fn an_expired_session_is_answered_404_and_a_new_one_is_served() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = CancellationToken::new();
-    let options = ServeOptions { scenario: probe_server::Scenario::SessionExpires, ..ServeOptions::default() };
+    let options = ServeOptions { variant: probe_server::Variant::SessionExpires, ..ServeOptions::default() };
     let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), options, shutdown.clone()));
     let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let in_session = |id: &str| format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
@@ -89,7 +89,7 @@ async fn an_expired_session_is_answered_404_and_a_new_one_is_served() {
     shutdown.cancel();
     tokio::time::timeout(Duration::from_secs(5), server).await.unwrap().unwrap().unwrap();
     let observations = probe_server::observe::Observations::from_read(read_journal(&path).unwrap());
-    assert_eq!(observations.scenario(), probe_server::Scenario::SessionExpires);
+    assert_eq!(observations.variant(), probe_server::Variant::SessionExpires);
     let expiries: Vec<_> = observations.notes(probe_server::note::Note::SessionExpired).collect();
     assert_eq!(expiries.len(), 1);
     assert_eq!(expiries[0].detail.as_ref().unwrap()["session"], first.as_str());
@@ -156,7 +156,7 @@ async fn a_dropped_stream_on_an_old_session_carries_its_id_without_data() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = CancellationToken::new();
-    let options = ServeOptions { scenario: probe_server::Scenario::StreamDrop, ..ServeOptions::default() };
+    let options = ServeOptions { variant: probe_server::Variant::StreamDrop, ..ServeOptions::default() };
     let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), options, shutdown.clone()));
 
     let (session, _, _) = session_at(addr, "2025-06-18").await;

@@ -77,16 +77,16 @@ fn each_probe_is_judged_on_the_journal_of_its_own_server_variant() {
     let standard = recorded("reference-http-legacy-full");
     let expires = recorded("reference-http-legacy-session-expires-full");
     let drop = recorded("reference-http-legacy-stream-drop-full");
-    assert_eq!(expires.scenario(), probe_server::Scenario::SessionExpires);
+    assert_eq!(expires.variant(), probe_server::Variant::SessionExpires);
     // Alone, the standard journal cannot judge the probes of other variants.
     let alone = registry::judge_all(&standard);
     let expiry = alone.iter().find(|v| v.probe == "http.session_expiry").unwrap();
     assert_eq!(expiry.outcome.label(), "not-reached", "{}", expiry.detail);
     // Together, each probe takes its verdict (and its evidence) from its own variant's journal.
-    let merged = registry::judge_runs(&[(standard.scenario(), &standard), (expires.scenario(), &expires), (drop.scenario(), &drop)]);
+    let merged = registry::judge_runs(&[(standard.variant(), &standard), (expires.variant(), &expires), (drop.variant(), &drop)]);
     let verdict = |id: &str| merged.iter().find(|v| v.probe == id).unwrap().clone();
     assert_eq!(verdict("http.session_expiry").outcome.label(), "yes");
-    assert_eq!(verdict("http.session_expiry").scenario, probe_server::Scenario::SessionExpires);
+    assert_eq!(verdict("http.session_expiry").variant, probe_server::Variant::SessionExpires);
     assert_eq!(verdict("http.resumption").outcome.label(), "yes");
     assert_eq!(verdict("http.get_stream"), alone.iter().find(|v| v.probe == "http.get_stream").unwrap().clone());
     // Probes of variants that were not run say so.
@@ -105,7 +105,7 @@ fn affordances_are_judged_from_the_model_journal_beside_the_server_journal() {
     let alone = recorded("reference-stdio-legacy-host-full");
     assert_eq!(verdict(&alone, "affordances.read_tool").outcome.label(), "not-reached");
     let full = with_model("reference-stdio-legacy-host-full");
-    for probe in registry::probes().iter().filter(|p| p.needs_model() && p.scenario().is_standard()) {
+    for probe in registry::probes().iter().filter(|p| p.needs_model() && p.variant().is_standard()) {
         let v = verdict(&full, probe.id());
         assert_eq!(v.outcome.label(), "yes", "{}: {}", v.probe, v.detail);
         assert!(v.model_evidence && !v.evidence.is_empty(), "{v:?}");

@@ -6,7 +6,7 @@
 use probe_server::journal::parse_journal;
 use probe_server::observe::Observations;
 use probe_server::probe::{Outcome, Verdict};
-use probe_server::{registry, Scenario};
+use probe_server::{registry, Variant};
 
 fn recorded(name: &str) -> Observations {
     let dir = format!("{}/../fixtures/journals/recorded", env!("CARGO_MANIFEST_DIR"));
@@ -18,13 +18,13 @@ fn recorded(name: &str) -> Observations {
     }
 }
 
-fn verdict_of(runs: &[(Scenario, &Observations)], probe: &str) -> Verdict {
+fn verdict_of(runs: &[(Variant, &Observations)], probe: &str) -> Verdict {
     registry::judge_runs(runs).into_iter().find(|v| v.probe == probe).unwrap()
 }
 
 fn standard(name: &str, probe: &str) -> Verdict {
     let o = recorded(name);
-    verdict_of(&[(Scenario::Standard, &o)], probe)
+    verdict_of(&[(Variant::Standard, &o)], probe)
 }
 
 const CODEX: &str = "codex-0.171.0-stdio";
@@ -76,12 +76,12 @@ fn a_decline_in_a_few_milliseconds_is_auto_answered_for_every_form() {
 #[test]
 fn resources_gated_means_nothing_for_a_host_that_never_offers_resource_tools() {
     let (standard_run, gated_run) = (recorded(FAST_AGENT), recorded(&format!("{FAST_AGENT}.no-resources")));
-    let runs = [(Scenario::Standard, &standard_run), (Scenario::NoResources, &gated_run)];
+    let runs = [(Variant::Standard, &standard_run), (Variant::NoResources, &gated_run)];
     assert_eq!(verdict_of(&runs, "affordances.read_tool").outcome, Outcome::No);
     let v = verdict_of(&runs, "affordances.resources_gated");
     assert_eq!(v.outcome, Outcome::NotApplicable, "{}", v.detail);
     // Judged alone (as the self-test does) the variant's own verdict stands.
-    assert_eq!(verdict_of(&[(Scenario::NoResources, &gated_run)], "affordances.resources_gated").outcome, Outcome::Yes);
+    assert_eq!(verdict_of(&[(Variant::NoResources, &gated_run)], "affordances.resources_gated").outcome, Outcome::Yes);
 }
 
 /// fast-agent stops at the first tools page; when five of the ten trigger tools were on page two,
@@ -110,8 +110,8 @@ fn every_trigger_tool_is_on_the_first_tools_page() {
     assert_eq!(second_page, [s::TOOL_PAGE_TWO]);
     // The recorded run shows the coupling this removes: page one only, and sampling never reached.
     let o = recorded(FAST_AGENT);
-    assert_eq!(verdict_of(&[(Scenario::Standard, &o)], "tools.pagination").outcome, Outcome::No);
-    assert_eq!(verdict_of(&[(Scenario::Standard, &o)], "sampling.create_message").outcome, Outcome::NotReached);
+    assert_eq!(verdict_of(&[(Variant::Standard, &o)], "tools.pagination").outcome, Outcome::No);
+    assert_eq!(verdict_of(&[(Variant::Standard, &o)], "sampling.create_message").outcome, Outcome::NotReached);
 }
 
 /// The stub answered a forwarded sampling request that offers `probe_weather` with text, so
@@ -123,7 +123,7 @@ fn a_forwarded_sampling_request_with_tools_is_answered_with_the_tool() {
     let o = recorded(FAST_AGENT_REPROBED);
     let stub_called_the_tool = o.model.iter().any(|e| e.dir == Direction::ServerToClient && e.raw.as_deref().is_some_and(|r| r.contains(r#""name":"probe_weather""#)));
     assert!(stub_called_the_tool, "the model journal shows the stub calling probe_weather");
-    let v = verdict_of(&[(Scenario::Standard, &o)], "sampling.tools");
+    let v = verdict_of(&[(Variant::Standard, &o)], "sampling.tools");
     assert_eq!(v.outcome, Outcome::Yes, "{}", v.detail);
 }
 

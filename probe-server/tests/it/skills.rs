@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use probe_server::transport::stdio::serve_stdio;
-use probe_server::{Journal, Scenario, ServeOptions};
+use probe_server::{Journal, ServeOptions, Variant};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -16,10 +16,10 @@ struct Session {
 }
 
 impl Session {
-    async fn start(scenario: Scenario, journal: Journal) -> Self {
+    async fn start(variant: Variant, journal: Journal) -> Self {
         let (client, server) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server);
-        tokio::spawn(serve_stdio(server_read, server_write, journal, ServeOptions { scenario, ..ServeOptions::default() }));
+        tokio::spawn(serve_stdio(server_read, server_write, journal, ServeOptions { variant, ..ServeOptions::default() }));
         let (read, write) = tokio::io::split(client);
         let mut session = Session { write, read: BufReader::new(read), next_id: 0 };
         let init = session.request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})).await;
@@ -49,7 +49,7 @@ async fn no_uri_reaches_outside_the_skill_tree() {
     let secret = dir.path().join("secret.txt");
     std::fs::write(&secret, "top-secret-canary").unwrap();
     let journal = Journal::create(&dir.path().join("journal.jsonl")).unwrap();
-    let mut session = Session::start(Scenario::Skills, journal).await;
+    let mut session = Session::start(Variant::Skills, journal).await;
     let secret_path = secret.display().to_string();
     let attempts = [
         "skill://probe/escape/../escape-secret.md".to_string(),
@@ -78,7 +78,7 @@ async fn no_uri_reaches_outside_the_skill_tree() {
 async fn hostile_manifests_go_out_with_their_placeholders_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("journal.jsonl");
-    let mut session = Session::start(Scenario::Skills, Journal::create(&path).unwrap()).await;
+    let mut session = Session::start(Variant::Skills, Journal::create(&path).unwrap()).await;
     let first = session.request("skills/list", json!({})).await;
     let cursor = first["result"]["nextCursor"].as_str().unwrap().to_string();
     let second = session.request("skills/list", json!({"cursor": cursor})).await;

@@ -24,8 +24,8 @@ session names its server variant; a client is run once per variant and each prob
         let _ = write!(out, "\n### `{}` — {}\n\n", p.id(), p.title());
         let _ = writeln!(out, "- eras: {}; transports: {}; revisions: {}", eras.join(", "), transports.join(", "), p.revisions().join(", "));
         let _ = writeln!(out, "- serves: {}", p.serves());
-        if !p.scenario().is_standard() {
-            let _ = writeln!(out, "- server variant `{}`: {}", p.scenario(), p.scenario().description());
+        if !p.variant().is_standard() {
+            let _ = writeln!(out, "- server variant `{}`: {}", p.variant(), p.variant().description());
         }
         if !p.wire_judged() {
             let _ = writeln!(out, "- needs a model transcript: recorded, not judged from the wire");
@@ -42,7 +42,7 @@ session names its server variant; a client is run once per variant and each prob
 pub fn list_probes(format: Format) {
     let probes: Vec<_> = registry::probes()
         .iter()
-        .map(|p| serde_json::json!({"id": p.id(), "area": p.area(), "title": p.title(), "revisions": p.revisions(), "eras": p.eras(), "scenario": p.scenario(), "serves": p.serves(), "wire_judged": p.wire_judged()}))
+        .map(|p| serde_json::json!({"id": p.id(), "area": p.area(), "title": p.title(), "revisions": p.revisions(), "eras": p.eras(), "variant": p.variant(), "serves": p.serves(), "wire_judged": p.wire_judged()}))
         .collect();
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&probes).unwrap_or_default()),

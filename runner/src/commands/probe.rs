@@ -22,7 +22,7 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     for transport in args.transport.transports() {
         for era in Era::ALL {
             for host in [false, true] {
-                specs.extend(selftest::scenarios(transport, era, host).into_iter().map(|scenario| RunSpec { transport, era, scenario, host, variation: None, ablation }));
+                specs.extend(selftest::variants(transport, era, host).into_iter().map(|variant| RunSpec { transport, era, variant, host, variation: None, ablation }));
             }
         }
     }
@@ -39,7 +39,7 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
             r
         })
         .collect();
-    let merged = run::merge_scenarios(&unablated);
+    let merged = run::merge_variants(&unablated);
     let runs: Vec<_> = merged.iter().collect();
     let matrix = matrix::from_runs("reference", &runs);
     match args.format.format {

@@ -16,7 +16,7 @@ pub async fn self_test(args: cli::SelfTestArgs) -> Result<u8> {
         Format::Table => {
             println!("{}", render::terminal(&report.matrix, terminal_width()));
             for m in &report.mismatches {
-                println!("MISMATCH {} {} {} [{}] {}: {}", m.transport, m.era, m.scenario, m.ablation, m.probe, m.problem);
+                println!("MISMATCH {} {} {} [{}] {}: {}", m.transport, m.era, m.variant, m.ablation, m.probe, m.problem);
             }
             if let Some(slowest) = results.iter().max_by_key(|r| r.duration_ms) {
                 let ablation = slowest.spec.ablation.map_or("none", |a| a.id());

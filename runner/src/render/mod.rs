@@ -58,7 +58,7 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/journals").join(name);
         let (observations, verdicts) = judge_recorded(&path).unwrap();
         RunResult {
-            spec: RunSpec { transport, era, scenario: probe_server::Scenario::Standard, host: false, ablation: None, variation: None },
+            spec: RunSpec { transport, era, variant: probe_server::Variant::Standard, host: false, ablation: None, variation: None },
             verdicts,
             protocol_version: observations.lifecycle().and_then(|l| l.negotiated_version),
             harness_error: None,

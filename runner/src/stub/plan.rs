@@ -37,7 +37,7 @@ pub enum Scope {
 
 impl Scope {
     /// The scope of a run against `variant`.
-    pub fn for_variant(variant: probe_server::Scenario) -> Scope {
+    pub fn for_variant(variant: probe_server::Variant) -> Scope {
         if variant.is_standard() || variant.is_interactive() {
             Scope::Full
         } else {

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use probe_server::interactive::{self as plan, FieldInput, Input};
 use probe_server::journal::{Direction, Event, EventKind, JournalRead, TransportKind, FORMAT_VERSION};
-use probe_server::Scenario;
+use probe_server::Variant;
 use serde_json::{json, Value};
 
 use crate::profile::Interactive;
@@ -27,7 +27,7 @@ pub const SESSION: &str = "terminal";
 
 /// One interactive run to drive.
 struct Case {
-    scenario: Scenario,
+    variant: Variant,
     plan: Interactive,
     pty: PtySpec,
     /// Where the probe server (spawned by the host) journals.
@@ -54,7 +54,7 @@ pub struct HostLaunch {
 /// `launch::base_env` with a terminal type (colours allowed), `launch.env`, and the browser trap
 /// first on PATH and named by `BROWSER`; the driver on a blocking thread; then a sweep of every
 /// process carrying the run's marker. Returns what was driven and how many processes were swept.
-pub async fn drive_isolated(launch: HostLaunch, scenario: Scenario, plan: Interactive, server_journal: PathBuf) -> Result<(Driven, usize), String> {
+pub async fn drive_isolated(launch: HostLaunch, variant: Variant, plan: Interactive, server_journal: PathBuf) -> Result<(Driven, usize), String> {
     let trap_log = launch.scratch.join("opened-urls.log");
     let (trap_bin, browser) = trap::install(&launch.scratch.join("trap"), &trap_log).map_err(|e| format!("cannot install the browser trap: {e}"))?;
     let mut env = crate::launch::base_env(&launch.home, &launch.marker);
@@ -65,7 +65,7 @@ pub async fn drive_isolated(launch: HostLaunch, scenario: Scenario, plan: Intera
     env.insert("PATH".into(), format!("{}:{path}", trap_bin.display()));
     env.insert("BROWSER".into(), browser.display().to_string());
     let pty = PtySpec { program: launch.program, args: launch.args, env, cwd: launch.cwd, columns: plan.columns, rows: plan.rows };
-    let case = Case { scenario, plan, pty, server_journal, trap_log };
+    let case = Case { variant, plan, pty, server_journal, trap_log };
     let driven = tokio::task::spawn_blocking(move || drive(case)).await.map_err(|e| format!("the terminal driver failed: {e}"))?;
     let swept = crate::launch::sweep(None, &launch.marker).await;
     Ok((driven, swept))
@@ -123,7 +123,7 @@ struct Driver<'a> {
 /// Drives one interactive run to its end (blocking). Never fails: problems become notes.
 fn drive(case: Case) -> Driven {
     let started = Instant::now();
-    let tool = case.scenario.interactive_tool().unwrap_or(probe_server::surface::TOOL_ELICIT_FORM);
+    let tool = case.variant.interactive_tool().unwrap_or(probe_server::surface::TOOL_ELICIT_FORM);
     let mut notes = Vec::new();
     let pty = match Pty::spawn(&case.pty) {
         Ok(pty) => pty,
@@ -144,7 +144,7 @@ fn drive(case: Case) -> Driven {
         message: plan::message_of(tool),
     };
     let prompt = case.plan.prompt.replace("{tool}", tool);
-    let stopped = match driver.run(case.scenario, tool, &prompt) {
+    let stopped = match driver.run(case.variant, tool, &prompt) {
         Ok(()) => None,
         Err(Stop(reason)) => {
             let screen = driver.pty.screen();
@@ -362,7 +362,7 @@ impl Driver<'_> {
         self.press(&press, "press accept")
     }
 
-    fn run(&mut self, scenario: Scenario, tool: &str, prompt: &str) -> Step {
+    fn run(&mut self, variant: Variant, tool: &str, prompt: &str) -> Step {
         let ready = Duration::from_secs(self.plan.ready_timeout_secs);
         let (journal, pty) = (self.server_journal, &mut self.pty);
         if !wait_for_journal(journal, |e| e.method.as_deref() == Some("tools/list"), ready, || pty.exited().is_some()) {
@@ -385,29 +385,29 @@ impl Driver<'_> {
         }
         self.save_screen(plan::FORM_SHOWN);
         let keys = self.plan.keys.clone();
-        match scenario {
-            Scenario::InteractiveAccept => {
+        match variant {
+            Variant::InteractiveAccept => {
                 for input in plan::form_inputs() {
                     self.apply(&input)?;
                 }
                 self.save_screen(plan::AFTER_INPUT);
                 self.press_accept()?;
             }
-            Scenario::InteractiveEnums => {
+            Variant::InteractiveEnums => {
                 for input in plan::enum_inputs() {
                     self.apply(&input)?;
                 }
                 self.save_screen(plan::AFTER_INPUT);
                 self.press_accept()?;
             }
-            Scenario::InteractiveDecline => {
+            Variant::InteractiveDecline => {
                 self.focus_field(&keys.accept_label)?;
                 self.move_to(&keys.decline_label, &keys.next_button, "button")?;
                 self.press(&keys.press, "press decline")?;
             }
-            Scenario::InteractiveCancel => self.press(&keys.cancel, "cancel")?,
-            Scenario::InteractiveRequired | Scenario::InteractiveBadFormat | Scenario::InteractiveOutOfBounds => {
-                let Some(invalid) = plan::invalid_input(scenario) else { return Err(Stop(format!("{scenario} has no invalid input"))) };
+            Variant::InteractiveCancel => self.press(&keys.cancel, "cancel")?,
+            Variant::InteractiveRequired | Variant::InteractiveBadFormat | Variant::InteractiveOutOfBounds => {
+                let Some(invalid) = plan::invalid_input(variant) else { return Err(Stop(format!("{variant} has no invalid input"))) };
                 let schema = probe_server::surface::elicit_form_schema();
                 let label = plan::field_label(&schema, invalid.field);
                 let enter = |driver: &mut Self, text: Option<&str>| -> Step {
@@ -426,7 +426,7 @@ impl Driver<'_> {
                     self.press_accept()?;
                 }
             }
-            Scenario::InteractiveUrl => {
+            Variant::InteractiveUrl => {
                 let until = Instant::now() + URL_WATCH;
                 while Instant::now() < until {
                     self.check_trap();
@@ -434,7 +434,7 @@ impl Driver<'_> {
                 }
                 self.press(&keys.cancel, "cancel without opening")?;
             }
-            Scenario::InteractiveWithdrawn => {
+            Variant::InteractiveWithdrawn => {
                 if !wait_for_journal(self.server_journal, |e| e.method.as_deref() == Some("notifications/cancelled"), WITHDRAWAL_WAIT, || false) {
                     return Err(Stop(format!("the server did not withdraw its request within {} s", WITHDRAWAL_WAIT.as_secs())));
                 }
