@@ -27,6 +27,9 @@ pub const TOOL_ADDED: &str = "probe_added";
 pub const TOOL_PAGE_TWO: &str = "probe_page_two";
 /// Every tool a probe triggers is on the first page.
 pub const TOOLS_PAGE_ONE: usize = 10;
+/// The tools that trigger a probe, in the order a scripted model calls them.
+pub const TRIGGER_TOOLS: [&str; 10] =
+    [TOOL_PROGRESS, TOOL_RESOURCE_LINK, TOOL_ELICIT_FORM, TOOL_ELICIT_ENUMS, TOOL_ELICIT_URL, TOOL_SAMPLING, TOOL_SAMPLING_TOOLS, TOOL_ROOTS, TOOL_PING, TOOL_LIST_CHANGED];
 pub const TOOLS_CURSOR: &str = "tools-page-2";
 
 // Resources.

@@ -21,14 +21,39 @@ async fn post(addr: std::net::SocketAddr, extra_headers: &str, body: &str) -> St
     response
 }
 
+/// A probe server on loopback in `variant`, journalling to a temporary file.
+struct Served {
+    addr: std::net::SocketAddr,
+    path: std::path::PathBuf,
+    shutdown: CancellationToken,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+    _dir: tempfile::TempDir,
+}
+
+impl Served {
+    async fn start(variant: probe_server::Variant) -> Served {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let shutdown = CancellationToken::new();
+        let options = ServeOptions { variant, ..ServeOptions::default() };
+        let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), options, shutdown.clone()));
+        Served { addr, path, shutdown, server, _dir: dir }
+    }
+
+    /// Stops the server and reads its journal back.
+    async fn stop(self) -> probe_server::journal::JournalRead {
+        self.shutdown.cancel();
+        tokio::time::timeout(Duration::from_secs(5), self.server).await.unwrap().unwrap().unwrap();
+        read_journal(&self.path).unwrap()
+    }
+}
+
 #[tokio::test]
 async fn bad_bodies_and_foreign_origins_are_answered_and_journalled() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("journal.jsonl");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let shutdown = CancellationToken::new();
-    let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), ServeOptions::default(), shutdown.clone()));
+    let served = Served::start(probe_server::Variant::Standard).await;
+    let addr = served.addr;
 
     let malformed = post(addr, "", "{not json").await;
     assert!(malformed.starts_with("HTTP/1.1 400"), "{malformed}");
@@ -42,9 +67,8 @@ async fn bad_bodies_and_foreign_origins_are_answered_and_journalled() {
             .await;
     assert!(init.contains("\"protocolVersion\":\"2025-11-25\""), "{init}");
 
-    shutdown.cancel();
-    tokio::time::timeout(Duration::from_secs(5), server).await.unwrap().unwrap().unwrap();
-    let events = read_journal(&path).unwrap().events;
+    let read = served.stop().await;
+    let events = read.events;
     let count = |kind| events.iter().filter(|e| e.kind == kind).count();
     assert_eq!(count(EventKind::Unparsable), 1);
     assert_eq!(count(EventKind::NotJsonRpc), 1);
@@ -63,13 +87,8 @@ fn session_id(response: &str) -> String {
 
 #[tokio::test]
 async fn an_expired_session_is_answered_404_and_a_new_one_is_served() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("journal.jsonl");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let shutdown = CancellationToken::new();
-    let options = ServeOptions { variant: probe_server::Variant::SessionExpires, ..ServeOptions::default() };
-    let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), options, shutdown.clone()));
+    let served = Served::start(probe_server::Variant::SessionExpires).await;
+    let addr = served.addr;
     let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let in_session = |id: &str| format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
     let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
@@ -86,9 +105,8 @@ async fn an_expired_session_is_answered_404_and_a_new_one_is_served() {
     let listed = post(addr, &in_session(&second), list).await;
     assert!(listed.starts_with("HTTP/1.1 200") && listed.contains("\"tools\""), "only the first session expires: {listed}");
 
-    shutdown.cancel();
-    tokio::time::timeout(Duration::from_secs(5), server).await.unwrap().unwrap().unwrap();
-    let observations = probe_server::observe::Observations::from_read(read_journal(&path).unwrap());
+    let read = served.stop().await;
+    let observations = probe_server::observe::Observations::from_read(read);
     assert_eq!(observations.variant(), probe_server::Variant::SessionExpires);
     let expiries: Vec<_> = observations.notes(probe_server::note::Note::SessionExpired).collect();
     assert_eq!(expiries.len(), 1);
@@ -126,12 +144,8 @@ async fn session_at(addr: std::net::SocketAddr, version: &str) -> (String, Strin
 
 #[tokio::test]
 async fn priming_events_reach_only_sessions_whose_version_has_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("journal.jsonl");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let shutdown = CancellationToken::new();
-    let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), ServeOptions::default(), shutdown.clone()));
+    let served = Served::start(probe_server::Variant::Standard).await;
+    let addr = served.addr;
 
     let (old, old_opened, old_listed) = session_at(addr, "2025-06-18").await;
     assert_eq!(empty_data_lines(&old_opened) + empty_data_lines(&old_listed), 0, "no priming on a 2025-06-18 session:\n{old_opened}\n{old_listed}");
@@ -139,9 +153,8 @@ async fn priming_events_reach_only_sessions_whose_version_has_them() {
     assert_eq!(empty_data_lines(&new_opened), 1, "{new_opened}");
     assert_eq!(empty_data_lines(&new_listed), 1, "{new_listed}");
 
-    shutdown.cancel();
-    tokio::time::timeout(Duration::from_secs(5), server).await.unwrap().unwrap().unwrap();
-    let events = read_journal(&path).unwrap().events;
+    let read = served.stop().await;
+    let events = read.events;
     let notes = |name: &str, session: &str| events.iter().filter(|e| e.session == session && e.detail.as_ref().is_some_and(|d| d["event"] == name)).count();
     assert_eq!(notes("sse_priming_withheld", &old), 2, "each withheld priming event is journalled");
     assert_eq!(notes("sse_without_data", &old), 0);
@@ -151,13 +164,8 @@ async fn priming_events_reach_only_sessions_whose_version_has_them() {
 
 #[tokio::test]
 async fn a_dropped_stream_on_an_old_session_carries_its_id_without_data() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("journal.jsonl");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let shutdown = CancellationToken::new();
-    let options = ServeOptions { variant: probe_server::Variant::StreamDrop, ..ServeOptions::default() };
-    let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), options, shutdown.clone()));
+    let served = Served::start(probe_server::Variant::StreamDrop).await;
+    let addr = served.addr;
 
     let (session, _, _) = session_at(addr, "2025-06-18").await;
     let get =
@@ -167,9 +175,8 @@ async fn a_dropped_stream_on_an_old_session_carries_its_id_without_data() {
     assert!(stream.lines().any(|l| l.starts_with("id:")), "the dropped stream names an id to resume from: {stream}");
     assert!(!stream.lines().any(|l| l.starts_with("data")), "an id-only event, no data field: {stream}");
 
-    shutdown.cancel();
-    tokio::time::timeout(Duration::from_secs(5), server).await.unwrap().unwrap().unwrap();
-    let observations = probe_server::observe::Observations::from_read(read_journal(&path).unwrap());
+    let read = served.stop().await;
+    let observations = probe_server::observe::Observations::from_read(read);
     assert_eq!(observations.notes(probe_server::note::Note::SseIdOnly).count(), 1);
     let dropped = observations.notes(probe_server::note::Note::StreamDropped).next().expect("the stream was dropped");
     assert_eq!(dropped.detail.as_ref().unwrap()["last_sse_id"], "0");

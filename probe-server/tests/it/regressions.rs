@@ -92,18 +92,7 @@ fn every_trigger_tool_is_on_the_first_tools_page() {
     use probe_server::surface as s;
     let tools = s::tools(false);
     let first_page: Vec<&str> = tools.iter().take(s::TOOLS_PAGE_ONE).map(|t| t["name"].as_str().unwrap()).collect();
-    for tool in [
-        s::TOOL_PROGRESS,
-        s::TOOL_RESOURCE_LINK,
-        s::TOOL_ELICIT_FORM,
-        s::TOOL_ELICIT_ENUMS,
-        s::TOOL_ELICIT_URL,
-        s::TOOL_SAMPLING,
-        s::TOOL_SAMPLING_TOOLS,
-        s::TOOL_ROOTS,
-        s::TOOL_PING,
-        s::TOOL_LIST_CHANGED,
-    ] {
+    for tool in s::TRIGGER_TOOLS {
         assert!(first_page.contains(&tool), "{tool} is not on the first page");
     }
     let second_page: Vec<&str> = tools[s::TOOLS_PAGE_ONE..].iter().map(|t| t["name"].as_str().unwrap()).collect();

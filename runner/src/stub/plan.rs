@@ -47,18 +47,7 @@ impl Scope {
 }
 
 /// The probe tools the model calls, in order.
-pub const PROBE_TOOLS: [&str; 10] = [
-    s::TOOL_PROGRESS,
-    s::TOOL_RESOURCE_LINK,
-    s::TOOL_ELICIT_FORM,
-    s::TOOL_ELICIT_ENUMS,
-    s::TOOL_ELICIT_URL,
-    s::TOOL_SAMPLING,
-    s::TOOL_SAMPLING_TOOLS,
-    s::TOOL_ROOTS,
-    s::TOOL_PING,
-    s::TOOL_LIST_CHANGED,
-];
+pub const PROBE_TOOLS: [&str; 10] = s::TRIGGER_TOOLS;
 
 pub const FINAL_TEXT: &str = "mcp-client-probe: script complete";
 
