@@ -83,8 +83,15 @@ impl EraPolicy {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown era {0:?}: expected legacy, modern or dual")]
+#[error("unknown era {0:?}: expected legacy or modern (or dual, where a server serves both)")]
 pub struct UnknownEra(String);
+
+impl FromStr for Era {
+    type Err = UnknownEra;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Era::ALL.into_iter().find(|e| e.as_str() == s).ok_or_else(|| UnknownEra(s.to_string()))
+    }
+}
 
 impl FromStr for EraPolicy {
     type Err = UnknownEra;
@@ -101,6 +108,14 @@ impl FromStr for EraPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn eras_parse_by_name() {
+        assert_eq!("legacy".parse::<Era>().unwrap(), Era::Legacy);
+        assert_eq!("modern".parse::<Era>().unwrap(), Era::Modern);
+        assert!("dual".parse::<Era>().is_err());
+        assert_eq!("dual".parse::<EraPolicy>().unwrap(), EraPolicy::Dual);
+    }
 
     #[test]
     fn versions_map_to_eras() {

@@ -44,11 +44,29 @@ pub enum Direction {
     Note,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The transport a frame travelled over, and the transport a run is made over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TransportKind {
+pub enum Transport {
     Stdio,
     Http,
+}
+
+impl Transport {
+    pub const ALL: [Transport; 2] = [Transport::Stdio, Transport::Http];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "http",
+        }
+    }
+}
+
+impl std::fmt::Display for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// What an event is.
@@ -85,7 +103,7 @@ pub struct Event {
     /// Microseconds since the journal was opened (monotonic clock).
     pub t_us: u64,
     pub session: String,
-    pub transport: TransportKind,
+    pub transport: Transport,
     pub dir: Direction,
     pub kind: EventKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -108,7 +126,7 @@ pub struct Event {
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub session: String,
-    pub transport: TransportKind,
+    pub transport: Transport,
     pub dir: Direction,
     pub kind: EventKind,
     pub raw: Option<RawText>,
@@ -148,12 +166,12 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 impl Entry {
-    pub fn new(session: &str, transport: TransportKind, dir: Direction, kind: EventKind) -> Self {
+    pub fn new(session: &str, transport: Transport, dir: Direction, kind: EventKind) -> Self {
         Entry { session: session.to_string(), transport, dir, kind, raw: None, method: None, id: None, detail: None }
     }
 
     /// A frame with its raw bytes; method and id are filled in when the bytes are a JSON object.
-    pub fn frame(session: &str, transport: TransportKind, dir: Direction, kind: EventKind, bytes: &[u8], parsed: Option<&Value>) -> Self {
+    pub fn frame(session: &str, transport: Transport, dir: Direction, kind: EventKind, bytes: &[u8], parsed: Option<&Value>) -> Self {
         let mut entry = Entry::new(session, transport, dir, kind);
         entry.raw = Some(RawText::from_bytes(bytes));
         if let Some(Value::Object(map)) = parsed {
@@ -163,7 +181,7 @@ impl Entry {
         entry
     }
 
-    pub fn note(session: &str, transport: TransportKind, detail: Value) -> Self {
+    pub fn note(session: &str, transport: Transport, detail: Value) -> Self {
         let mut entry = Entry::new(session, transport, Direction::Note, EventKind::Note);
         entry.detail = Some(detail);
         entry
@@ -336,7 +354,7 @@ mod tests {
 
     fn sample(journal: &Journal, raw: &[u8]) {
         let value: Option<Value> = serde_json::from_slice(raw).ok();
-        journal.record(Entry::frame("s", TransportKind::Stdio, Direction::ClientToServer, EventKind::Frame, raw, value.as_ref())).unwrap();
+        journal.record(Entry::frame("s", Transport::Stdio, Direction::ClientToServer, EventKind::Frame, raw, value.as_ref())).unwrap();
     }
 
     #[test]

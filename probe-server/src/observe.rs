@@ -170,7 +170,7 @@ impl Observations {
     }
 
     /// The transport the frames travelled over.
-    pub fn transport(&self) -> Option<crate::journal::TransportKind> {
+    pub fn transport(&self) -> Option<crate::journal::Transport> {
         self.events.iter().find(|e| e.kind == EventKind::Frame).map(|e| e.transport)
     }
 

@@ -212,8 +212,8 @@ pub trait Probe: Send + Sync {
         &Era::ALL
     }
     /// The transports over which the probe can observe anything.
-    fn transports(&self) -> &'static [crate::journal::TransportKind] {
-        &[crate::journal::TransportKind::Stdio, crate::journal::TransportKind::Http]
+    fn transports(&self) -> &'static [crate::journal::Transport] {
+        &[crate::journal::Transport::Stdio, crate::journal::Transport::Http]
     }
     /// The server variant whose run this probe is judged on.
     fn variant(&self) -> crate::variant::Variant {

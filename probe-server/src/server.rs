@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use crate::era::{Era, EraPolicy, LEGACY_VERSIONS, MODERN_VERSION};
-use crate::journal::{Entry, Journal, TransportKind};
+use crate::journal::{Entry, Journal, Transport};
 use crate::note::Note;
 use crate::skills;
 use crate::surface as s;
@@ -43,7 +43,7 @@ pub const WITHDRAW_AFTER: Duration = Duration::from_secs(6);
 struct Shared {
     journal: Journal,
     session: String,
-    transport: TransportKind,
+    transport: Transport,
     options: ServeOptions,
     lists_changed: AtomicBool,
     serial: AtomicU64,
@@ -93,7 +93,7 @@ fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
 }
 
 impl ProbeServer {
-    pub fn new(journal: Journal, session: impl Into<String>, transport: TransportKind, mut options: ServeOptions) -> Self {
+    pub fn new(journal: Journal, session: impl Into<String>, transport: Transport, mut options: ServeOptions) -> Self {
         if options.variant.legacy_only() {
             options.era = EraPolicy::Legacy;
         }

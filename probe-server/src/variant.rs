@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::journal::TransportKind;
+use crate::journal::Transport;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -135,12 +135,12 @@ impl Variant {
     }
 
     /// The transports over which the variant means anything.
-    pub fn transports(self) -> &'static [TransportKind] {
+    pub fn transports(self) -> &'static [Transport] {
         match self {
-            Variant::SessionExpires | Variant::StreamDrop => &[TransportKind::Http],
+            Variant::SessionExpires | Variant::StreamDrop => &[Transport::Http],
             // What a person sees does not depend on the transport: interactive runs use stdio.
-            s if s.is_interactive() => &[TransportKind::Stdio],
-            _ => &[TransportKind::Stdio, TransportKind::Http],
+            s if s.is_interactive() => &[Transport::Stdio],
+            _ => &[Transport::Stdio, Transport::Http],
         }
     }
 
@@ -176,7 +176,7 @@ impl Variant {
         *self == Variant::Standard
     }
 
-    pub fn applies_to(self, transport: TransportKind) -> bool {
+    pub fn applies_to(self, transport: Transport) -> bool {
         self.transports().contains(&transport)
     }
 }
@@ -209,6 +209,6 @@ mod tests {
             assert_eq!(serde_json::to_value(variant).unwrap(), variant.as_str());
         }
         assert!("sideways".parse::<Variant>().is_err());
-        assert!(!Variant::StreamDrop.applies_to(TransportKind::Stdio));
+        assert!(!Variant::StreamDrop.applies_to(Transport::Stdio));
     }
 }

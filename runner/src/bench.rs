@@ -5,11 +5,10 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use probe_server::journal::{Direction, Entry, EventKind, Journal, TransportKind};
+use probe_server::journal::{Direction, Entry, EventKind, Journal, Transport};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::run::Transport;
 use crate::selftest;
 
 #[derive(Debug, Serialize)]
@@ -90,7 +89,7 @@ pub fn journal_throughput(frames: u64) -> Result<(f64, u64)> {
     let start = Instant::now();
     for _ in 0..frames {
         let parsed: Option<Value> = serde_json::from_slice(SMALL_FRAME).ok();
-        journal.record(Entry::frame("stdio", TransportKind::Stdio, Direction::ClientToServer, EventKind::Frame, SMALL_FRAME, parsed.as_ref()))?;
+        journal.record(Entry::frame("stdio", Transport::Stdio, Direction::ClientToServer, EventKind::Frame, SMALL_FRAME, parsed.as_ref()))?;
     }
     let seconds = start.elapsed().as_secs_f64();
     let bytes = std::fs::metadata(&path).context("bench journal vanished")?.len();

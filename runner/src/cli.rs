@@ -56,19 +56,13 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct TerminalHostArgs {
     /// The protocol era to speak.
-    #[arg(long, value_enum, default_value_t = EraChoice::Modern)]
-    pub era: EraChoice,
+    #[arg(long, default_value = "modern", value_parser = parse_one_era)]
+    pub era: probe_server::Era,
     /// Behave like a faulty host (repeatable).
     #[arg(long, value_enum)]
     pub fault: Vec<crate::reference::terminal_host::Fault>,
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     pub server: Vec<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum EraChoice {
-    Legacy,
-    Modern,
 }
 
 #[derive(Debug, Args)]
@@ -181,12 +175,16 @@ pub struct ServeArgs {
     pub variant: probe_server::Variant,
 }
 
-fn parse_variant(s: &str) -> Result<probe_server::Variant, String> {
-    s.parse().map_err(|e: probe_server::variant::UnknownVariant| e.to_string())
+fn parse_variant(s: &str) -> Result<probe_server::Variant, probe_server::variant::UnknownVariant> {
+    s.parse()
 }
 
-fn parse_era(s: &str) -> Result<EraPolicy, String> {
-    s.parse().map_err(|e: probe_server::era::UnknownEra| e.to_string())
+fn parse_era(s: &str) -> Result<EraPolicy, probe_server::era::UnknownEra> {
+    s.parse()
+}
+
+fn parse_one_era(s: &str) -> Result<probe_server::Era, probe_server::era::UnknownEra> {
+    s.parse()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -281,7 +279,7 @@ impl RunKinds {
     }
 }
 
-fn parse_ablation(s: &str) -> Result<Ablation, String> {
+fn parse_ablation(s: &str) -> Result<Ablation, crate::reference::ablation::UnknownAblation> {
     s.parse()
 }
 

@@ -135,7 +135,7 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
     let transport = pass.transport;
     std::fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
     let mut runs = Vec::new();
-    for variant in Variant::ALL.into_iter().filter(|s| s.applies_to(transport.kind()) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s)) {
+    for variant in Variant::ALL.into_iter().filter(|s| s.applies_to(transport) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s)) {
         runs.push(run_variant(target, pass, variant, server_exe, out_dir).await?);
     }
     // What a person sees does not depend on the server's eras: the interactive runs go with the main pass.
@@ -323,7 +323,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         // What the host left on disk is evidence too: journalled after the server's events.
         let note_path = scratch.path().join("disk.jsonl");
         let journal = Journal::create(&note_path).map_err(|e| e.to_string())?;
-        journal.log(probe_server::journal::Entry::note(transport.as_str(), transport.kind(), files_on_disk(&[&home, &work], Path::new(skills_dir))));
+        journal.log(probe_server::journal::Entry::note(transport.as_str(), transport, files_on_disk(&[&home, &work], Path::new(skills_dir))));
         drop(journal);
         parts.extend(read_journal(&note_path).ok());
     }

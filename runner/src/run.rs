@@ -36,28 +36,7 @@ fn ablation_name<S: serde::Serializer>(a: &Option<Ablation>, s: S) -> Result<S::
     s.serialize_str(a.map_or("none", Ablation::id))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum Transport {
-    Stdio,
-    Http,
-}
-
-impl Transport {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Transport::Stdio => "stdio",
-            Transport::Http => "http",
-        }
-    }
-
-    pub fn kind(self) -> probe_server::journal::TransportKind {
-        match self {
-            Transport::Stdio => probe_server::journal::TransportKind::Stdio,
-            Transport::Http => probe_server::journal::TransportKind::Http,
-        }
-    }
-}
+pub use probe_server::journal::Transport;
 
 /// What a run produced. A harness error is the tool's failure, never the client's.
 #[derive(Debug, Clone, Serialize)]

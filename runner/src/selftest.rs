@@ -53,8 +53,7 @@ impl SelfTestReport {
 /// against this server variant, by the reference client or (`host`) the reference host. The
 /// host's runs prove the probes judged from the model's side, the client's all others.
 fn applies(probe_id: &str, era: Era, transport: Transport, variant: Variant, host: bool) -> bool {
-    registry::find(probe_id)
-        .is_some_and(|p| p.wire_judged() && p.eras().contains(&era) && p.transports().contains(&transport.kind()) && p.variant() == variant && p.needs_model() == host)
+    registry::find(probe_id).is_some_and(|p| p.wire_judged() && p.eras().contains(&era) && p.transports().contains(&transport) && p.variant() == variant && p.needs_model() == host)
 }
 
 /// The reference host runs over stdio only: what a host shows its model does not depend on

@@ -9,14 +9,14 @@ use serde_json::Value;
 
 use super::{exchange_evidence, probe, BOTH, LEGACY};
 use crate::interactive::{self as plan, Input};
-use crate::journal::TransportKind;
+use crate::journal::Transport;
 use crate::note::Note;
 use crate::observe::{Answer, Exchange, Observations};
 use crate::probe::{Declaration, Outcome, Verdict};
 use crate::surface::{self, enum_fields};
 
 const ELICIT: &str = "elicitation/create";
-const STDIO_ONLY: &[TransportKind] = &[TransportKind::Stdio];
+const STDIO_ONLY: &[Transport] = &[Transport::Stdio];
 
 /// A labelled copy of the screen the driver saved.
 struct Screen<'a> {

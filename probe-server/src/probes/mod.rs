@@ -41,7 +41,7 @@ macro_rules! probe {
             $(fn wire_judged(&self) -> bool { $wire })?
             $(fn needs_model(&self) -> bool { $model })?
             $(fn precondition(&self) -> Option<&'static str> { Some($pre) })?
-            $(fn transports(&self) -> &'static [$crate::journal::TransportKind] { $transports })?
+            $(fn transports(&self) -> &'static [$crate::journal::Transport] { $transports })?
             $(fn variant(&self) -> $crate::variant::Variant { $crate::variant::Variant::$variant })?
             fn judge(&self, observations: &$crate::observe::Observations) -> $crate::probe::Verdict {
                 let judge: fn(&$crate::observe::Observations) -> $crate::probe::Verdict = $judge;
@@ -55,7 +55,7 @@ pub(crate) use probe;
 pub(crate) const BOTH: &[crate::era::Era] = &crate::era::Era::ALL;
 pub(crate) const LEGACY: &[crate::era::Era] = &[crate::era::Era::Legacy];
 pub(crate) const MODERN: &[crate::era::Era] = &[crate::era::Era::Modern];
-pub(crate) const HTTP_ONLY: &[crate::journal::TransportKind] = &[crate::journal::TransportKind::Http];
+pub(crate) const HTTP_ONLY: &[crate::journal::Transport] = &[crate::journal::Transport::Http];
 
 /// An answer faster than this, with nobody asked, counts as automatic.
 pub const AUTO_ANSWER_US: u64 = 100_000;

@@ -30,7 +30,7 @@ use serde_json::{json, Map, Value};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::journal::{Direction, Entry, EventKind, Journal, TransportKind};
+use crate::journal::{Direction, Entry, EventKind, Journal, Transport};
 use crate::note::Note;
 use crate::server::{ProbeServer, ServeOptions};
 use crate::variant::Variant;
@@ -103,7 +103,7 @@ impl TapState {
         let is_request = frame.is_some_and(|f| f.get("id").is_some() && f.get("method").and_then(Value::as_str).is_some_and(|m| m != "initialize"));
         if expired.is_empty() && is_request {
             expired.push(session.to_string());
-            self.journal.log(Entry::note(session, TransportKind::Http, Note::SessionExpired.detail(json!({"session": session}))));
+            self.journal.log(Entry::note(session, Transport::Http, Note::SessionExpired.detail(json!({"session": session}))));
             return true;
         }
         false
@@ -168,8 +168,8 @@ fn json_error(journal: &Journal, session: &str, status: StatusCode, code: i64, m
     let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
     let text = body.to_string();
     let detail = json!({"status": status.as_u16(), "headers": {"content-type": "application/json"}, "by": "tap"});
-    journal.log(Entry::new(session, TransportKind::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
-    journal.log(Entry::frame(session, TransportKind::Http, Direction::ServerToClient, EventKind::Frame, text.as_bytes(), Some(&body)));
+    journal.log(Entry::new(session, Transport::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
+    journal.log(Entry::frame(session, Transport::Http, Direction::ServerToClient, EventKind::Frame, text.as_bytes(), Some(&body)));
     (status, [("content-type", "application/json")], text).into_response()
 }
 
@@ -286,7 +286,7 @@ impl SseJournal {
                 (Note::SseIdOnly.detail(json!({"sse_id": fields.id, "retry": fields.retry, "negotiated": version})), Some(id_only.into_bytes()))
             }
         };
-        let mut entry = Entry::new(&self.session, TransportKind::Http, Direction::ServerToClient, EventKind::Note);
+        let mut entry = Entry::new(&self.session, Transport::Http, Direction::ServerToClient, EventKind::Note);
         entry.detail = Some(note);
         self.journal.log(entry);
         let bytes = bytes?;
@@ -307,7 +307,7 @@ impl SseJournal {
         }
         let rest = std::mem::take(&mut self.buffer);
         if !rest.is_empty() {
-            let mut entry = Entry::new(&self.session, TransportKind::Http, Direction::ServerToClient, EventKind::Note);
+            let mut entry = Entry::new(&self.session, Transport::Http, Direction::ServerToClient, EventKind::Note);
             entry.detail = Some(Note::SseIncompleteEvent.detail(json!({"bytes": rest.len(), "head": String::from_utf8_lossy(&rest[..rest.len().min(256)])})));
             self.journal.log(entry);
         }
@@ -321,7 +321,7 @@ impl SseJournal {
         let data = fields.data.join("\n");
         let parsed: Option<Value> = serde_json::from_str(&data).ok();
         let kind = if parsed.is_some() { EventKind::Frame } else { EventKind::Unparsable };
-        self.journal.log(Entry::frame(&self.session, TransportKind::Http, Direction::ServerToClient, kind, data.as_bytes(), parsed.as_ref()).with_detail(detail));
+        self.journal.log(Entry::frame(&self.session, Transport::Http, Direction::ServerToClient, kind, data.as_bytes(), parsed.as_ref()).with_detail(detail));
         fields.id
     }
 }
@@ -349,14 +349,14 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     let detail = json!({"method": parts.method.as_str(), "path": parts.uri.path(), "headers": selected_headers(&parts.headers)});
     let journal = &state.journal;
     if !host_allowed(header(&parts.headers, "host")) || !origin_allowed(header(&parts.headers, "origin")) {
-        journal.log(Entry::new(&session, TransportKind::Http, Direction::ClientToServer, EventKind::Refused).with_detail(detail));
+        journal.log(Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::Refused).with_detail(detail));
         return (StatusCode::FORBIDDEN, "foreign Origin or Host refused").into_response();
     }
-    journal.log(Entry::new(&session, TransportKind::Http, Direction::ClientToServer, EventKind::HttpRequest).with_detail(detail));
+    journal.log(Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::HttpRequest).with_detail(detail));
     let bytes = match http_body_util::Limited::new(body, MAX_BODY).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(err) => {
-            let mut entry = Entry::new(&session, TransportKind::Http, Direction::ClientToServer, EventKind::Oversize);
+            let mut entry = Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::Oversize);
             entry.detail = Some(json!({"error": err.to_string(), "content_length": header(&parts.headers, "content-length")}));
             journal.log(entry);
             return json_error(journal, &session, StatusCode::PAYLOAD_TOO_LARGE, -32600, format!("body refused: {err}"));
@@ -366,7 +366,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     if parts.method == axum::http::Method::POST {
         let (kind, parsed) = classify_body(&bytes);
         journal.log(
-            Entry::frame(&session, TransportKind::Http, Direction::ClientToServer, kind, &bytes, parsed.as_ref()).with_detail(json!({"headers": selected_headers(&parts.headers)})),
+            Entry::frame(&session, Transport::Http, Direction::ClientToServer, kind, &bytes, parsed.as_ref()).with_detail(json!({"headers": selected_headers(&parts.headers)})),
         );
         match kind {
             EventKind::Unparsable => return json_error(journal, &session, StatusCode::BAD_REQUEST, -32700, "parse error: body is not JSON".into()),
@@ -386,7 +386,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     let (mut parts_out, body_out) = response.into_parts();
     let out_session = header(&parts_out.headers, "mcp-session-id").map(str::to_string).unwrap_or(session);
     let detail = json!({"status": parts_out.status.as_u16(), "headers": selected_headers(&parts_out.headers)});
-    journal.log(Entry::new(&out_session, TransportKind::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
+    journal.log(Entry::new(&out_session, Transport::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
     let content_type = header(&parts_out.headers, "content-type").unwrap_or("").to_string();
     let rewrite_skills = state.variant.serves_skills();
     if content_type.starts_with("text/event-stream") {
@@ -408,7 +408,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
             let (out, last_id) = sse.feed(&chunk);
             let end_now = drop_here && last_id.is_some();
             if end_now {
-                sse.journal.log(Entry::note(&sse.session, TransportKind::Http, Note::StreamDropped.detail(json!({"last_sse_id": last_id}))));
+                sse.journal.log(Entry::note(&sse.session, Transport::Http, Note::StreamDropped.detail(json!({"last_sse_id": last_id}))));
             }
             Some((Ok(Bytes::from(out)), (inner, sse, end_now)))
         });
@@ -424,7 +424,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     }
     if !bytes.is_empty() {
         let (kind, parsed) = classify_body(&bytes);
-        journal.log(Entry::frame(&out_session, TransportKind::Http, Direction::ServerToClient, kind, &bytes, parsed.as_ref()));
+        journal.log(Entry::frame(&out_session, Transport::Http, Direction::ServerToClient, kind, &bytes, parsed.as_ref()));
     }
     Response::from_parts(parts_out, Body::from(bytes))
 }
@@ -432,7 +432,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
 /// Serves the probe server on `listener` until `shutdown` is cancelled.
 pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeOptions, shutdown: CancellationToken) -> std::io::Result<()> {
     let variant = options.variant;
-    let handler = ProbeServer::new(journal.clone(), "http", TransportKind::Http, options);
+    let handler = ProbeServer::new(journal.clone(), "http", Transport::Http, options);
     let local: SocketAddr = listener.local_addr()?;
     handler.note_serving(json!({"loopback": local.ip().is_loopback()}));
     let closing = handler.closing();

@@ -11,13 +11,12 @@
 use std::sync::Arc;
 
 use rmcp::service::{RoleServer, RxJsonRpcMessage, ServiceExt, TxJsonRpcMessage};
-use rmcp::transport::Transport;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, Mutex};
 
-use crate::journal::{Direction, Entry, EventKind, Journal, RawText, TransportKind, HEAD_BYTES};
+use crate::journal::{Direction, Entry, EventKind, Journal, RawText, Transport, HEAD_BYTES};
 use crate::note::Note;
 use crate::server::{ProbeServer, ServeOptions};
 
@@ -149,7 +148,7 @@ impl Outbound {
         let rewritten = self.rewrite_skills.then(|| std::str::from_utf8(&bytes).ok().and_then(crate::skills::rewrite_outgoing)).flatten();
         let bytes = rewritten.map_or(bytes, String::into_bytes);
         let parsed: Option<Value> = serde_json::from_slice(&bytes).ok();
-        self.journal.log(Entry::frame(SESSION, TransportKind::Stdio, Direction::ServerToClient, EventKind::Frame, &bytes, parsed.as_ref()));
+        self.journal.log(Entry::frame(SESSION, Transport::Stdio, Direction::ServerToClient, EventKind::Frame, &bytes, parsed.as_ref()));
         if let Some(frame) = &parsed {
             if frame.get("method").is_none() {
                 if let Some(id) = frame.get("id") {
@@ -168,7 +167,7 @@ struct StdioTap {
     server: ProbeServer,
 }
 
-impl Transport<RoleServer> for StdioTap {
+impl rmcp::transport::Transport<RoleServer> for StdioTap {
     type Error = std::io::Error;
 
     fn send(&mut self, item: TxJsonRpcMessage<RoleServer>) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
@@ -205,28 +204,28 @@ async fn pump_input<R: AsyncRead + Unpin>(
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut seen_request = false;
     let journal_frame = |kind: EventKind, bytes: &[u8], parsed: Option<&Value>| {
-        journal.log(Entry::frame(SESSION, TransportKind::Stdio, Direction::ClientToServer, kind, bytes, parsed));
+        journal.log(Entry::frame(SESSION, Transport::Stdio, Direction::ClientToServer, kind, bytes, parsed));
     };
     loop {
         let frame = match next_frame(&mut reader, MAX_LINE).await {
             Ok(frame) => frame,
             Err(err) => {
-                journal.log(Entry::note(SESSION, TransportKind::Stdio, Note::InputError.detail(json!({"error": err.to_string()}))));
+                journal.log(Entry::note(SESSION, Transport::Stdio, Note::InputError.detail(json!({"error": err.to_string()}))));
                 break;
             }
         };
         let line = match frame {
             ReadFrame::Eof => {
-                journal.log(Entry::note(SESSION, TransportKind::Stdio, Note::InputClosed.detail(json!({"clean": true}))));
+                journal.log(Entry::note(SESSION, Transport::Stdio, Note::InputClosed.detail(json!({"clean": true}))));
                 break;
             }
             ReadFrame::Partial(bytes) => {
                 journal_frame(EventKind::Partial, &bytes, None);
-                journal.log(Entry::note(SESSION, TransportKind::Stdio, Note::InputClosed.detail(json!({"clean": false, "partial_bytes": bytes.len()}))));
+                journal.log(Entry::note(SESSION, Transport::Stdio, Note::InputClosed.detail(json!({"clean": false, "partial_bytes": bytes.len()}))));
                 break;
             }
             ReadFrame::Oversize { len, sha256, head } => {
-                let mut entry = Entry::new(SESSION, TransportKind::Stdio, Direction::ClientToServer, EventKind::Oversize);
+                let mut entry = Entry::new(SESSION, Transport::Stdio, Direction::ClientToServer, EventKind::Oversize);
                 entry.raw = Some(RawText::summary(len, &sha256, &head));
                 journal.log(entry);
                 outbound.send(error_frame(Value::Null, -32600, &format!("line of {len} bytes exceeds the {MAX_LINE}-byte limit")));
@@ -257,7 +256,7 @@ async fn pump_input<R: AsyncRead + Unpin>(
         let message = match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) {
             Ok(message) => message,
             Err(err) => {
-                journal.log(Entry::note(SESSION, TransportKind::Stdio, Note::SdkRejectedFrame.detail(json!({"error": err.to_string()}))));
+                journal.log(Entry::note(SESSION, Transport::Stdio, Note::SdkRejectedFrame.detail(json!({"error": err.to_string()}))));
                 if value.get("method").is_some() || value.get("id").is_some() {
                     let id = value.get("id").cloned().unwrap_or(Value::Null);
                     outbound.send(error_frame(id, -32600, &format!("invalid request: {err}")));
@@ -266,7 +265,7 @@ async fn pump_input<R: AsyncRead + Unpin>(
             }
         };
         if !is_request && !seen_request {
-            journal.log(Entry::note(SESSION, TransportKind::Stdio, Note::WithheldBeforeFirstRequest.detail(json!({"method": value.get("method")}))));
+            journal.log(Entry::note(SESSION, Transport::Stdio, Note::WithheldBeforeFirstRequest.detail(json!({"method": value.get("method")}))));
             continue;
         }
         seen_request |= is_request;
@@ -308,7 +307,7 @@ where
     });
     let outbound = Outbound { journal: journal.clone(), tx: out_tx, pending: Arc::default(), rewrite_skills: options.variant.serves_skills() };
     let (in_tx, in_rx) = mpsc::channel(64);
-    let handler = ProbeServer::new(journal.clone(), SESSION, TransportKind::Stdio, options);
+    let handler = ProbeServer::new(journal.clone(), SESSION, Transport::Stdio, options);
     handler.note_serving(json!({}));
     let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx, handler.closing()));
     let inbound = Arc::new(Mutex::new(in_rx));
@@ -317,9 +316,9 @@ where
         match handler.clone().serve(tap).await {
             Ok(running) => {
                 let reason = running.waiting().await;
-                journal.log(Entry::note(SESSION, TransportKind::Stdio, Note::SessionEnded.detail(json!({"reason": format!("{reason:?}")}))));
+                journal.log(Entry::note(SESSION, Transport::Stdio, Note::SessionEnded.detail(json!({"reason": format!("{reason:?}")}))));
             }
-            Err(err) => journal.log(Entry::note(SESSION, TransportKind::Stdio, Note::SessionFailed.detail(json!({"error": err.to_string()})))),
+            Err(err) => journal.log(Entry::note(SESSION, Transport::Stdio, Note::SessionFailed.detail(json!({"error": err.to_string()})))),
         }
         // A new session is served while input may still come, or frames already read wait.
         if pump.is_finished() && inbound.lock().await.is_empty() {

@@ -12,7 +12,7 @@ use std::io::IsTerminal;
 use anyhow::{Context, Result};
 use probe_server::Era;
 
-use crate::cli::{self, Command, Format};
+use crate::cli::{Command, Format};
 use crate::exit::{self, bad_input};
 use crate::{reference, stub};
 
@@ -78,11 +78,7 @@ pub async fn dispatch(command: Command) -> Result<u8> {
             Ok(exit::OK)
         }
         Command::TerminalHost(args) => {
-            let era = match args.era {
-                cli::EraChoice::Legacy => Era::Legacy,
-                cli::EraChoice::Modern => Era::Modern,
-            };
-            reference::terminal_host::run(&args.server, era, args.fault).await?;
+            reference::terminal_host::run(&args.server, args.era, args.fault).await?;
             Ok(exit::OK)
         }
         Command::ModelStub(args) => {

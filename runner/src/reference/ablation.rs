@@ -246,10 +246,15 @@ impl fmt::Display for Ablation {
     }
 }
 
+/// A name that is no ablation.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown ablation {0:?} (`probes --ablations` lists them)")]
+pub struct UnknownAblation(String);
+
 impl std::str::FromStr for Ablation {
-    type Err = String;
+    type Err = UnknownAblation;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ablation::ALL.iter().copied().find(|a| a.id() == s).ok_or_else(|| format!("unknown ablation {s:?}"))
+        Ablation::ALL.iter().copied().find(|a| a.id() == s).ok_or_else(|| UnknownAblation(s.to_string()))
     }
 }
 
@@ -262,7 +267,7 @@ mod tests {
     fn every_ablation_targets_a_probe_and_every_wire_judged_probe_has_one() {
         for ablation in Ablation::ALL {
             assert!(registry::find(ablation.target()).is_some(), "{ablation} targets unknown probe {}", ablation.target());
-            assert_eq!(ablation.id().parse::<Ablation>(), Ok(*ablation));
+            assert_eq!(ablation.id().parse::<Ablation>().ok(), Some(*ablation));
             for probe in ablation.collateral() {
                 assert!(registry::find(probe).is_some() && *probe != ablation.target());
             }

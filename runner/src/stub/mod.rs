@@ -15,7 +15,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use probe_server::journal::{Direction, Entry, EventKind, Journal, TransportKind};
+use probe_server::journal::{Direction, Entry, EventKind, Journal, Transport};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -122,7 +122,7 @@ fn headers_detail(headers: &HeaderMap) -> Value {
 
 async fn handle(State(Stub { journal, scope }): State<Stub>, method: Method, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
     let path = uri.path().to_string();
-    let mut request = Entry::frame(SESSION, TransportKind::Http, Direction::ClientToServer, EventKind::HttpRequest, &body, None);
+    let mut request = Entry::frame(SESSION, Transport::Http, Direction::ClientToServer, EventKind::HttpRequest, &body, None);
     request.method = Some(format!("{method} {path}"));
     journal.log(request.with_detail(json!({"path": path, "query": uri.query(), "headers": headers_detail(&headers)})));
     let Some(dialect) = Dialect::from_path(&path).filter(|_| method == Method::POST) else {
@@ -130,15 +130,15 @@ async fn handle(State(Stub { journal, scope }): State<Stub>, method: Method, uri
         return (StatusCode::OK, [("content-type", "application/json")], r#"{"data":[],"object":"list"}"#).into_response();
     };
     let Ok(parsed) = serde_json::from_slice::<Value>(&body) else {
-        journal.log(Entry::note(SESSION, TransportKind::Http, Note::ModelRequestUnparsable.detail(json!({"path": path}))));
+        journal.log(Entry::note(SESSION, Transport::Http, Note::ModelRequestUnparsable.detail(json!({"path": path}))));
         return (StatusCode::BAD_REQUEST, "body is not JSON").into_response();
     };
-    journal.log(Entry::note(SESSION, TransportKind::Http, view::view(dialect, &parsed)));
+    journal.log(Entry::note(SESSION, Transport::Http, view::view(dialect, &parsed)));
     let (reply, step, hold_ms) = answer(dialect, &parsed, scope);
     if hold_ms > 0 {
         tokio::time::sleep(std::time::Duration::from_millis(hold_ms)).await;
     }
-    let mut entry = Entry::frame(SESSION, TransportKind::Http, Direction::ServerToClient, EventKind::HttpResponse, reply.body_text().as_bytes(), None);
+    let mut entry = Entry::frame(SESSION, Transport::Http, Direction::ServerToClient, EventKind::HttpResponse, reply.body_text().as_bytes(), None);
     entry.method = Some(format!("{method} {path}"));
     let mut detail = json!({"dialect": dialect, probe_server::host_tools::MODEL_STEP_KEY: step});
     if hold_ms > 0 {

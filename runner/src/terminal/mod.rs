@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use probe_server::interactive::{self as plan, FieldInput, Input};
-use probe_server::journal::{Direction, Event, EventKind, JournalRead, TransportKind, FORMAT_VERSION};
+use probe_server::journal::{Direction, Event, EventKind, JournalRead, Transport, FORMAT_VERSION};
 use probe_server::Variant;
 use serde_json::{json, Value};
 
@@ -199,7 +199,7 @@ pub fn interleave(server: JournalRead, notes: &[(usize, Value)]) -> JournalRead 
         seq: 0,
         t_us,
         session: SESSION.into(),
-        transport: TransportKind::Stdio,
+        transport: Transport::Stdio,
         dir: Direction::Note,
         kind: EventKind::Note,
         raw: None,
