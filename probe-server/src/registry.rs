@@ -122,17 +122,39 @@ pub fn judge_all(observations: &Observations) -> Vec<Verdict> {
 /// judged on the run of its own variant. Probes that do not apply to the era the client chose,
 /// or to the transport, say so.
 pub fn judge_runs(runs: &[(Variant, &Observations)]) -> Vec<Verdict> {
+    judge_runs_with(runs, |_| None)
+}
+
+/// Why the caller made no run against a server variant, so that the probes judged on it say so
+/// in their own verdicts.
+#[derive(Debug, Clone)]
+pub enum Absence {
+    /// The variant is not part of this pass: every probe judged on it gets this outcome and detail.
+    NotInPass(Outcome, String),
+    /// The variant could not be run for this client: where the probe would say its run is
+    /// missing, it says this instead (probes that are n/a anyway stay n/a).
+    CannotRun(String),
+}
+
+/// As [`judge_runs`], with the caller's reason for each variant it did not run.
+pub fn judge_runs_with(runs: &[(Variant, &Observations)], absence: impl Fn(Variant) -> Option<Absence>) -> Vec<Verdict> {
     let transport = runs.iter().find_map(|(_, o)| o.transport());
     let era = runs.iter().find_map(|(_, o)| o.era());
     let verdicts: Vec<Verdict> = REGISTRY
         .iter()
         .map(|probe| {
             let run = runs.iter().find(|(s, _)| *s == probe.variant()).map(|(_, o)| *o);
-            let mut verdict = match run {
+            let absent = run.is_none().then(|| absence(probe.variant())).flatten();
+            let no_run = || match &absent {
+                Some(Absence::CannotRun(why)) => Verdict::new(Outcome::NotReached, why.clone()),
+                _ => Verdict::new(Outcome::NotReached, no_run_detail(probe.variant())),
+            };
+            let mut verdict = match (&absent, run) {
+                (Some(Absence::NotInPass(outcome, why)), _) => Verdict::new(*outcome, why.clone()),
                 _ if era.is_none() => Verdict::new(Outcome::NotReached, NO_SESSION),
                 _ if transport.is_some_and(|t| !probe.transports().contains(&t)) => Verdict::new(Outcome::NotApplicable, "not observable over this transport"),
-                Some(observations) => judge_probe(*probe, observations),
-                None => era.and_then(|era| outside_era(*probe, era)).unwrap_or_else(|| Verdict::new(Outcome::NotReached, no_run_detail(probe.variant()))),
+                (_, Some(observations)) => judge_probe(*probe, observations),
+                (_, None) => era.and_then(|era| outside_era(*probe, era)).unwrap_or_else(no_run),
             };
             verdict.probe = probe.id().to_string();
             verdict.variant = probe.variant();

@@ -8,17 +8,19 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use probe_server::journal::{concatenate, read_journal, write_events, Journal};
+use probe_server::note::Note;
 use probe_server::observe::Observations;
-use probe_server::transport::http::{serve_http, MCP_PATH};
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant};
-use tokio_util::sync::CancellationToken;
 
 use crate::launch::{launch, Ending, LaunchRecord, LaunchSpec};
 use crate::profile::{Profile, Vars};
 use crate::record::{self, LaunchSummary, Record, RECORD_FORMAT};
 use crate::run::Transport;
-use crate::stub;
-use probe_server::note::Note;
+use crate::session::{self, HttpServer, RunFiles, Scratch, SetupError};
+
+fn setup(error: SetupError) -> String {
+    format!("{:#}", anyhow::Error::new(error))
+}
 
 /// A client ready to be probed.
 #[derive(Debug, Clone)]
@@ -57,23 +59,13 @@ impl Pass {
     }
 }
 
-/// Files beside a record. The standard server variant's journal is `<transport>.journal.jsonl`;
-/// the other variants' carry their name: `<transport>.<variant>.journal.jsonl` (and a one-era
-/// pass its eras: `<transport>.legacy-only[.<variant>].journal.jsonl`).
+/// The journal of `variant` beside a record of `pass` (see [`RunFiles`]).
 pub fn journal_name(pass: Pass, variant: Variant) -> String {
-    format!("{}.journal.jsonl", file_stem(pass, variant))
+    RunFiles { stem: &pass.stem(), variant }.journal()
 }
 
 fn model_journal_name(pass: Pass, variant: Variant) -> String {
-    format!("{}.model.jsonl", file_stem(pass, variant))
-}
-
-fn file_stem(pass: Pass, variant: Variant) -> String {
-    if variant.is_standard() {
-        pass.stem()
-    } else {
-        format!("{}.{variant}", pass.stem())
-    }
+    RunFiles { stem: &pass.stem(), variant }.model_journal()
 }
 
 fn json_str(s: &str) -> String {
@@ -144,9 +136,20 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
             runs.push(run_interactive(target, interactive, variant, server_exe, out_dir).await?);
         }
     }
+    if runs.is_empty() {
+        return Err(format!("no run of {} applies over {} with the runs asked for", target.profile.name, transport.as_str()));
+    }
     let profile = &target.profile;
     let observed: Vec<(Variant, &Observations)> = runs.iter().map(|r| (r.variant, &r.observations)).collect();
-    let mut verdicts = registry::judge_runs(&observed);
+    // The judges get the reasons for the variants not run, so every verdict is final as judged.
+    let absence = |variant: Variant| {
+        if !pass.eras.is_dual() {
+            let why = format!("judged against the dual server only (the {variant} variant is not run against a {})", pass.eras.server_label());
+            return Some(registry::Absence::NotInPass(probe_server::Outcome::NotApplicable, why));
+        }
+        (variant.is_interactive() && profile.interactive.is_none()).then(|| registry::Absence::CannotRun("not driven: the client's profile has no interactive section".into()))
+    };
+    let verdicts = registry::judge_runs_with(&observed, absence);
     let mut notes = Vec::new();
     for run in &runs {
         if let Some(reason) = &run.plan_stopped {
@@ -155,28 +158,6 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
     }
     for run in runs.iter().filter(|r| r.observations.lifecycle().is_none()) {
         notes.push(format!("{}: the client never opened an MCP session: {}", run.variant, describe_endings(&run.launches)));
-    }
-    for verdict in verdicts.iter_mut().filter(|v| !pass.eras.is_dual() && !runs.iter().any(|r| r.variant == v.variant)) {
-        *verdict = probe_server::Verdict {
-            probe: verdict.probe.clone(),
-            variant: verdict.variant,
-            model_evidence: verdict.model_evidence,
-            ..probe_server::Verdict::new(
-                probe_server::Outcome::NotApplicable,
-                format!("judged against the dual server only (the {} variant is not run against a {})", verdict.variant, pass.eras.server_label()),
-            )
-        };
-    }
-    for verdict in &mut verdicts {
-        if verdict.variant.is_interactive() && verdict.detail == registry::no_run_detail(verdict.variant) && profile.interactive.is_none() {
-            verdict.detail = "not driven: the client's profile has no interactive section".into();
-            continue;
-        }
-        // The run the verdict rests on (the standard one for variants not run over this transport).
-        let run = runs.iter().find(|r| r.variant == verdict.variant).unwrap_or(&runs[0]);
-        if verdict.outcome == probe_server::Outcome::NotReached && run.observations.lifecycle().is_none() {
-            verdict.detail = format!("{} (the client {})", verdict.detail, describe_endings(&run.launches));
-        }
     }
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     for run in &runs {
@@ -230,11 +211,8 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
 /// (and the stub's) are written to `out_dir`.
 async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: &Path, out_dir: &Path) -> Result<VariantRun, String> {
     let transport = pass.transport;
-    let scratch = tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let (home, work) = (scratch.path().join("home"), scratch.path().join("work"));
-    for dir in [&home, &work] {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
+    let scratch = Scratch::new().map_err(setup)?;
+    let (home, work) = (&scratch.home, &scratch.work);
     let profile = &target.profile;
     // In the skills variants a host with skills support is launched its own way.
     let skills_launch = profile.skills.as_ref().filter(|_| variant.serves_skills());
@@ -258,38 +236,20 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     let keeps_model_journal = variant.is_standard() || variant.serves_skills() || variant == Variant::NoResources;
     let model_journal_path = if keeps_model_journal { out_dir.join(model_journal_name(pass, variant)) } else { scratch.path().join("model.jsonl") };
     let stub = match profile.dialect {
-        Some(_) => {
-            let journal = Journal::create(&model_journal_path).map_err(|e| e.to_string())?;
-            Some(stub::start(journal, stub::Scope::for_variant(variant)).await.map_err(|e| format!("cannot start the model stub: {e}"))?)
-        }
+        Some(_) => Some(session::start_stub(&model_journal_path, variant).await.map_err(setup)?),
         None => None,
     };
-    let shutdown = CancellationToken::new();
-    let mut http_server = None;
-    let mut server_url = String::new();
-    if transport == Transport::Http {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| format!("cannot bind loopback: {e}"))?;
-        server_url = format!("http://{}{MCP_PATH}", listener.local_addr().map_err(|e| e.to_string())?);
-        let journal = Journal::create(&step_journal(0)).map_err(|e| e.to_string())?;
-        let options = ServeOptions { variant, era: pass.eras, ..ServeOptions::default() };
-        http_server = Some(tokio::spawn(serve_http(listener, journal, options, shutdown.clone())));
-    }
+    let http_server = match transport {
+        Transport::Http => Some(HttpServer::start(&step_journal(0), ServeOptions { variant, era: pass.eras, ..ServeOptions::default() }).await.map_err(setup)?),
+        Transport::Stdio => None,
+    };
+    let server_url = http_server.as_ref().map(|s| s.url.clone()).unwrap_or_default();
 
     let mut records: Vec<LaunchRecord> = Vec::new();
     for (index, args) in launches.iter().enumerate() {
-        let journal_path = step_journal(index);
-        let server_args = vec![
-            "serve".to_string(),
-            "--stdio".into(),
-            "--journal".into(),
-            journal_path.display().to_string(),
-            "--variant".into(),
-            variant.to_string(),
-            "--era".into(),
-            pass.eras.as_str().into(),
-        ];
+        let server_args = session::stdio_server_args(&step_journal(index), variant, pass.eras);
         let stub_url = stub.as_ref().map(|s| s.base_url.clone()).unwrap_or_default();
-        let mut vars = run_vars(RunPaths { home: &home, work: &work, server_exe }, &stub_url, &profile.launch.prompt, &server_url, server_args, transport);
+        let mut vars = run_vars(RunPaths { home, work, server_exe }, &stub_url, &profile.launch.prompt, &server_url, server_args, transport);
         if let (Some(skills), Some(dir)) = (skills_launch, &skills_dir) {
             vars.values.insert("skills_dir", dir.clone());
             let prompt = vars.fill(&skills.prompt);
@@ -313,9 +273,9 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     if let Some(stub) = stub {
         stub.stop().await;
     }
-    shutdown.cancel();
     if let Some(server) = http_server {
-        let _ = tokio::time::timeout(Duration::from_secs(5), server).await;
+        // A server that does not stop cleanly still leaves the journal it wrote.
+        let _ = server.stop().await;
     }
 
     let mut parts: Vec<_> = (0..launches.len()).map(step_journal).filter(|p| p.exists()).filter_map(|p| read_journal(&p).ok()).collect();
@@ -323,7 +283,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         // What the host left on disk is evidence too: journalled after the server's events.
         let note_path = scratch.path().join("disk.jsonl");
         let journal = Journal::create(&note_path).map_err(|e| e.to_string())?;
-        journal.log(probe_server::journal::Entry::note(transport.as_str(), transport, files_on_disk(&[&home, &work], Path::new(skills_dir))));
+        journal.log(probe_server::journal::Entry::note(transport.as_str(), transport, files_on_disk(&[home, work], Path::new(skills_dir))));
         drop(journal);
         parts.extend(read_journal(&note_path).ok());
     }
@@ -391,30 +351,23 @@ fn write_files<'a>(files: impl Iterator<Item = &'a crate::profile::ConfigFile>, 
 /// screens also go to `<transport>.<variant>.screens.txt`.
 async fn run_interactive(target: &Target, interactive: &crate::profile::Interactive, variant: Variant, server_exe: &Path, out_dir: &Path) -> Result<VariantRun, String> {
     let transport = Transport::Stdio;
-    let scratch = tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let (home, work) = (scratch.path().join("home"), scratch.path().join("work"));
-    for dir in [&home, &work] {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
+    let scratch = Scratch::new().map_err(setup)?;
     let profile = &target.profile;
     let stub = match profile.dialect {
-        Some(_) => {
-            let journal = Journal::create(&scratch.path().join("model.jsonl")).map_err(|e| e.to_string())?;
-            Some(stub::start(journal, stub::Scope::for_variant(variant)).await.map_err(|e| format!("cannot start the model stub: {e}"))?)
-        }
+        Some(_) => Some(session::start_stub(&scratch.path().join("model.jsonl"), variant).await.map_err(setup)?),
         None => None,
     };
     let server_journal = scratch.path().join("journal-0.jsonl");
-    let server_args = vec!["serve".to_string(), "--stdio".into(), "--journal".into(), server_journal.display().to_string(), "--variant".into(), variant.to_string()];
+    let server_args = session::stdio_server_args(&server_journal, variant, EraPolicy::Dual);
     let stub_url = stub.as_ref().map(|s| s.base_url.clone()).unwrap_or_default();
-    let vars = run_vars(RunPaths { home: &home, work: &work, server_exe }, &stub_url, &interactive.prompt, "", server_args, transport);
+    let vars = run_vars(RunPaths { home: &scratch.home, work: &scratch.work, server_exe }, &stub_url, &interactive.prompt, "", server_args, transport);
     write_files(profile.files.iter().chain(interactive.files.iter()), &vars, transport)?;
     let launch = crate::terminal::HostLaunch {
         program: target.executable.clone(),
         args: vars.fill_args(&interactive.args),
         env: profile.launch.env.iter().chain(interactive.env.iter()).map(|(k, v)| (k.clone(), vars.fill(v))).collect(),
-        home,
-        cwd: work,
+        home: scratch.home.clone(),
+        cwd: scratch.work.clone(),
         scratch: scratch.path().to_path_buf(),
         marker: format!("{}-interactive-{variant}-{}", profile.name, std::process::id()),
     };
@@ -422,9 +375,9 @@ async fn run_interactive(target: &Target, interactive: &crate::profile::Interact
     if let Some(stub) = stub {
         stub.stop().await;
     }
-    let stem = file_stem(Pass::dual(transport), variant);
-    write_events(&out_dir.join(journal_name(Pass::dual(transport), variant)), &driven.journal.events).map_err(|e| e.to_string())?;
-    std::fs::write(out_dir.join(format!("{stem}.screens.txt")), &driven.screens).map_err(|e| format!("cannot write the screens: {e}"))?;
+    let files = RunFiles { stem: &Pass::dual(transport).stem(), variant };
+    write_events(&out_dir.join(files.journal()), &driven.journal.events).map_err(|e| e.to_string())?;
+    std::fs::write(out_dir.join(files.screens()), &driven.screens).map_err(|e| format!("cannot write the screens: {e}"))?;
     let ending = match driven.exit_code {
         Some(code) => Ending::Exited { code: code as i32 },
         None => Ending::TimedOut,

@@ -12,6 +12,38 @@ pub const BAD_INPUT: u8 = 2;
 /// The harness itself failed: a server, stub or client could not be started, or a run broke.
 pub const HARNESS: u8 = 3;
 
+/// Writes one line of a command's output to stdout. A reader that has gone (`… | head`) ends the
+/// program quietly with success: there is no one left to tell.
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::exit::write_out(format_args!($($arg)*), true)
+    };
+}
+
+/// As [`out!`], without the newline.
+#[macro_export]
+macro_rules! out_raw {
+    ($($arg:tt)*) => {
+        $crate::exit::write_out(format_args!($($arg)*), false)
+    };
+}
+
+/// The writer behind [`out!`].
+pub fn write_out(text: std::fmt::Arguments<'_>, newline: bool) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let written = stdout.write_fmt(text).and_then(|_| if newline { stdout.write_all(b"\n") } else { Ok(()) }).and_then(|_| stdout.flush());
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(i32::from(OK)),
+        Err(e) => {
+            eprintln!("mcp-client-probe: cannot write the output: {e}");
+            std::process::exit(i32::from(HARNESS));
+        }
+    }
+}
+
 /// An error that chooses its exit code.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]

@@ -21,6 +21,7 @@ mod render;
 mod run;
 mod selftest;
 mod serve;
+mod session;
 mod storm;
 mod stub;
 mod terminal;

@@ -38,11 +38,7 @@ pub struct Column {
 impl Column {
     /// The model stub's journal of the server variant a cell was judged on.
     pub fn model_journal_of(&self, cell: &Cell) -> Option<String> {
-        let standard = self.model_journal.as_ref()?;
-        Some(match cell.variant.is_standard() {
-            true => standard.clone(),
-            false => standard.replace(".model.jsonl", &format!(".{}.model.jsonl", cell.variant)),
-        })
+        crate::session::model_journal_of_variant(self.model_journal.as_ref()?, cell.variant)
     }
 
     /// The journal a cell's evidence lines refer to.

@@ -4,14 +4,17 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use probe_server::journal::{read_journal, Journal};
+use probe_server::journal::read_journal;
 use probe_server::observe::Observations;
-use probe_server::transport::http::{serve_http, MCP_PATH};
-use probe_server::{registry, Era, ServeOptions, Variant, Verdict};
+use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant, Verdict};
 use serde::Serialize;
-use tokio_util::sync::CancellationToken;
 
 use crate::reference::{self, Ablation, Endpoint, Variation};
+use crate::session::{self, HttpServer, Scratch, SetupError};
+
+fn setup(error: SetupError) -> String {
+    format!("{:#}", anyhow::Error::new(error))
+}
 
 /// What to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -69,25 +72,22 @@ pub async fn run_reference(spec: RunSpec, server_exe: &Path, keep_dir: Option<&P
 }
 
 async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Option<&Path>) -> RunResult {
-    let dir = match tempfile::tempdir() {
+    let dir = match Scratch::new() {
         Ok(dir) => dir,
-        Err(e) => return failed(spec, format!("cannot create a temporary directory: {e}")),
+        Err(e) => return failed(spec, setup(e)),
     };
     let journal_path = dir.path().join("journal.jsonl");
     let model_path = dir.path().join("model.jsonl");
     let stub = match spec.host {
-        true => match Journal::create(&model_path) {
-            Ok(journal) => match crate::stub::start(journal, crate::stub::Scope::for_variant(spec.variant)).await {
-                Ok(stub) => Some(stub),
-                Err(e) => return failed(spec, format!("cannot start the model stub: {e}")),
-            },
-            Err(e) => return failed(spec, format!("cannot create the model journal: {e}")),
+        true => match session::start_stub(&model_path, spec.variant).await {
+            Ok(stub) => Some(stub),
+            Err(e) => return failed(spec, setup(e)),
         },
         false => None,
     };
     let model_url = stub.as_ref().map(|s| s.base_url.clone());
     let harness_error = match spec.transport {
-        _ if spec.variant.is_interactive() => run_terminal(spec, server_exe, dir.path(), &journal_path).await,
+        _ if spec.variant.is_interactive() => run_terminal(spec, server_exe, &dir, &journal_path).await,
         Transport::Stdio => run_stdio(spec, server_exe, &journal_path, model_url.as_deref()).await,
         Transport::Http => run_http(spec, &journal_path, model_url.as_deref()).await,
     }
@@ -143,7 +143,7 @@ async fn drive(endpoint: &Endpoint, spec: RunSpec, model_url: Option<&str>) -> R
 }
 
 async fn run_stdio(spec: RunSpec, server_exe: &Path, journal: &Path, model_url: Option<&str>) -> Result<(), String> {
-    let args = vec!["serve".into(), "--stdio".into(), "--journal".into(), journal.display().to_string(), "--variant".into(), spec.variant.to_string()];
+    let args = session::stdio_server_args(journal, spec.variant, EraPolicy::Dual);
     let endpoint = Endpoint::Stdio { program: PathBuf::from(server_exe), args };
     let outcome = drive(&endpoint, spec, model_url).await;
     wait_for_input_closed(journal).await?;
@@ -152,26 +152,24 @@ async fn run_stdio(spec: RunSpec, server_exe: &Path, journal: &Path, model_url: 
 
 /// An interactive run: the fake terminal host (with the ablation's switch) in a pseudo-terminal,
 /// driven by its keystroke plan; the server's journal with the driver's notes goes to `journal`.
-async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Path, journal: &Path) -> Result<(), String> {
-    let server_journal = scratch.join("server.jsonl");
-    let home = scratch.join("home");
-    std::fs::create_dir_all(&home).map_err(|e| format!("cannot create {}: {e}", home.display()))?;
+async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Scratch, journal: &Path) -> Result<(), String> {
+    let server_journal = scratch.path().join("server.jsonl");
     let mut args = vec!["terminal-host".to_string(), "--era".into(), if spec.era == Era::Legacy { "legacy".into() } else { "modern".into() }];
     if let Some(fault) = spec.ablation.and_then(Ablation::terminal_fault) {
         args.extend(["--fault".to_string(), fault.name()]);
     }
-    args.extend([
-        server_exe.display().to_string(),
-        "serve".into(),
-        "--stdio".into(),
-        "--journal".into(),
-        server_journal.display().to_string(),
-        "--variant".into(),
-        spec.variant.to_string(),
-    ]);
+    args.push(server_exe.display().to_string());
+    args.extend(session::stdio_server_args(&server_journal, spec.variant, EraPolicy::Dual));
     let marker = format!("terminal-host-{}-{}-{}-{}", spec.era, spec.variant, spec.ablation.map_or("full", Ablation::id), std::process::id());
-    let launch =
-        crate::terminal::HostLaunch { program: server_exe.to_path_buf(), args, env: Default::default(), home, cwd: scratch.to_path_buf(), scratch: scratch.to_path_buf(), marker };
+    let launch = crate::terminal::HostLaunch {
+        program: server_exe.to_path_buf(),
+        args,
+        env: Default::default(),
+        home: scratch.home.clone(),
+        cwd: scratch.work.clone(),
+        scratch: scratch.path().to_path_buf(),
+        marker,
+    };
     let (driven, _) = crate::terminal::drive_isolated(launch, spec.variant, reference::terminal_host::profile(), server_journal).await?;
     probe_server::journal::write_events(journal, &driven.journal.events).map_err(|e| e.to_string())
 }
@@ -194,22 +192,12 @@ async fn wait_for_input_closed(journal: &Path) -> Result<(), String> {
 }
 
 async fn run_http(spec: RunSpec, journal_path: &Path, model_url: Option<&str>) -> Result<(), String> {
-    let journal = Journal::create(journal_path).map_err(|e| e.to_string())?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| format!("cannot bind loopback: {e}"))?;
-    let url = format!("http://{}{MCP_PATH}", listener.local_addr().map_err(|e| e.to_string())?);
-    let shutdown = CancellationToken::new();
-    let options = ServeOptions { variant: spec.variant, ..ServeOptions::default() };
-    let server = tokio::spawn(serve_http(listener, journal, options, shutdown.clone()));
-    let outcome = drive(&Endpoint::Http { url }, spec, model_url).await;
+    let server = HttpServer::start(journal_path, ServeOptions { variant: spec.variant, ..ServeOptions::default() }).await.map_err(setup)?;
+    let outcome = drive(&Endpoint::Http { url: server.url.clone() }, spec, model_url).await;
     // Let the client's closing DELETE reach the server before it stops.
     tokio::time::sleep(Duration::from_millis(20)).await;
-    shutdown.cancel();
-    match tokio::time::timeout(DRAIN_TIMEOUT, server).await {
-        Ok(Ok(Ok(()))) => outcome,
-        Ok(Ok(Err(e))) => Err(format!("the HTTP probe server failed: {e}")),
-        Ok(Err(e)) => Err(format!("the HTTP probe server panicked: {e}")),
-        Err(_) => Err("the HTTP probe server did not stop in time".into()),
-    }
+    server.stop().await?;
+    outcome
 }
 
 /// Judges a journal recorded earlier (by `serve` or by a run).

@@ -98,8 +98,7 @@ pub async fn stdio(server_exe: &Path, rate: u64, duration: Duration) -> Result<S
     let dir = tempfile::tempdir()?;
     let journal = dir.path().join("storm.jsonl");
     let mut child = tokio::process::Command::new(server_exe)
-        .args(["serve", "--stdio", "--variant", "subscribe-fails", "--journal"])
-        .arg(&journal)
+        .args(crate::session::stdio_server_args(&journal, probe_server::Variant::SubscribeFails, probe_server::EraPolicy::Dual))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -45,11 +45,11 @@ pub fn list_probes(format: Format) {
         .map(|p| serde_json::json!({"id": p.id(), "area": p.area(), "title": p.title(), "revisions": p.revisions(), "eras": p.eras(), "variant": p.variant(), "serves": p.serves(), "wire_judged": p.wire_judged()}))
         .collect();
     match format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&probes).unwrap_or_default()),
+        Format::Json => crate::out!("{}", serde_json::to_string_pretty(&probes).unwrap_or_default()),
         Format::Table => {
             for p in registry::probes() {
                 let eras: Vec<_> = p.eras().iter().map(|e| e.as_str()).collect();
-                println!("{:<36} {:<14} {}", p.id(), eras.join("+"), p.title());
+                crate::out!("{:<36} {:<14} {}", p.id(), eras.join("+"), p.title());
             }
         }
     }
@@ -60,16 +60,16 @@ pub fn list_ablations(format: Format) {
     match format {
         Format::Json => {
             let rows: Vec<_> = all.iter().map(|a| serde_json::json!({"ablation": a.id(), "target": a.target(), "changes": a.description()})).collect();
-            println!("{}", serde_json::to_string_pretty(&rows).unwrap_or_default());
+            crate::out!("{}", serde_json::to_string_pretty(&rows).unwrap_or_default());
         }
         Format::Table => {
             for a in all {
-                println!("{:<30} {:<36} {}", a.id(), a.target(), a.description());
+                crate::out!("{:<30} {:<36} {}", a.id(), a.target(), a.description());
             }
-            println!("\nvariations (legal behaviours of real hosts; no verdict may change but the effects named):");
+            crate::out!("\nvariations (legal behaviours of real hosts; no verdict may change but the effects named):");
             for v in reference::Variation::ALL {
                 let effects = if v.effects().is_empty() { "-".to_string() } else { v.effects().join(", ") };
-                println!("{:<30} {:<36} {}", v.id(), effects, v.description());
+                crate::out!("{:<30} {:<36} {}", v.id(), effects, v.description());
             }
         }
     }

@@ -9,16 +9,16 @@ use crate::run;
 pub fn judge(args: cli::JudgeArgs) -> Result<u8> {
     let (observations, verdicts) = run::judge_recorded(&args.journal).map_err(|e| Exit { code: exit::BAD_INPUT, message: e.to_string() })?;
     match args.format.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&verdicts)?),
+        Format::Json => crate::out!("{}", serde_json::to_string_pretty(&verdicts)?),
         Format::Table => {
             if let Some(life) = observations.lifecycle() {
-                println!("era {} · requested {} · negotiated {}", life.era, life.requested_version.unwrap_or_default(), life.negotiated_version.unwrap_or_default());
+                crate::out!("era {} · requested {} · negotiated {}", life.era, life.requested_version.unwrap_or_default(), life.negotiated_version.unwrap_or_default());
             }
             if observations.truncated {
-                println!("note: the journal's last line was cut off (the writer stopped mid-line)");
+                crate::out!("note: the journal's last line was cut off (the writer stopped mid-line)");
             }
             for v in &verdicts {
-                println!("{:<36} {:<14} {}", v.probe, v.outcome.label(), v.detail);
+                crate::out!("{:<36} {:<14} {}", v.probe, v.outcome.label(), v.detail);
             }
         }
     }

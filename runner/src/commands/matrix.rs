@@ -40,10 +40,10 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
                     std::fs::write(&out, markdown(&records, &out)?)?;
                     eprintln!("mcp-client-probe: wrote {} ({} records)", out.display(), located.len());
                 }
-                MatrixFormat::Table => println!("{}", render::terminal(&matrix::from_records(&located, ""), None)),
-                MatrixFormat::Json => println!("{}", render::json(&matrix::from_records(&located, ""))),
-                MatrixFormat::Canimcp => println!("{}", serde_json::to_string_pretty(&render::exports::canimcp(&plain))?),
-                MatrixFormat::Declared => println!("{}", serde_json::to_string_pretty(&render::exports::declared(&plain))?),
+                MatrixFormat::Table => crate::out!("{}", render::terminal(&matrix::from_records(&located, ""), None)),
+                MatrixFormat::Json => crate::out!("{}", render::json(&matrix::from_records(&located, ""))),
+                MatrixFormat::Canimcp => crate::out!("{}", serde_json::to_string_pretty(&render::exports::canimcp(&plain))?),
+                MatrixFormat::Declared => crate::out!("{}", serde_json::to_string_pretty(&render::exports::declared(&plain))?),
             }
             Ok(crate::exit::OK)
         }
@@ -51,10 +51,10 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
             let expected = markdown(&records, &matrix)?;
             let actual = std::fs::read_to_string(&matrix).unwrap_or_default();
             if expected == actual {
-                println!("{} is up to date", matrix.display());
+                crate::out!("{} is up to date", matrix.display());
                 Ok(crate::exit::OK)
             } else {
-                println!("{} differs from what {} produces: run `cargo run -- matrix render`", matrix.display(), records.display());
+                crate::out!("{} differs from what {} produces: run `cargo run -- matrix render`", matrix.display(), records.display());
                 Ok(crate::exit::MISMATCH)
             }
         }
@@ -62,8 +62,8 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
             let (a, b) = (load_records(&before)?, load_records(&after)?);
             let lines = diff::diff(&a.iter().map(|l| &l.record).collect::<Vec<_>>(), &b.iter().map(|l| &l.record).collect::<Vec<_>>());
             match format {
-                Format::Json => println!("{}", serde_json::to_string_pretty(&lines)?),
-                Format::Table => print!("{}", diff::text(&lines)),
+                Format::Json => crate::out!("{}", serde_json::to_string_pretty(&lines)?),
+                Format::Table => crate::out_raw!("{}", diff::text(&lines)),
             }
             Ok(crate::exit::OK)
         }
@@ -73,10 +73,10 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
             if check {
                 let current = std::fs::read_to_string(&out).unwrap_or_default();
                 if current != schema {
-                    println!("{} is stale: run `cargo run -- matrix schema`", out.display());
+                    crate::out!("{} is stale: run `cargo run -- matrix schema`", out.display());
                     return Ok(crate::exit::MISMATCH);
                 }
-                println!("{} is up to date", out.display());
+                crate::out!("{} is up to date", out.display());
                 return Ok(crate::exit::OK);
             }
             if let Some(parent) = out.parent() {
@@ -102,7 +102,12 @@ fn essentials(records: &[Located]) -> std::collections::BTreeMap<(String, String
 }
 
 async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], server_exe: &Path) -> Result<u8> {
-    let profiles: Vec<_> = profile::load_all(&profile::default_dir())?.into_iter().filter(|p| only.is_empty() || only.contains(&p.name)).collect();
+    let all = profile::load_all(&profile::default_dir()).map_err(crate::exit::bad_input_from)?;
+    if let Some(unknown) = only.iter().find(|name| !all.iter().any(|p| &p.name == *name)) {
+        let known: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
+        return Err(crate::exit::bad_input(format!("no client profile named {unknown:?} (known: {})", known.join(", "))));
+    }
+    let profiles: Vec<_> = all.into_iter().filter(|p| only.is_empty() || only.contains(&p.name)).collect();
     let scratch = tempfile::tempdir()?;
     let target_root = if check { scratch.path().to_path_buf() } else { records.to_path_buf() };
     let transports = [crate::run::Transport::Stdio, crate::run::Transport::Http];
@@ -138,8 +143,8 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], serve
         differences.push(format!("{} {} {} {}: committed but not observed", key.0, key.1, key.2, key.3));
     }
     for line in &differences {
-        println!("DIFFERS {line}");
+        crate::out!("DIFFERS {line}");
     }
-    println!("{} verdicts compared, {} differ", fresh.len(), differences.len());
+    crate::out!("{} verdicts compared, {} differ", fresh.len(), differences.len());
     Ok(if differences.is_empty() { crate::exit::OK } else { crate::exit::MISMATCH })
 }

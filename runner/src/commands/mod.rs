@@ -29,12 +29,21 @@ pub async fn dispatch(command: Command) -> Result<u8> {
             let reports =
                 vec![crate::storm::stdio(&own_exe()?, args.storm_rate, duration).await?, crate::storm::http(&own_exe()?, args.storm_rate, duration, args.storm_connections).await?];
             match args.format.format {
-                Format::Json => println!("{}", serde_json::to_string_pretty(&reports)?),
+                Format::Json => crate::out!("{}", serde_json::to_string_pretty(&reports)?),
                 Format::Table => {
                     for r in &reports {
-                        println!(
+                        crate::out!(
                             "storm {}: sent {} in {:.1} s ({:.0}/s), answered {} (backlog drained {:.1} s after), journalled {}, peak RSS {:.1} MB, p50 {:.2} ms, p99 {:.2} ms",
-                            r.transport, r.sent, r.seconds, r.sent_per_second, r.answered, r.drain_seconds, r.journalled, r.peak_rss_mb, r.p50_ms, r.p99_ms
+                            r.transport,
+                            r.sent,
+                            r.seconds,
+                            r.sent_per_second,
+                            r.answered,
+                            r.drain_seconds,
+                            r.journalled,
+                            r.peak_rss_mb,
+                            r.p50_ms,
+                            r.p99_ms
                         );
                     }
                 }
@@ -44,20 +53,23 @@ pub async fn dispatch(command: Command) -> Result<u8> {
         Command::Bench(args) => {
             let report = crate::bench::run(args.frames, args.jobs, own_exe()?).await?;
             match args.format.format {
-                Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+                Format::Json => crate::out!("{}", serde_json::to_string_pretty(&report)?),
                 Format::Table => {
-                    println!(
+                    crate::out!(
                         "journal: {} small frames in {:.3} s = {:.0} frames/s ({} bytes)",
-                        report.journal_frames, report.journal_seconds, report.journal_frames_per_second, report.journal_bytes
+                        report.journal_frames,
+                        report.journal_seconds,
+                        report.journal_frames_per_second,
+                        report.journal_bytes
                     );
-                    println!("self-test: {} runs in {:.2} s, {} mismatches", report.self_test_runs, report.self_test_seconds, report.self_test_mismatches);
-                    println!("render 50 clients × 100 probes: markdown {:.2} ms, terminal table {:.2} ms", report.render_markdown_ms, report.render_terminal_ms);
+                    crate::out!("self-test: {} runs in {:.2} s, {} mismatches", report.self_test_runs, report.self_test_seconds, report.self_test_mismatches);
+                    crate::out!("render 50 clients × 100 probes: markdown {:.2} ms, terminal table {:.2} ms", report.render_markdown_ms, report.render_terminal_ms);
                 }
             }
             Ok(exit::OK)
         }
         Command::Probes(args) if args.catalogue => {
-            print!("{}", catalogue::probe_catalogue());
+            crate::out_raw!("{}", catalogue::probe_catalogue());
             Ok(exit::OK)
         }
         Command::Probes(args) if args.ablations => {
@@ -84,7 +96,7 @@ pub async fn dispatch(command: Command) -> Result<u8> {
         Command::ModelStub(args) => {
             let journal = probe_server::journal::Journal::create(&args.journal).with_context(|| format!("cannot write {}", args.journal.display()))?;
             let stub = stub::start(journal, stub::Scope::Full).await.context("cannot start the model stub")?;
-            println!("{}", stub.base_url);
+            crate::out!("{}", stub.base_url);
             tokio::signal::ctrl_c().await.context("cannot wait for an interrupt")?;
             stub.stop().await;
             Ok(exit::OK)

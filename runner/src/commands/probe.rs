@@ -43,8 +43,8 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     let runs: Vec<_> = merged.iter().collect();
     let matrix = matrix::from_runs("reference", &runs);
     match args.format.format {
-        Format::Table => println!("{}", render::terminal(&matrix, terminal_width())),
-        Format::Json => println!("{}", render::json(&matrix)),
+        Format::Table => crate::out!("{}", render::terminal(&matrix, terminal_width())),
+        Format::Json => crate::out!("{}", render::json(&matrix)),
     }
     Ok(if results.iter().any(|r| r.harness_error.is_some()) { exit::HARNESS } else { exit::OK })
 }
@@ -68,12 +68,27 @@ fn command_profile(command_line: &str, timeout: u64, dialect: Option<stub::Diale
     Ok((profile, std::path::PathBuf::from(program)))
 }
 
+/// Refuses `--runs interactive` where no interactive run can be made, before anything is installed.
+fn check_runs(profile: &profile::Profile, args: &cli::ProbeArgs) -> Result<()> {
+    if args.runs != cli::RunKinds::Interactive {
+        return Ok(());
+    }
+    if profile.interactive.is_none() {
+        return Err(bad_input(format!("--runs interactive: the profile of {} has no [interactive] section", profile.name)));
+    }
+    if args.transport.transports().contains(&run::Transport::Http) {
+        return Err(bad_input("--runs interactive: the interactive runs are over stdio only; add --transport stdio"));
+    }
+    Ok(())
+}
+
 async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     if args.runs != cli::RunKinds::All && args.records == std::path::Path::new(cli::DEFAULT_RECORDS) {
         return Err(bad_input("--runs headless or interactive makes a partial record: give --records DIR so it does not replace the full one"));
     }
     let target = if let Some(command) = &args.command {
         let (profile, executable) = command_profile(command, args.timeout, args.dialect)?;
+        check_runs(&profile, &args)?;
         client::Target { version: profile.install.version.clone(), profile, executable }
     } else {
         let spec = args.client.clone().unwrap_or_default();
@@ -85,6 +100,7 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
             client::Target { version: profile.install.version.clone(), profile, executable }
         } else {
             let profile = profile::find(&profile::default_dir(), &spec).map_err(|e| bad_input(e.to_string()))?;
+            check_runs(&profile, &args)?;
             eprintln!("mcp-client-probe: {}@{}: installing if needed", profile.name, profile.install.version);
             let installed = install::ensure_installed(&profile).await?;
             eprintln!("mcp-client-probe: {}@{} ready (--version took {} ms)", profile.name, installed.version, installed.version_ms);
@@ -126,8 +142,8 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
         records.iter().map(|r| record::Located { relative: std::path::PathBuf::from(&r.client).join(&r.version).join(r.file_name()), record: r.clone() }).collect();
     let matrix = matrix::from_records(&located, &args.records.display().to_string());
     match args.format.format {
-        Format::Table => println!("{}", render::terminal(&matrix, terminal_width())),
-        Format::Json => println!("{}", render::json(&matrix)),
+        Format::Table => crate::out!("{}", render::terminal(&matrix, terminal_width())),
+        Format::Json => crate::out!("{}", render::json(&matrix)),
     }
     if repeats_differ {
         return Ok(exit::MISMATCH);

@@ -12,18 +12,18 @@ pub async fn self_test(args: cli::SelfTestArgs) -> Result<u8> {
     let results = selftest::execute(specs, own_exe()?, args.jobs, None).await;
     let report = selftest::evaluate(&results);
     match args.format.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        Format::Json => crate::out!("{}", serde_json::to_string_pretty(&report)?),
         Format::Table => {
-            println!("{}", render::terminal(&report.matrix, terminal_width()));
+            crate::out!("{}", render::terminal(&report.matrix, terminal_width()));
             for m in &report.mismatches {
-                println!("MISMATCH {} {} {} [{}] {}: {}", m.transport, m.era, m.variant, m.ablation, m.probe, m.problem);
+                crate::out!("MISMATCH {} {} {} [{}] {}: {}", m.transport, m.era, m.variant, m.ablation, m.probe, m.problem);
             }
             if let Some(slowest) = results.iter().max_by_key(|r| r.duration_ms) {
                 let ablation = slowest.spec.ablation.map_or("none", |a| a.id());
                 eprintln!("slowest run: {} {} [{ablation}] {} ms", slowest.spec.transport.as_str(), slowest.spec.era, slowest.duration_ms);
             }
-            println!("{} variations, {} changed verdicts", report.variations, report.variation_changes);
-            println!("{} runs; {} probes proven; {} mismatches", report.runs, report.probes_proven, report.mismatches.len());
+            crate::out!("{} variations, {} changed verdicts", report.variations, report.variation_changes);
+            crate::out!("{} runs; {} probes proven; {} mismatches", report.runs, report.probes_proven, report.mismatches.len());
         }
     }
     Ok(if report.passed() { exit::OK } else { exit::MISMATCH })

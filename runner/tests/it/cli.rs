@@ -54,6 +54,52 @@ fn bad_input_is_refused_with_exit_code_2() {
     fails_with_bad_input(&["probe", "--repeat", "0"], "not in 1..=20");
     fails_with_bad_input(&["probe", "--repeat", "2"], "apply to a client");
     fails_with_bad_input(&["terminal-host"], "required");
+    fails_with_bad_input(&["terminal-host", "--era", "dual", "x"], "unknown era");
+    fails_with_bad_input(&["serve", "--stdio", "--variant", "sideways", "--journal", "/tmp/x.jsonl"], "unknown");
+    // Nothing is installed or written before these are refused.
+    let records = tempfile::tempdir().unwrap();
+    let dir = records.path().to_str().unwrap();
+    fails_with_bad_input(&["probe", "codex", "--runs", "interactive", "--records", dir], "has no [interactive] section");
+    fails_with_bad_input(&["probe", "claude-code", "--runs", "interactive", "--records", dir], "over stdio only");
+    assert_eq!(std::fs::read_dir(records.path()).unwrap().count(), 0, "nothing written");
+    fails_with_bad_input(&["matrix", "refresh", "--check", "--client", "nosuch"], "no client profile named \"nosuch\" (known: ");
+    fails_with_bad_input(&["matrix", "render", "--records", "/nonexistent/records"], "cannot read /nonexistent/records");
+    let bad_record = records.path().join("bad.json");
+    std::fs::write(&bad_record, "{").unwrap();
+    fails_with_bad_input(&["matrix", "render", "--records", bad_record.to_str().unwrap()], "is not valid");
+}
+
+/// A reader that stops early (`… | head`) ends the output quietly: no panic, success.
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    let journal = fixture("reference-stdio-modern-alter-request-state.jsonl");
+    let records = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../matrices/records");
+    let records = records.to_str().unwrap();
+    // The JSON matrix of the committed records is far larger than a pipe's buffer, so the writer
+    // meets the closed pipe; the others show small outputs behave the same.
+    let cases = [
+        vec!["matrix", "render", "--records", records, "--format", "json"],
+        vec!["probes"],
+        vec!["probes", "--catalogue"],
+        vec!["probes", "--ablations"],
+        vec!["judge", journal.to_str().unwrap()],
+    ];
+    for args in cases {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mcp-client-probe"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+    }
 }
 
 #[test]

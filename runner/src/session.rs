@@ -1,0 +1,156 @@
+//! The parts every run is made of, for the reference client and for real clients alike: a scratch
+//! directory with a private home and working directory, the probe server's command line (stdio)
+//! or the probe server on loopback (HTTP), the model stub, and the names of the files a run leaves
+//! beside its record.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use probe_server::journal::Journal;
+use probe_server::transport::http::{serve_http, MCP_PATH};
+use probe_server::{EraPolicy, ServeOptions, Variant};
+use tokio_util::sync::CancellationToken;
+
+use crate::stub;
+
+/// Something a run needs could not be set up; the harness's failure, never the client's.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("cannot create {}", path.display())]
+    Directory { path: PathBuf, source: std::io::Error },
+    #[error("cannot create the journal {}", path.display())]
+    Journal { path: PathBuf, source: probe_server::JournalError },
+    #[error("cannot start the model stub")]
+    Stub(#[source] std::io::Error),
+    #[error("cannot serve on loopback")]
+    Loopback(#[source] std::io::Error),
+}
+
+/// A temporary directory holding a run's private `home` and `work` directories; removed when
+/// dropped.
+pub struct Scratch {
+    dir: tempfile::TempDir,
+    pub home: PathBuf,
+    pub work: PathBuf,
+}
+
+impl Scratch {
+    pub fn new() -> Result<Scratch, SetupError> {
+        let dir = tempfile::tempdir().map_err(|source| SetupError::Directory { path: std::env::temp_dir(), source })?;
+        let (home, work) = (dir.path().join("home"), dir.path().join("work"));
+        for path in [&home, &work] {
+            std::fs::create_dir_all(path).map_err(|source| SetupError::Directory { path: path.clone(), source })?;
+        }
+        Ok(Scratch { dir, home, work })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// The arguments that make this tool's executable the stdio probe server, journalling to
+/// `journal`, in `variant`, speaking `eras`.
+pub fn stdio_server_args(journal: &Path, variant: Variant, eras: EraPolicy) -> Vec<String> {
+    ["serve", "--stdio", "--journal"]
+        .into_iter()
+        .map(str::to_string)
+        .chain([journal.display().to_string(), "--variant".into(), variant.to_string(), "--era".into(), eras.as_str().into()])
+        .collect()
+}
+
+/// Starts the model stub journalling to `journal`, playing what `variant` needs.
+pub async fn start_stub(journal: &Path, variant: Variant) -> Result<stub::StubHandle, SetupError> {
+    let writer = Journal::create(journal).map_err(|source| SetupError::Journal { path: journal.to_path_buf(), source })?;
+    stub::start(writer, stub::Scope::for_variant(variant)).await.map_err(SetupError::Stub)
+}
+
+/// The probe server over Streamable HTTP on a loopback port, journalling to its own file.
+pub struct HttpServer {
+    pub url: String,
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+/// How long the HTTP server may take to stop once asked.
+pub const HTTP_STOP_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl HttpServer {
+    pub async fn start(journal: &Path, options: ServeOptions) -> Result<HttpServer, SetupError> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(SetupError::Loopback)?;
+        let url = format!("http://{}{MCP_PATH}", listener.local_addr().map_err(SetupError::Loopback)?);
+        let writer = Journal::create(journal).map_err(|source| SetupError::Journal { path: journal.to_path_buf(), source })?;
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn(serve_http(listener, writer, options, shutdown.clone()));
+        Ok(HttpServer { url, shutdown, task })
+    }
+
+    /// Stops the server and waits (at most [`HTTP_STOP_TIMEOUT`]) until its journal is complete.
+    pub async fn stop(self) -> Result<(), String> {
+        self.shutdown.cancel();
+        match tokio::time::timeout(HTTP_STOP_TIMEOUT, self.task).await {
+            Ok(Ok(Ok(()))) => Ok(()),
+            Ok(Ok(Err(e))) => Err(format!("the HTTP probe server failed: {e}")),
+            Ok(Err(e)) => Err(format!("the HTTP probe server panicked: {e}")),
+            Err(_) => Err("the HTTP probe server did not stop in time".into()),
+        }
+    }
+}
+
+/// The names of the files a run leaves beside its record. The standard variant's journal is
+/// `<stem>.journal.jsonl`; another variant's carries its name, `<stem>.<variant>.journal.jsonl`,
+/// and the same holds for the model stub's journal (`.model.jsonl`) and saved screens
+/// (`.screens.txt`). `stem` is the transport, with the server's eras for a one-era pass
+/// (`stdio.legacy-only`).
+pub struct RunFiles<'a> {
+    pub stem: &'a str,
+    pub variant: Variant,
+}
+
+impl RunFiles<'_> {
+    fn with(&self, suffix: &str) -> String {
+        match self.variant.is_standard() {
+            true => format!("{}.{suffix}", self.stem),
+            false => format!("{}.{}.{suffix}", self.stem, self.variant),
+        }
+    }
+
+    pub fn journal(&self) -> String {
+        self.with("journal.jsonl")
+    }
+
+    pub fn model_journal(&self) -> String {
+        self.with("model.jsonl")
+    }
+
+    pub fn screens(&self) -> String {
+        self.with("screens.txt")
+    }
+}
+
+/// The model journal of `variant` beside a record whose standard model journal is `standard`.
+pub fn model_journal_of_variant(standard: &str, variant: Variant) -> Option<String> {
+    let stem = standard.strip_suffix(".model.jsonl")?;
+    Some(RunFiles { stem, variant }.model_journal())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_files_name_the_variant_except_the_standard_one() {
+        let standard = RunFiles { stem: "stdio", variant: Variant::Standard };
+        assert_eq!((standard.journal(), standard.model_journal()), ("stdio.journal.jsonl".into(), "stdio.model.jsonl".into()));
+        let skills = RunFiles { stem: "http.legacy-only", variant: Variant::Skills };
+        assert_eq!(skills.journal(), "http.legacy-only.skills.journal.jsonl");
+        assert_eq!(model_journal_of_variant("stdio.model.jsonl", Variant::NoResources).as_deref(), Some("stdio.no-resources.model.jsonl"));
+        assert_eq!(model_journal_of_variant("stdio.model.jsonl", Variant::Standard).as_deref(), Some("stdio.model.jsonl"));
+    }
+
+    #[test]
+    fn the_stdio_server_is_told_its_journal_variant_and_eras() {
+        let args = stdio_server_args(Path::new("/tmp/j.jsonl"), Variant::StreamDrop, EraPolicy::Legacy);
+        assert_eq!(args, ["serve", "--stdio", "--journal", "/tmp/j.jsonl", "--variant", "stream-drop", "--era", "legacy"]);
+    }
+}
