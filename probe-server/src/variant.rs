@@ -10,137 +10,100 @@ use serde::{Deserialize, Serialize};
 
 use crate::journal::Transport;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum Variant {
+/// How a variant is run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A headless run against a server that behaves differently (or the standard one).
+    Server,
+    /// A headless run that means anything only over Streamable HTTP.
+    HttpOnly,
+    /// A run driven through a terminal by the keystroke plan; the server behaves as the standard
+    /// one, over stdio (what a person sees does not depend on the transport).
+    Interactive,
+}
+
+/// Declares the variants once: each one's name, how it is run, and what the server does.
+macro_rules! variants {
+    ($($(#[$attr:meta])* $variant:ident => $name:literal, $kind:ident, $what:literal;)*) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize, schemars::JsonSchema)]
+        pub enum Variant {
+            $($(#[$attr])* #[serde(rename = $name)] $variant,)*
+        }
+
+        impl Variant {
+            pub const ALL: [Variant; [$(Variant::$variant),*].len()] = [$(Variant::$variant),*];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $(Variant::$variant => $name),* }
+            }
+
+            /// What the server does differently, in plain words.
+            pub fn description(self) -> &'static str {
+                match self { $(Variant::$variant => $what),* }
+            }
+
+            fn kind(self) -> Kind {
+                match self { $(Variant::$variant => Kind::$kind),* }
+            }
+        }
+    };
+}
+
+variants! {
     /// Everything advertised and served as `surface.rs` describes.
     #[default]
-    Standard,
+    Standard => "standard", Server, "everything advertised and served";
     /// `resources.subscribe` is not advertised, and `resources/subscribe` is refused.
-    SubscribeUnadvertised,
+    SubscribeUnadvertised => "subscribe-unadvertised", Server, "resources.subscribe not advertised; resources/subscribe refused (-32601)";
     /// `resources.subscribe` is advertised, and every `resources/subscribe` fails.
-    SubscribeFails,
+    SubscribeFails => "subscribe-fails", Server, "resources.subscribe advertised; every resources/subscribe fails (-32603)";
     /// Streamable HTTP: the session expires at the client's first request after initialization
     /// (that request and every later one in the session are answered 404).
-    SessionExpires,
+    SessionExpires => "session-expires", HttpOnly, "HTTP: the session expires at the first request after initialization (404)";
     /// Streamable HTTP: the server ends the first standalone GET stream after its first event
     /// that carries an id, and tells the client to retry soon.
-    StreamDrop,
+    StreamDrop => "stream-drop", HttpOnly, "HTTP: the first GET stream is ended after its first event with an id (retry: 100 ms)";
     /// The skills extension (SEP-2640) declared with `directoryRead: true`, serving the skills of
     /// `skills.rs`, hostile ones included.
-    Skills,
+    Skills => "skills", Server, "the skills extension with directoryRead: true; good, idle, hidden, twin and hostile skills";
     /// The same skills, with the extension declared without `directoryRead`.
-    SkillsNoDirectoryRead,
+    SkillsNoDirectoryRead => "skills-no-directory-read", Server, "the skills extension without directoryRead; the same skills";
     /// No resources capability: resources, templates and subscriptions are not served.
-    NoResources,
+    NoResources => "no-resources", Server, "no resources capability (resources/* refused)";
     /// Interactive (the standard server; a person at a terminal): the form is filled in with
     /// typed values and accepted.
-    InteractiveAccept,
+    InteractiveAccept => "interactive-accept", Interactive, "interactive: the form filled in with typed values and accepted";
     /// Interactive: the form is declined.
-    InteractiveDecline,
+    InteractiveDecline => "interactive-decline", Interactive, "interactive: the form declined";
     /// Interactive: the form is cancelled with the host's cancel key.
-    InteractiveCancel,
+    InteractiveCancel => "interactive-cancel", Interactive, "interactive: the form cancelled";
     /// Interactive: a required field is emptied before accepting.
-    InteractiveRequired,
+    InteractiveRequired => "interactive-required", Interactive, "interactive: a required field emptied, then accept pressed";
     /// Interactive: the e-mail field gets a value that is not an e-mail address before accepting.
-    InteractiveBadFormat,
+    InteractiveBadFormat => "interactive-bad-format", Interactive, "interactive: an e-mail field given a non-address, then accept pressed";
     /// Interactive: the bounded integer gets a value above its maximum before accepting.
-    InteractiveOutOfBounds,
+    InteractiveOutOfBounds => "interactive-out-of-bounds", Interactive, "interactive: an integer field given a value above its maximum, then accept pressed";
     /// Interactive: the enum form, one pick per enum shape, accepted.
-    InteractiveEnums,
+    InteractiveEnums => "interactive-enums", Interactive, "interactive: one pick per enum shape, accepted";
     /// Interactive: the URL-mode elicitation is shown and cancelled.
-    InteractiveUrl,
+    InteractiveUrl => "interactive-url", Interactive, "interactive: the URL-mode request shown, then cancelled";
     /// Interactive, legacy era only (the server refuses `server/discover`): the server withdraws
     /// its form request (`notifications/cancelled`) after a few seconds; the person answers late.
-    InteractiveWithdrawn,
+    InteractiveWithdrawn => "interactive-withdrawn", Interactive, "interactive, legacy era only: the server withdraws its form request after a few seconds; the person answers late";
 }
 
 impl Variant {
-    pub const ALL: [Variant; 17] = [
-        Variant::Standard,
-        Variant::SubscribeUnadvertised,
-        Variant::SubscribeFails,
-        Variant::SessionExpires,
-        Variant::StreamDrop,
-        Variant::Skills,
-        Variant::SkillsNoDirectoryRead,
-        Variant::NoResources,
-        Variant::InteractiveAccept,
-        Variant::InteractiveDecline,
-        Variant::InteractiveCancel,
-        Variant::InteractiveRequired,
-        Variant::InteractiveBadFormat,
-        Variant::InteractiveOutOfBounds,
-        Variant::InteractiveEnums,
-        Variant::InteractiveUrl,
-        Variant::InteractiveWithdrawn,
-    ];
-
     /// The interactive runs: each a fresh session driven through a terminal.
-    pub const INTERACTIVE: [Variant; 9] = [
-        Variant::InteractiveAccept,
-        Variant::InteractiveDecline,
-        Variant::InteractiveCancel,
-        Variant::InteractiveRequired,
-        Variant::InteractiveBadFormat,
-        Variant::InteractiveOutOfBounds,
-        Variant::InteractiveEnums,
-        Variant::InteractiveUrl,
-        Variant::InteractiveWithdrawn,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Variant::Standard => "standard",
-            Variant::SubscribeUnadvertised => "subscribe-unadvertised",
-            Variant::SubscribeFails => "subscribe-fails",
-            Variant::SessionExpires => "session-expires",
-            Variant::StreamDrop => "stream-drop",
-            Variant::Skills => "skills",
-            Variant::SkillsNoDirectoryRead => "skills-no-directory-read",
-            Variant::NoResources => "no-resources",
-            Variant::InteractiveAccept => "interactive-accept",
-            Variant::InteractiveDecline => "interactive-decline",
-            Variant::InteractiveCancel => "interactive-cancel",
-            Variant::InteractiveRequired => "interactive-required",
-            Variant::InteractiveBadFormat => "interactive-bad-format",
-            Variant::InteractiveOutOfBounds => "interactive-out-of-bounds",
-            Variant::InteractiveEnums => "interactive-enums",
-            Variant::InteractiveUrl => "interactive-url",
-            Variant::InteractiveWithdrawn => "interactive-withdrawn",
-        }
-    }
-
-    /// What the server does differently, in plain words.
-    pub fn description(self) -> &'static str {
-        match self {
-            Variant::Standard => "everything advertised and served",
-            Variant::SubscribeUnadvertised => "resources.subscribe not advertised; resources/subscribe refused (-32601)",
-            Variant::SubscribeFails => "resources.subscribe advertised; every resources/subscribe fails (-32603)",
-            Variant::SessionExpires => "HTTP: the session expires at the first request after initialization (404)",
-            Variant::StreamDrop => "HTTP: the first GET stream is ended after its first event with an id (retry: 100 ms)",
-            Variant::Skills => "the skills extension with directoryRead: true; good, idle, hidden, twin and hostile skills",
-            Variant::SkillsNoDirectoryRead => "the skills extension without directoryRead; the same skills",
-            Variant::NoResources => "no resources capability (resources/* refused)",
-            Variant::InteractiveAccept => "interactive: the form filled in with typed values and accepted",
-            Variant::InteractiveDecline => "interactive: the form declined",
-            Variant::InteractiveCancel => "interactive: the form cancelled",
-            Variant::InteractiveRequired => "interactive: a required field emptied, then accept pressed",
-            Variant::InteractiveBadFormat => "interactive: an e-mail field given a non-address, then accept pressed",
-            Variant::InteractiveOutOfBounds => "interactive: an integer field given a value above its maximum, then accept pressed",
-            Variant::InteractiveEnums => "interactive: one pick per enum shape, accepted",
-            Variant::InteractiveUrl => "interactive: the URL-mode request shown, then cancelled",
-            Variant::InteractiveWithdrawn => "interactive, legacy era only: the server withdraws its form request after a few seconds; the person answers late",
-        }
+    pub fn interactive() -> impl Iterator<Item = Variant> {
+        Variant::ALL.into_iter().filter(|v| v.is_interactive())
     }
 
     /// The transports over which the variant means anything.
     pub fn transports(self) -> &'static [Transport] {
-        match self {
-            Variant::SessionExpires | Variant::StreamDrop => &[Transport::Http],
-            // What a person sees does not depend on the transport: interactive runs use stdio.
-            s if s.is_interactive() => &[Transport::Stdio],
-            _ => &[Transport::Stdio, Transport::Http],
+        match self.kind() {
+            Kind::HttpOnly => &[Transport::Http],
+            Kind::Interactive => &[Transport::Stdio],
+            Kind::Server => &[Transport::Stdio, Transport::Http],
         }
     }
 
@@ -152,7 +115,7 @@ impl Variant {
     /// Whether the run is driven through a terminal by the keystroke plan (the server itself
     /// behaves as the standard one).
     pub fn is_interactive(self) -> bool {
-        Variant::INTERACTIVE.contains(&self)
+        self.kind() == Kind::Interactive
     }
 
     /// The probe tool an interactive run asks the host to call.
@@ -187,9 +150,18 @@ impl fmt::Display for Variant {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-#[error("unknown variant {0:?}: expected one of standard, subscribe-unadvertised, subscribe-fails, session-expires, stream-drop, skills, skills-no-directory-read, no-resources, interactive-accept, interactive-decline, interactive-cancel, interactive-required, interactive-bad-format, interactive-out-of-bounds, interactive-enums, interactive-url, interactive-withdrawn")]
+/// A name that is no variant.
+#[derive(Debug)]
 pub struct UnknownVariant(String);
+
+impl fmt::Display for UnknownVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = Variant::ALL.iter().map(|v| v.as_str()).collect();
+        write!(f, "unknown variant {:?}: expected one of {}", self.0, names.join(", "))
+    }
+}
+
+impl std::error::Error for UnknownVariant {}
 
 impl FromStr for Variant {
     type Err = UnknownVariant;
@@ -208,7 +180,9 @@ mod tests {
             assert_eq!(variant.as_str().parse::<Variant>().unwrap(), variant);
             assert_eq!(serde_json::to_value(variant).unwrap(), variant.as_str());
         }
-        assert!("sideways".parse::<Variant>().is_err());
+        let refused = "sideways".parse::<Variant>().unwrap_err().to_string();
+        assert!(refused.contains("\"sideways\"") && refused.contains("interactive-withdrawn"), "{refused}");
+        assert_eq!(Variant::interactive().count(), 9);
         assert!(!Variant::StreamDrop.applies_to(Transport::Stdio));
     }
 }

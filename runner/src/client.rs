@@ -132,7 +132,7 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
     }
     // What a person sees does not depend on the server's eras: the interactive runs go with the main pass.
     if let Some(interactive) = target.profile.interactive.as_ref().filter(|_| transport == Transport::Stdio && runs_wanted.interactive() && pass.eras.is_dual()) {
-        for variant in Variant::INTERACTIVE {
+        for variant in Variant::interactive() {
             runs.push(run_interactive(target, interactive, variant, server_exe, out_dir).await?);
         }
     }
