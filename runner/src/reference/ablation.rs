@@ -166,6 +166,30 @@ impl Ablation {
     /// Probes that depend on the ablated feature and may change with it (you cannot follow a
     /// cursor of a list you never fetch). Every other probe must keep its outcome.
     pub fn collateral(self) -> &'static [&'static str] {
+        /// The skills probes that need a host to act on what it read.
+        const ACTING_ON_SKILLS: [&str; 10] = [
+            "skills.directory_read",
+            "skills.directory_manifest_only",
+            "skills.verify_digest",
+            "skills.verify_size",
+            "skills.verify_frontmatter",
+            "skills.unlisted_file",
+            "skills.path_escape",
+            "skills.manifest_limits",
+            "skills.name_mismatch",
+            "skills.same_name",
+        ];
+        /// The skills probes that need a listing: paging, getting and reading, and all of the above.
+        const LISTING_SKILLS: [&str; 14] = {
+            let first = ["skills.pagination", "skills.get", "skills.read_files", "skills.no_prefetch"];
+            let mut all = [""; 14];
+            let mut i = 0;
+            while i < all.len() {
+                all[i] = if i < first.len() { first[i] } else { ACTING_ON_SKILLS[i - first.len()] };
+                i += 1;
+            }
+            all
+        };
         match self {
             Ablation::SkipToolsList => &["tools.pagination"],
             Ablation::SkipResourcesList => &["resources.pagination"],
@@ -177,37 +201,11 @@ impl Ablation {
             // Nothing to re-read or unsubscribe from without a subscription.
             Ablation::NeverSubscribe => &["subscriptions.reread", "subscriptions.unsubscribe"],
             // Without a listing there is no skill to page through, get, read or refuse.
-            Ablation::NeverListSkills => &[
-                "skills.pagination",
-                "skills.get",
-                "skills.read_files",
-                "skills.no_prefetch",
-                "skills.directory_read",
-                "skills.directory_manifest_only",
-                "skills.verify_digest",
-                "skills.verify_size",
-                "skills.verify_frontmatter",
-                "skills.unlisted_file",
-                "skills.path_escape",
-                "skills.manifest_limits",
-                "skills.name_mismatch",
-                "skills.same_name",
-            ],
+            Ablation::NeverListSkills => &LISTING_SKILLS,
             // The twins are on page two.
             Ablation::SkillsFirstPageOnly => &["skills.same_name"],
             // A host that reads nothing acts on nothing: no refusal can be seen, no directory is listed.
-            Ablation::NeverReadSkillFiles => &[
-                "skills.directory_read",
-                "skills.directory_manifest_only",
-                "skills.verify_digest",
-                "skills.verify_size",
-                "skills.verify_frontmatter",
-                "skills.unlisted_file",
-                "skills.path_escape",
-                "skills.manifest_limits",
-                "skills.name_mismatch",
-                "skills.same_name",
-            ],
+            Ablation::NeverReadSkillFiles => &ACTING_ON_SKILLS,
             Ablation::SkipDirectoryRead => &["skills.directory_manifest_only"],
             // Without a read tool the model reads nothing.
             Ablation::NoResourceTools => &[
