@@ -196,7 +196,7 @@ async fn run_http(spec: RunSpec, journal_path: &Path, model_url: Option<&str>) -
     let outcome = drive(&Endpoint::Http { url: server.url.clone() }, spec, model_url).await;
     // Let the client's closing DELETE reach the server before it stops.
     tokio::time::sleep(Duration::from_millis(20)).await;
-    server.stop().await?;
+    server.stop().await.map_err(|e| format!("{:#}", anyhow::Error::new(e)))?;
     outcome
 }
 

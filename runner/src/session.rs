@@ -26,6 +26,17 @@ pub enum SetupError {
     Loopback(#[source] std::io::Error),
 }
 
+/// The HTTP probe server did not stop cleanly (its journal may lack its last lines).
+#[derive(Debug, thiserror::Error)]
+pub enum StopError {
+    #[error("the HTTP probe server failed")]
+    Failed(#[source] std::io::Error),
+    #[error("the HTTP probe server panicked")]
+    Panicked(#[source] tokio::task::JoinError),
+    #[error("the HTTP probe server did not stop within {0:?}")]
+    TooSlow(Duration),
+}
+
 /// A temporary directory holding a run's private `home` and `work` directories; removed when
 /// dropped.
 pub struct Scratch {
@@ -86,13 +97,13 @@ impl HttpServer {
     }
 
     /// Stops the server and waits (at most [`HTTP_STOP_TIMEOUT`]) until its journal is complete.
-    pub async fn stop(self) -> Result<(), String> {
+    pub async fn stop(self) -> Result<(), StopError> {
         self.shutdown.cancel();
         match tokio::time::timeout(HTTP_STOP_TIMEOUT, self.task).await {
             Ok(Ok(Ok(()))) => Ok(()),
-            Ok(Ok(Err(e))) => Err(format!("the HTTP probe server failed: {e}")),
-            Ok(Err(e)) => Err(format!("the HTTP probe server panicked: {e}")),
-            Err(_) => Err("the HTTP probe server did not stop in time".into()),
+            Ok(Ok(Err(e))) => Err(StopError::Failed(e)),
+            Ok(Err(e)) => Err(StopError::Panicked(e)),
+            Err(_) => Err(StopError::TooSlow(HTTP_STOP_TIMEOUT)),
         }
     }
 }
