@@ -182,7 +182,7 @@ fn apply_preconditions(mut verdicts: Vec<Verdict>) -> Vec<Verdict> {
 }
 
 /// The detail of a probe whose server variant was not run at all.
-pub fn no_run_detail(variant: Variant) -> String {
+fn no_run_detail(variant: Variant) -> String {
     format!("judged on a run against the {variant} server variant, and there was none")
 }
 

@@ -12,15 +12,12 @@ use probe_server::note::Note;
 use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant};
 
+use crate::exit::one_line;
 use crate::launch::{launch, Ending, LaunchRecord, LaunchSpec};
 use crate::profile::{Profile, Vars};
 use crate::record::{self, LaunchSummary, Record, RECORD_FORMAT};
 use crate::run::Transport;
-use crate::session::{self, HttpServer, RunFiles, Scratch, SetupError};
-
-fn setup(error: SetupError) -> String {
-    format!("{:#}", anyhow::Error::new(error))
-}
+use crate::session::{self, HttpServer, RunFiles, Scratch};
 
 /// A client ready to be probed.
 #[derive(Debug, Clone)]
@@ -211,7 +208,7 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
 /// (and the stub's) are written to `out_dir`.
 async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: &Path, out_dir: &Path) -> Result<VariantRun, String> {
     let transport = pass.transport;
-    let scratch = Scratch::new().map_err(setup)?;
+    let scratch = Scratch::new().map_err(one_line)?;
     let (home, work) = (&scratch.home, &scratch.work);
     let profile = &target.profile;
     // In the skills variants a host with skills support is launched its own way.
@@ -236,11 +233,11 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     let keeps_model_journal = variant.is_standard() || variant.serves_skills() || variant == Variant::NoResources;
     let model_journal_path = if keeps_model_journal { out_dir.join(model_journal_name(pass, variant)) } else { scratch.path().join("model.jsonl") };
     let stub = match profile.dialect {
-        Some(_) => Some(session::start_stub(&model_journal_path, variant).await.map_err(setup)?),
+        Some(_) => Some(session::start_stub(&model_journal_path, variant).await.map_err(one_line)?),
         None => None,
     };
     let http_server = match transport {
-        Transport::Http => Some(HttpServer::start(&step_journal(0), ServeOptions { variant, era: pass.eras, ..ServeOptions::default() }).await.map_err(setup)?),
+        Transport::Http => Some(HttpServer::start(&step_journal(0), ServeOptions { variant, era: pass.eras, ..ServeOptions::default() }).await.map_err(one_line)?),
         Transport::Stdio => None,
     };
     let server_url = http_server.as_ref().map(|s| s.url.clone()).unwrap_or_default();
@@ -351,10 +348,10 @@ fn write_files<'a>(files: impl Iterator<Item = &'a crate::profile::ConfigFile>, 
 /// screens also go to `<transport>.<variant>.screens.txt`.
 async fn run_interactive(target: &Target, interactive: &crate::profile::Interactive, variant: Variant, server_exe: &Path, out_dir: &Path) -> Result<VariantRun, String> {
     let transport = Transport::Stdio;
-    let scratch = Scratch::new().map_err(setup)?;
+    let scratch = Scratch::new().map_err(one_line)?;
     let profile = &target.profile;
     let stub = match profile.dialect {
-        Some(_) => Some(session::start_stub(&scratch.path().join("model.jsonl"), variant).await.map_err(setup)?),
+        Some(_) => Some(session::start_stub(&scratch.path().join("model.jsonl"), variant).await.map_err(one_line)?),
         None => None,
     };
     let server_journal = scratch.path().join("journal-0.jsonl");

@@ -57,9 +57,14 @@ pub fn bad_input(message: impl Into<String>) -> anyhow::Error {
     Exit { code: BAD_INPUT, message: message.into() }.into()
 }
 
+/// A typed error and its causes, on one line.
+pub fn one_line(error: impl std::error::Error + Send + Sync + 'static) -> String {
+    format!("{:#}", anyhow::Error::new(error))
+}
+
 /// A bad-input error (exit 2) from a typed error, its causes on the same line.
 pub fn bad_input_from(error: impl std::error::Error + Send + Sync + 'static) -> anyhow::Error {
-    bad_input(format!("{:#}", anyhow::Error::new(error)))
+    bad_input(one_line(error))
 }
 
 /// The exit code an error stands for: its own when it chose one, bad input for the server's

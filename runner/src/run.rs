@@ -9,12 +9,9 @@ use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant, Verdict};
 use serde::Serialize;
 
+use crate::exit::one_line;
 use crate::reference::{self, Ablation, Endpoint, Variation};
-use crate::session::{self, HttpServer, Scratch, SetupError};
-
-fn setup(error: SetupError) -> String {
-    format!("{:#}", anyhow::Error::new(error))
-}
+use crate::session::{self, HttpServer, Scratch};
 
 /// What to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -74,14 +71,14 @@ pub async fn run_reference(spec: RunSpec, server_exe: &Path, keep_dir: Option<&P
 async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Option<&Path>) -> RunResult {
     let dir = match Scratch::new() {
         Ok(dir) => dir,
-        Err(e) => return failed(spec, setup(e)),
+        Err(e) => return failed(spec, one_line(e)),
     };
     let journal_path = dir.path().join("journal.jsonl");
     let model_path = dir.path().join("model.jsonl");
     let stub = match spec.host {
         true => match session::start_stub(&model_path, spec.variant).await {
             Ok(stub) => Some(stub),
-            Err(e) => return failed(spec, setup(e)),
+            Err(e) => return failed(spec, one_line(e)),
         },
         false => None,
     };
@@ -192,11 +189,11 @@ async fn wait_for_input_closed(journal: &Path) -> Result<(), String> {
 }
 
 async fn run_http(spec: RunSpec, journal_path: &Path, model_url: Option<&str>) -> Result<(), String> {
-    let server = HttpServer::start(journal_path, ServeOptions { variant: spec.variant, ..ServeOptions::default() }).await.map_err(setup)?;
+    let server = HttpServer::start(journal_path, ServeOptions { variant: spec.variant, ..ServeOptions::default() }).await.map_err(one_line)?;
     let outcome = drive(&Endpoint::Http { url: server.url.clone() }, spec, model_url).await;
     // Let the client's closing DELETE reach the server before it stops.
     tokio::time::sleep(Duration::from_millis(20)).await;
-    server.stop().await.map_err(|e| format!("{:#}", anyhow::Error::new(e)))?;
+    server.stop().await.map_err(one_line)?;
     outcome
 }
 

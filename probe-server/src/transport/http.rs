@@ -181,8 +181,8 @@ struct SseJournal {
     buffer: Vec<u8>,
     rewrite_skills: bool,
     priming: Priming,
-    /// Data-less events held while `priming` is undecided.
-    held: Vec<Vec<u8>>,
+    /// Data-less events (with their parsed fields) held while `priming` is undecided.
+    held: Vec<(Vec<u8>, SseFields)>,
     versions: Versions,
 }
 
@@ -236,18 +236,14 @@ impl SseJournal {
             let fields = SseFields::parse(&event[..event.len() - sep]);
             if fields.without_data() {
                 if self.priming == Priming::Undecided {
-                    self.held.push(event);
+                    self.held.push((event, fields));
                 } else {
                     last_id = self.send_data_less(event, &fields, &mut out).or(last_id);
                 }
                 continue;
             }
             if self.priming == Priming::Undecided {
-                self.decide(fields.negotiated_version());
-                for held in std::mem::take(&mut self.held) {
-                    let held_fields = SseFields::parse(&held);
-                    last_id = self.send_data_less(held, &held_fields, &mut out).or(last_id);
-                }
+                last_id = self.release_held(fields.negotiated_version(), &mut out).or(last_id);
             }
             last_id = self.journal_message(fields).or(last_id);
             out.extend_from_slice(&event);
@@ -255,17 +251,19 @@ impl SseJournal {
         (out, last_id)
     }
 
-    /// Settles the priming policy of an undecided stream by the version its first message names,
-    /// and remembers that version for the session.
-    fn decide(&mut self, negotiated: Option<String>) {
-        self.priming = match negotiated {
-            Some(version) if self.session != "-" => {
-                self.versions.lock().unwrap_or_else(|p| p.into_inner()).insert(self.session.clone(), version.clone());
-                Priming::for_version(&version)
-            }
-            Some(version) => Priming::for_version(&version),
-            None => Priming::Pass,
-        };
+    /// Settles the priming policy of an undecided stream by the version its first message names
+    /// (none: nothing says the events must be withheld), remembers that version for the session,
+    /// and sends or withholds the data-less events held until then; returns the last id sent.
+    fn release_held(&mut self, negotiated: Option<String>, out: &mut Vec<u8>) -> Option<String> {
+        self.priming = negotiated.as_deref().map_or(Priming::Pass, Priming::for_version);
+        if let Some(version) = negotiated.filter(|_| self.session != "-") {
+            self.versions.lock().unwrap_or_else(|p| p.into_inner()).insert(self.session.clone(), version);
+        }
+        let mut last_id = None;
+        for (event, fields) in std::mem::take(&mut self.held) {
+            last_id = self.send_data_less(event, &fields, out).or(last_id);
+        }
+        last_id
     }
 
     /// Journals a data-less event and sends it on, withholds it, or sends its id alone, as the
@@ -299,11 +297,7 @@ impl SseJournal {
     fn finish(&mut self) -> Vec<u8> {
         let mut out = Vec::new();
         if self.priming == Priming::Undecided {
-            self.priming = Priming::Pass;
-            for held in std::mem::take(&mut self.held) {
-                let fields = SseFields::parse(&held);
-                self.send_data_less(held, &fields, &mut out);
-            }
+            self.release_held(None, &mut out);
         }
         let rest = std::mem::take(&mut self.buffer);
         if !rest.is_empty() {
