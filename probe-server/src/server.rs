@@ -30,6 +30,9 @@ pub struct ServeOptions {
     pub protocol_version: Option<String>,
     /// The server variant.
     pub variant: Variant,
+    /// In the interactive-withdrawn variant: how long before the request is withdrawn
+    /// (default [`WITHDRAW_AFTER`]).
+    pub withdraw_after: Option<Duration>,
 }
 
 /// How long the server waits for a client's answer to a server→client request.
@@ -151,7 +154,7 @@ impl ProbeServer {
     /// How long a legacy server→client request may wait for its answer.
     fn answer_timeout(&self) -> Duration {
         match self.shared.options.variant {
-            Variant::InteractiveWithdrawn => WITHDRAW_AFTER,
+            Variant::InteractiveWithdrawn => self.shared.options.withdraw_after.unwrap_or(WITHDRAW_AFTER),
             s if s.is_interactive() => PERSON_ANSWER_TIMEOUT,
             _ => CLIENT_ANSWER_TIMEOUT,
         }

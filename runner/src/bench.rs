@@ -19,10 +19,102 @@ pub struct BenchReport {
     pub journal_bytes: u64,
     pub self_test_runs: usize,
     pub self_test_seconds: f64,
+    pub self_test_jobs: usize,
     pub self_test_mismatches: usize,
+    /// The self-test runs' wall times added up (the work the concurrency spreads).
+    pub self_test_run_seconds_total: f64,
+    /// How fast the reference's answers to the server's questions were under this load, against
+    /// the auto-answer threshold: the margin of the timing verdicts.
+    pub answer_latency: AnswerLatency,
+    /// How many self-test runs took under 0.25, 0.5, 1, 2, 4 s, and longer.
+    pub self_test_run_histogram: [usize; 6],
+    /// The slowest self-test runs (what bounds the wall time), slowest first.
+    pub self_test_slowest: Vec<SlowRun>,
     /// Rendering a 50-column × 100-row matrix (markdown, then terminal table), per render.
     pub render_markdown_ms: f64,
     pub render_terminal_ms: f64,
+}
+
+/// The answers the server's elicitations got in the self-test's journals, split at the auto-answer
+/// threshold: answers given at once (an ablation or variation that does not ask the person)
+/// must stay under it, and the simulated person's must stay above it.
+#[derive(Debug, Default, Serialize)]
+pub struct AnswerLatency {
+    pub threshold_ms: f64,
+    pub answers: usize,
+    /// The slowest answer under the threshold, and how far below it that is.
+    pub slowest_fast_ms: f64,
+    pub fast_margin_ms: f64,
+    /// The quickest answer at or above the threshold, and how far above it that is.
+    pub quickest_slow_ms: f64,
+    pub slow_margin_ms: f64,
+}
+
+impl AnswerLatency {
+    /// Reads every server journal in `dir` (model journals aside).
+    fn of_journals(dir: &std::path::Path) -> Result<AnswerLatency> {
+        use probe_server::probes::AUTO_ANSWER_US;
+        use probe_server::surface as s;
+        // The threshold is the elicitation probes' (a sampling answer waits on a model).
+        let asks = [s::TOOL_ELICIT_FORM, s::TOOL_ELICIT_ENUMS, s::TOOL_ELICIT_URL];
+        let mut latencies = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.to_string_lossy().ends_with(".model.jsonl") {
+                continue;
+            }
+            let observations = probe_server::observe::Observations::from_read(probe_server::journal::read_journal(&path)?);
+            // In the interactive variants the person is the terminal driver, and the probes
+            // judge what the screen showed, not how fast the form came back.
+            if !observations.variant().is_interactive() {
+                latencies.extend(asks.iter().filter_map(|tool| observations.exchange(tool, "elicitation/create")?.latency_us));
+            }
+        }
+        let ms = |us: u64| us as f64 / 1000.0;
+        let threshold = ms(AUTO_ANSWER_US);
+        let slowest_fast = latencies.iter().filter(|&&us| us < AUTO_ANSWER_US).max().map_or(0.0, |&us| ms(us));
+        let quickest_slow = latencies.iter().filter(|&&us| us >= AUTO_ANSWER_US).min().map_or(f64::INFINITY, |&us| ms(us));
+        Ok(AnswerLatency {
+            threshold_ms: threshold,
+            answers: latencies.len(),
+            slowest_fast_ms: slowest_fast,
+            fast_margin_ms: threshold - slowest_fast,
+            quickest_slow_ms: quickest_slow,
+            slow_margin_ms: quickest_slow - threshold,
+        })
+    }
+}
+
+/// One self-test run and how long it took.
+#[derive(Debug, Serialize)]
+pub struct SlowRun {
+    pub run: String,
+    pub ms: u64,
+}
+
+fn histogram(results: &[crate::run::RunResult]) -> [usize; 6] {
+    let mut counts = [0; 6];
+    for r in results {
+        let bucket = [250, 500, 1000, 2000, 4000].iter().position(|&limit| r.duration_ms < limit).unwrap_or(5);
+        counts[bucket] += 1;
+    }
+    counts
+}
+
+/// The `count` slowest runs, slowest first.
+fn slowest(results: &[crate::run::RunResult], count: usize) -> Vec<SlowRun> {
+    let mut runs: Vec<SlowRun> = results
+        .iter()
+        .map(|r| {
+            let s = r.spec;
+            let who = if s.host { "host" } else { "client" };
+            let what = s.ablation.map(|a| a.id()).or(s.variation.map(|v| v.id())).unwrap_or("full");
+            SlowRun { run: format!("{} {} {} {who} {what}", s.transport.as_str(), s.era, s.variant), ms: r.duration_ms }
+        })
+        .collect();
+    runs.sort_by(|a, b| b.ms.cmp(&a.ms).then_with(|| a.run.cmp(&b.run)));
+    runs.truncate(count);
+    runs
 }
 
 /// A matrix of `columns` clients × `rows` probes with realistic cells.
@@ -99,9 +191,11 @@ pub fn journal_throughput(frames: u64) -> Result<(f64, u64)> {
 pub async fn run(frames: u64, jobs: usize, server_exe: std::path::PathBuf) -> Result<BenchReport> {
     let (journal_seconds, journal_bytes) = tokio::task::spawn_blocking(move || journal_throughput(frames)).await??;
     let specs = selftest::plan(&[Transport::Stdio, Transport::Http]);
+    let kept = tempfile::tempdir()?;
     let start = Instant::now();
-    let results = selftest::execute(specs, server_exe, jobs, None).await;
+    let results = selftest::execute(specs, server_exe, jobs, Some(kept.path().to_path_buf())).await;
     let self_test_seconds = start.elapsed().as_secs_f64();
+    let answer_latency = AnswerLatency::of_journals(kept.path())?;
     let report = selftest::evaluate(&results);
     let matrix = synthetic_matrix(50, 100);
     let render_markdown_ms = time_per_render(20, || crate::render::markdown::document(&matrix, &[]));
@@ -115,6 +209,11 @@ pub async fn run(frames: u64, jobs: usize, server_exe: std::path::PathBuf) -> Re
         journal_bytes,
         self_test_runs: report.runs,
         self_test_seconds,
+        self_test_jobs: jobs,
         self_test_mismatches: report.mismatches.len(),
+        self_test_run_seconds_total: results.iter().map(|r| r.duration_ms).sum::<u64>() as f64 / 1000.0,
+        self_test_run_histogram: histogram(&results),
+        answer_latency,
+        self_test_slowest: slowest(&results, 25),
     })
 }

@@ -132,6 +132,9 @@ pub enum MatrixCommand {
         /// Only these clients (repeatable); all profiles when absent.
         #[arg(long = "client", value_name = "NAME")]
         clients: Vec<String>,
+        /// How many runs at once, across the clients (each profile may allow fewer).
+        #[arg(long, value_name = "N", default_value_t = default_client_jobs())]
+        jobs: usize,
     },
     /// Write the JSON schema of records (generated from the Rust types); --check fails when stale.
     Schema {
@@ -173,6 +176,24 @@ pub struct ServeArgs {
     /// the same flag by its older name).
     #[arg(long, alias = "scenario", default_value = "standard", value_parser = parse_variant)]
     pub variant: probe_server::Variant,
+    /// In the interactive-withdrawn variant, withdraw the request after this many milliseconds
+    /// instead of 6 s (the self-test's person is quicker than a real one).
+    #[arg(long, value_name = "MS")]
+    pub withdraw_after_ms: Option<u64>,
+}
+
+/// How many reference runs at once by default: 16 per core. A run spends most of its time
+/// waiting (a simulated person's pause, a settled turn), not computing. Measured with `bench`
+/// on 2 cores: at 32 runs at once the slowest at-once answer took 30 ms (70 ms inside the
+/// 100 ms auto-answer threshold), at 64 it took 74 ms; hence no more than 16 per core.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get()) * 16
+}
+
+/// How many runs of real clients at once by default: 2 per core (a client starting up keeps a
+/// core busy; most of a run is waiting for it).
+pub fn default_client_jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get()) * 2
 }
 
 fn parse_variant(s: &str) -> Result<probe_server::Variant, probe_server::variant::UnknownVariant> {
@@ -259,6 +280,10 @@ pub struct ProbeArgs {
     /// Probe this many times in a row and compare the verdicts; exit 1 if any differ.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
     pub repeat: u32,
+    /// How many runs at once: server variants and transports of a client (a profile may allow
+    /// fewer); for the reference client, its runs.
+    #[arg(long, value_name = "N", default_value_t = default_client_jobs())]
+    pub jobs: usize,
     #[command(flatten)]
     pub format: FormatArgs,
 }
@@ -288,8 +313,8 @@ pub struct SelfTestArgs {
     /// Which transports to test.
     #[arg(long, value_enum, default_value_t = TransportChoice::Both)]
     pub transport: TransportChoice,
-    /// How many runs at once.
-    #[arg(long, default_value_t = 12)]
+    /// How many runs at once (default: 16 per core; the runs mostly wait).
+    #[arg(long, default_value_t = default_jobs())]
     pub jobs: usize,
     #[command(flatten)]
     pub format: FormatArgs,
@@ -300,8 +325,8 @@ pub struct BenchArgs {
     /// How many small frames to journal.
     #[arg(long, default_value_t = 1_000_000)]
     pub frames: u64,
-    /// How many self-test runs at once.
-    #[arg(long, default_value_t = 12)]
+    /// How many self-test runs at once (default: 16 per core).
+    #[arg(long, default_value_t = default_jobs())]
     pub jobs: usize,
     /// Run the storm benchmark instead: a retry loop of failing `resources/subscribe` requests at
     /// --storm-rate per second for --storm-seconds, over stdio and HTTP, at the probe server in

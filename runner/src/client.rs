@@ -5,7 +5,10 @@
 //! A client that hangs, crashes or never connects still yields a complete record.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use tokio::sync::{Semaphore, SemaphorePermit};
 
 use probe_server::journal::{concatenate, read_journal, write_events, Journal};
 use probe_server::note::Note;
@@ -25,6 +28,27 @@ pub struct Target {
     pub profile: Profile,
     pub executable: PathBuf,
     pub version: String,
+}
+
+/// How many runs of a client may go at once: the command's `--jobs` across everything it runs,
+/// and the client's own limit (`launch.max_parallel` in its profile).
+#[derive(Clone)]
+pub struct RunSlots {
+    all: Arc<Semaphore>,
+    client: Arc<Semaphore>,
+}
+
+impl RunSlots {
+    pub fn new(all: Arc<Semaphore>, profile: &Profile) -> RunSlots {
+        let own = profile.launch.max_parallel.unwrap_or(Semaphore::MAX_PERMITS).max(1);
+        RunSlots { all, client: Arc::new(Semaphore::new(own)) }
+    }
+
+    /// Waits for a slot; the run holds it until the value is dropped.
+    pub async fn take(&self) -> (Option<SemaphorePermit<'_>>, Option<SemaphorePermit<'_>>) {
+        let client = self.client.acquire().await.ok();
+        (client, self.all.acquire().await.ok())
+    }
 }
 
 /// One pass of a client over one transport: the probe server speaking both eras (the main
@@ -83,19 +107,29 @@ struct VariantRun {
 /// legacy-only server (its legacy behaviour and its fallback, as a record of its own); a host that
 /// chose the legacy era is run once against a 2026-07-28-only server, and whether it fell forward
 /// or failed is a note of the main record. Returns the records written to `out_dir`.
-pub async fn probe_all(target: &Target, transport: Transport, runs_wanted: crate::cli::RunKinds, server_exe: &Path, out_dir: &Path) -> Result<Vec<Record>, String> {
-    let mut main = probe(target, Pass::dual(transport), runs_wanted, server_exe, out_dir).await?;
+pub async fn probe_all(
+    target: &Target,
+    transport: Transport,
+    runs_wanted: crate::cli::RunKinds,
+    slots: &RunSlots,
+    server_exe: &Path,
+    out_dir: &Path,
+) -> Result<Vec<Record>, String> {
+    let mut main = probe(target, Pass::dual(transport), runs_wanted, slots, server_exe, out_dir).await?;
     if !runs_wanted.headless() {
         return Ok(vec![main]);
     }
     match main.era {
         Some(Era::Modern) => {
-            let legacy = probe(target, Pass { transport, eras: EraPolicy::Legacy }, runs_wanted, server_exe, out_dir).await?;
+            let legacy = probe(target, Pass { transport, eras: EraPolicy::Legacy }, runs_wanted, slots, server_exe, out_dir).await?;
             Ok(vec![main, legacy])
         }
         Some(Era::Legacy) => {
             let pass = Pass { transport, eras: EraPolicy::Modern };
-            let run = run_variant(target, pass, Variant::Standard, server_exe, out_dir).await?;
+            let run = {
+                let _slot = slots.take().await;
+                run_variant(target, pass, Variant::Standard, server_exe, out_dir).await?
+            };
             main.notes.push(format!("{} (journal {})", fall_forward_note(&run), journal_name(pass, Variant::Standard)));
             record::write(&main, out_dir).map_err(|e| format!("cannot write the record: {e}"))?;
             Ok(vec![main])
@@ -119,17 +153,23 @@ fn fall_forward_note(run: &VariantRun) -> String {
 
 /// Probes `target` in one pass, once per server variant that means anything over its transport;
 /// journals and the record go to `out_dir`.
-pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKinds, server_exe: &Path, out_dir: &Path) -> Result<Record, String> {
+pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKinds, slots: &RunSlots, server_exe: &Path, out_dir: &Path) -> Result<Record, String> {
     let started = Instant::now();
     let transport = pass.transport;
     std::fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
-    let mut runs = Vec::new();
-    for variant in Variant::ALL.into_iter().filter(|s| s.applies_to(transport) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s)) {
-        runs.push(run_variant(target, pass, variant, server_exe, out_dir).await?);
-    }
-    // What a person sees does not depend on the server's eras: the interactive runs go with the main pass.
+    let headless = Variant::ALL.into_iter().filter(|s| s.applies_to(transport) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s));
+    // Each run has its own scratch directory, stub, server and journals: they run at once, as
+    // many as the slots allow, and come back in the variants' order.
+    let mut runs = futures::future::try_join_all(headless.map(|variant| async move {
+        let _slot = slots.take().await;
+        run_variant(target, pass, variant, server_exe, out_dir).await
+    }))
+    .await?;
+    // What a person sees does not depend on the server's eras: the interactive runs go with the
+    // main pass, one after another (a person works one terminal at a time).
     if let Some(interactive) = target.profile.interactive.as_ref().filter(|_| transport == Transport::Stdio && runs_wanted.interactive() && pass.eras.is_dual()) {
         for variant in Variant::interactive() {
+            let _slot = slots.take().await;
             runs.push(run_interactive(target, interactive, variant, server_exe, out_dir).await?);
         }
     }

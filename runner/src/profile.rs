@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -86,6 +87,57 @@ pub struct Interactive {
     #[serde(default = "default_wait")]
     pub form_timeout_secs: u64,
     pub keys: KeyPlan,
+    /// How long a person's keys wait on the host's drawing; the defaults suit real hosts.
+    #[serde(default)]
+    pub pace: Pace,
+}
+
+/// The clocks of the keystroke plan, where no screen event can tell that the host is ready: a
+/// key without a visible effect, a host that drops a key arriving mid-redraw. Everything else
+/// waits for what it needs on screen or in the journal.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Pace {
+    /// How long a key may take to change the screen before the next key is sent anyway.
+    pub key_echo_ms: u64,
+    /// How long the screen must stay still after a key's echo before the next key.
+    pub key_settle_ms: u64,
+    /// Between two typed characters.
+    pub char_ms: u64,
+    /// How long the screen must stay still before it is saved.
+    pub screen_quiet_ms: u64,
+    /// After the host has listed the server's tools, before the prompt is typed.
+    pub ready_pause_ms: u64,
+    /// How long a URL request stays on screen, unanswered, while the browser trap watches for
+    /// a page opened without asking.
+    pub url_watch_ms: u64,
+}
+
+impl Default for Pace {
+    fn default() -> Pace {
+        Pace { key_echo_ms: 400, key_settle_ms: 150, char_ms: 30, screen_quiet_ms: 300, ready_pause_ms: 500, url_watch_ms: 2000 }
+    }
+}
+
+impl Pace {
+    pub fn key_echo(&self) -> Duration {
+        Duration::from_millis(self.key_echo_ms)
+    }
+    pub fn key_settle(&self) -> Duration {
+        Duration::from_millis(self.key_settle_ms)
+    }
+    pub fn char(&self) -> Duration {
+        Duration::from_millis(self.char_ms)
+    }
+    pub fn screen_quiet(&self) -> Duration {
+        Duration::from_millis(self.screen_quiet_ms)
+    }
+    pub fn ready_pause(&self) -> Duration {
+        Duration::from_millis(self.ready_pause_ms)
+    }
+    pub fn url_watch(&self) -> Duration {
+        Duration::from_millis(self.url_watch_ms)
+    }
 }
 
 fn default_columns() -> u16 {
@@ -108,6 +160,10 @@ pub struct KeyPlan {
     pub next_field: Vec<String>,
     /// Empties the focused text field.
     pub clear: Vec<String>,
+    /// What an empty text field shows after its label (a placeholder), if anything: a field
+    /// showing nothing or this is empty, and no more clear keys are pressed.
+    #[serde(default)]
+    pub empty_value: Option<String>,
     pub toggle: Vec<String>,
     /// Opens the focused enum field's options.
     pub expand: Vec<String>,
@@ -227,6 +283,10 @@ pub struct Launch {
     #[serde(default)]
     pub prompt: String,
     pub timeout_secs: u64,
+    /// At most this many runs of the client at once: for a host that cannot run twice, or whose
+    /// answers come close to a timing threshold when the machine is busy.
+    #[serde(default)]
+    pub max_parallel: Option<usize>,
 }
 
 impl Profile {

@@ -56,6 +56,9 @@ impl RunResult {
     }
 }
 
+/// How long the server waits before withdrawing its request from the fake terminal host.
+const REFERENCE_WITHDRAW_AFTER_MS: u64 = 1500;
+
 /// How long the stdio server may take to notice the client has gone and finish its journal.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -157,6 +160,8 @@ async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Scratch, journ
     }
     args.push(server_exe.display().to_string());
     args.extend(session::stdio_server_args(&server_journal, spec.variant, EraPolicy::Dual));
+    // The reference person answers at once: the server need not wait a real person's 6 s.
+    args.extend(["--withdraw-after-ms".to_string(), REFERENCE_WITHDRAW_AFTER_MS.to_string()]);
     let marker = format!("terminal-host-{}-{}-{}-{}", spec.era, spec.variant, spec.ablation.map_or("full", Ablation::id), std::process::id());
     let launch = crate::terminal::HostLaunch {
         program: server_exe.to_path_buf(),

@@ -94,28 +94,47 @@ pub fn plan(transports: &[Transport]) -> Vec<RunSpec> {
     specs
 }
 
-/// Runs the plan with at most `jobs` runs at once.
+/// Runs the plan with at most `jobs` runs at once, the slowest kinds of run started first (so
+/// the last to finish is not a slow one started late); results come back in the plan's order.
 pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep_dir: Option<PathBuf>) -> Vec<RunResult> {
     let limit = Arc::new(Semaphore::new(jobs.max(1)));
     let exe = Arc::new(server_exe);
     let keep = Arc::new(keep_dir);
-    let handles: Vec<_> = specs
+    let mut order: Vec<usize> = (0..specs.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(expected_length(&specs[i])));
+    let mut handles: Vec<_> = order
         .into_iter()
-        .map(|spec| {
-            let (limit, exe, keep) = (limit.clone(), exe.clone(), keep.clone());
-            tokio::spawn(async move {
-                let _permit = limit.acquire_owned().await;
-                run_reference(spec, &exe, keep.as_deref()).await
-            })
+        .map(|i| {
+            let (limit, exe, keep, spec) = (limit.clone(), exe.clone(), keep.clone(), specs[i]);
+            (
+                i,
+                tokio::spawn(async move {
+                    let _permit = limit.acquire_owned().await;
+                    run_reference(spec, &exe, keep.as_deref()).await
+                }),
+            )
         })
         .collect();
+    handles.sort_by_key(|(i, _)| *i);
     let mut results = Vec::new();
-    for handle in handles {
+    for (_, handle) in handles {
         if let Ok(result) = handle.await {
             results.push(result);
         }
     }
     results
+}
+
+/// A rank of how long a run usually takes: a person working a form in a terminal, then the
+/// HTTP runs (a loopback server, streams that drop and sessions that expire), then the host's
+/// conversations with the model stub, then the client's plain runs.
+fn expected_length(spec: &RunSpec) -> u8 {
+    match spec {
+        s if s.variant.is_interactive() => 3,
+        s if s.transport == Transport::Http => 2,
+        s if s.host => 1,
+        _ => 0,
+    }
 }
 
 /// Compares the runs against the ground truth and builds the report.

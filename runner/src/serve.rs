@@ -15,7 +15,12 @@ pub struct BadInput(pub String);
 
 pub async fn serve(args: ServeArgs) -> Result<()> {
     let journal = Journal::create(&args.journal).map_err(|e| BadInput(e.to_string()))?;
-    let options = ServeOptions { era: args.era, protocol_version: args.protocol_version, variant: args.variant };
+    let options = ServeOptions {
+        era: args.era,
+        protocol_version: args.protocol_version,
+        variant: args.variant,
+        withdraw_after: args.withdraw_after_ms.map(std::time::Duration::from_millis),
+    };
     if args.stdio {
         // stdout carries protocol bytes only; everything else goes to stderr or the journal.
         return stdio::serve_stdio(tokio::io::stdin(), tokio::io::stdout(), journal, options).await.context("stdio server failed");

@@ -67,7 +67,7 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
             }
             Ok(crate::exit::OK)
         }
-        MatrixCommand::Refresh { check, records, out, clients } => refresh(check, &records, &out, &clients, &server_exe).await,
+        MatrixCommand::Refresh { check, records, out, clients, jobs } => refresh(check, &records, &out, &clients, jobs, &server_exe).await,
         MatrixCommand::Schema { out, check } => {
             let schema = record::schema();
             if check {
@@ -101,7 +101,7 @@ fn essentials(records: &[Located]) -> std::collections::BTreeMap<(String, String
         .collect()
 }
 
-async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], server_exe: &Path) -> Result<u8> {
+async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs: usize, server_exe: &Path) -> Result<u8> {
     let all = profile::load_all(&profile::default_dir()).map_err(crate::exit::bad_input_from)?;
     if let Some(unknown) = only.iter().find(|name| !all.iter().any(|p| &p.name == *name)) {
         let known: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
@@ -111,19 +111,30 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], serve
     let scratch = tempfile::tempdir()?;
     let target_root = if check { scratch.path().to_path_buf() } else { records.to_path_buf() };
     let transports = [crate::run::Transport::Stdio, crate::run::Transport::Http];
-    let total = profiles.len() * transports.len();
-    let mut done = 0;
+    let mut targets = Vec::new();
     for profile in &profiles {
         let installed = install::ensure_installed(profile).await?;
-        let target = client::Target { profile: profile.clone(), executable: installed.executable, version: installed.version.clone() };
-        let dir = record::record_dir(&target_root, &profile.name, &installed.version);
-        for transport in transports {
-            done += 1;
-            let bar = format!("{}{}", "#".repeat(done), ".".repeat(total - done));
-            eprintln!("[{bar}] {done}/{total} {}@{} over {} ({} probes)", profile.name, installed.version, transport.as_str(), probe_server::registry::probes().len());
-            client::probe_all(&target, transport, crate::cli::RunKinds::All, server_exe, &dir).await.map_err(|e| anyhow!(e))?;
-        }
+        targets.push(client::Target { profile: profile.clone(), executable: installed.executable, version: installed.version.clone() });
     }
+    // Every client over every transport at once, as many runs as `jobs` allows.
+    let all_slots = std::sync::Arc::new(tokio::sync::Semaphore::new(jobs.max(1)));
+    let total = targets.len() * transports.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let passes = targets.iter().flat_map(|target| {
+        let slots = client::RunSlots::new(all_slots.clone(), &target.profile);
+        let dir = record::record_dir(&target_root, &target.profile.name, &target.version);
+        let done = &done;
+        transports.map(move |transport| {
+            let (slots, dir) = (slots.clone(), dir.clone());
+            async move {
+                client::probe_all(target, transport, crate::cli::RunKinds::All, &slots, server_exe, &dir).await.map_err(|e| anyhow!(e))?;
+                let finished = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                eprintln!("[{finished}/{total}] {}@{} over {} done", target.profile.name, target.version, transport.as_str());
+                anyhow::Ok(())
+            }
+        })
+    });
+    futures::future::try_join_all(passes).await?;
     if !check {
         std::fs::write(out, markdown(records, out)?)?;
         eprintln!("mcp-client-probe: records rewritten under {}; {} rendered", records.display(), out.display());

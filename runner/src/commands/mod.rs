@@ -62,7 +62,27 @@ pub async fn dispatch(command: Command) -> Result<u8> {
                         report.journal_frames_per_second,
                         report.journal_bytes
                     );
-                    crate::out!("self-test: {} runs in {:.2} s, {} mismatches", report.self_test_runs, report.self_test_seconds, report.self_test_mismatches);
+                    crate::out!(
+                        "self-test: {} runs in {:.2} s ({} jobs), {} mismatches; the runs' own times add up to {:.1} s",
+                        report.self_test_runs,
+                        report.self_test_seconds,
+                        report.self_test_jobs,
+                        report.self_test_mismatches,
+                        report.self_test_run_seconds_total
+                    );
+                    let a = &report.answer_latency;
+                    crate::out!(
+                        "answers to the server's questions ({}): slowest at-once {:.1} ms ({:.1} ms under the {} ms threshold), quickest by the person {:.1} ms ({:.1} ms over it)",
+                        a.answers,
+                        a.slowest_fast_ms,
+                        a.fast_margin_ms,
+                        a.threshold_ms,
+                        a.quickest_slow_ms,
+                        a.slow_margin_ms
+                    );
+                    for run in report.self_test_slowest.iter().take(5) {
+                        crate::out!("  slow run: {} ms  {}", run.ms, run.run);
+                    }
                     crate::out!("render 50 clients × 100 probes: markdown {:.2} ms, terminal table {:.2} ms", report.render_markdown_ms, report.render_terminal_ms);
                 }
             }

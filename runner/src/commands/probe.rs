@@ -26,7 +26,7 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
             }
         }
     }
-    let results = selftest::execute(specs, own_exe()?, 4, args.keep_journals).await;
+    let results = selftest::execute(specs, own_exe()?, args.jobs, args.keep_journals).await;
     for failed in results.iter().filter_map(|r| r.harness_error.as_ref()) {
         eprintln!("mcp-client-probe: harness error: {failed}");
     }
@@ -61,7 +61,7 @@ fn command_profile(command_line: &str, timeout: u64, dialect: Option<stub::Diale
         install: profile::Install { npm: None, pypi: None, python: None, version: "unversioned".into(), executable: program.clone(), shares: None },
         version: profile::VersionCheck { args: Vec::new(), word: 1 },
         files: Vec::new(),
-        launch: profile::Launch { args: args.to_vec(), steps: Vec::new(), env: Default::default(), prompt: String::new(), timeout_secs: timeout },
+        launch: profile::Launch { args: args.to_vec(), steps: Vec::new(), env: Default::default(), prompt: String::new(), timeout_secs: timeout, max_parallel: None },
         skills: None,
         interactive: None,
     };
@@ -116,9 +116,18 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     let mut repeats_differ = false;
     for round in 1..=args.repeat {
         let mut round_records = Vec::new();
-        for transport in args.transport.transports() {
-            eprintln!("mcp-client-probe: probing {}@{} over {} (round {round} of {})", target.profile.name, target.version, transport.as_str(), args.repeat);
-            let written = client::probe_all(&target, transport, args.runs, &own_exe()?, &dir).await.map_err(|e| anyhow::anyhow!(e))?;
+        let slots = client::RunSlots::new(std::sync::Arc::new(tokio::sync::Semaphore::new(args.jobs.max(1))), &target.profile);
+        let exe = own_exe()?;
+        let transports = args.transport.transports();
+        eprintln!(
+            "mcp-client-probe: probing {}@{} over {} (round {round} of {})",
+            target.profile.name,
+            target.version,
+            transports.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" and "),
+            args.repeat
+        );
+        let passes = transports.iter().map(|&transport| client::probe_all(&target, transport, args.runs, &slots, &exe, &dir));
+        for written in futures::future::try_join_all(passes).await.map_err(|e| anyhow::anyhow!(e))? {
             for record in written {
                 eprintln!("mcp-client-probe: {} done in {} ms; record in {}", record.column_transport(), record.duration_ms, dir.display());
                 round_records.push(record);

@@ -48,6 +48,17 @@ decline_label = "Decline"
 next_button = ["Tab"]
 press = ["Enter"]
 cancel = ["Esc"]
+empty_value = "(empty)"
+
+# The host draws each screen in one write and reads keys in order: no key needs to wait for a
+# redraw, and a page it opens on its own is opened before the request is drawn.
+[pace]
+key_echo_ms = 1000
+key_settle_ms = 0
+char_ms = 0
+screen_quiet_ms = 20
+ready_pause_ms = 0
+url_watch_ms = 100
 "#;
 
 pub fn profile() -> Interactive {

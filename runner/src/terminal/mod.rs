@@ -90,15 +90,11 @@ struct Stop(String);
 
 type Step = Result<(), Stop>;
 
-/// How long one key may take to show its effect.
+/// How long a key whose effect is expected may take to show it (callers wait for the effect;
+/// `press` itself waits only the profile's `pace.key_echo_ms` for any change).
 const KEY_EFFECT: Duration = Duration::from_millis(1500);
-/// How long `press` waits for a key to change the screen before the next key; callers that
-/// need the effect wait for it themselves (up to `KEY_EFFECT`).
-const KEY_ECHO: Duration = Duration::from_millis(400);
 /// How long the host has to answer the server once the person has answered the form.
 const ANSWER_WAIT: Duration = Duration::from_secs(10);
-/// How long the URL request stays on screen, unanswered, while the browser trap watches.
-const URL_WATCH: Duration = Duration::from_secs(2);
 /// How long to wait for the server to withdraw its request (it does after 6 s).
 const WITHDRAWAL_WAIT: Duration = Duration::from_secs(30);
 /// How long a late answer has to reach the server.
@@ -185,9 +181,24 @@ fn wait_for_journal(path: &Path, wanted: impl Fn(&Event) -> bool, timeout: Durat
         if Instant::now() > deadline || give_up() {
             return false;
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(JOURNAL_LOOK);
     }
 }
+
+/// Waits until the server's journal has more than `lines` lines, at most `timeout`.
+fn wait_for_lines(path: &Path, lines: usize, timeout: Duration, mut give_up: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + timeout;
+    while journal_lines(path) <= lines {
+        if Instant::now() > deadline || give_up() {
+            return false;
+        }
+        std::thread::sleep(JOURNAL_LOOK);
+    }
+    true
+}
+
+/// How often a wait on the server's journal looks at it again.
+const JOURNAL_LOOK: Duration = Duration::from_millis(10);
 
 /// The server's events with the driver's notes inserted after the event count each was taken
 /// at, renumbered; a note's time is that of the event before it.
@@ -235,7 +246,7 @@ impl Driver<'_> {
 
     /// Saves the settled screen under `label`.
     fn save_screen(&mut self, label: &str) -> String {
-        let screen = self.pty.settle(Duration::from_millis(300), Duration::from_secs(2));
+        let screen = self.pty.settle(self.plan.pace.screen_quiet(), Duration::from_secs(2));
         self.screens.push_str(&format!("=== {label}\n{screen}\n\n"));
         self.note(Note::Screen.detail(json!({"label": label, "text": screen})));
         screen
@@ -260,22 +271,30 @@ impl Driver<'_> {
             let bytes = keys::bytes(key).ok_or_else(|| Stop(format!("unknown key {key}")))?;
             let before = self.pty.screen();
             self.pty.send(bytes).map_err(|e| Stop(format!("cannot type into the terminal: {e}")))?;
-            self.pty.wait_for(KEY_ECHO, |s| s != before);
+            self.pty.wait_for(self.plan.pace.key_echo(), |s| s != before);
             // Let the host finish redrawing before the next key: some hosts drop a key that
             // arrives mid-redraw.
-            self.pty.settle(Duration::from_millis(150), Duration::from_secs(1));
+            self.pty.settle(self.plan.pace.key_settle(), Duration::from_secs(1));
         }
         Ok(())
     }
 
     fn type_text(&mut self, text: &str, why: &str) -> Step {
         self.note(Note::Keys.detail(json!({"text": text, "why": why})));
-        for c in text.chars() {
+        let before = self.pty.screen();
+        let pace = self.plan.pace;
+        for (i, c) in text.chars().enumerate() {
+            if i > 0 {
+                std::thread::sleep(pace.char());
+            }
             let mut buf = [0u8; 4];
             self.pty.send(c.encode_utf8(&mut buf).as_bytes()).map_err(|e| Stop(format!("cannot type into the terminal: {e}")))?;
-            std::thread::sleep(Duration::from_millis(30));
         }
-        std::thread::sleep(Duration::from_millis(200));
+        // Wait for the text's end to be drawn (the caller checks where it landed), then for the
+        // redraw to finish.
+        let tail: String = text.chars().rev().take(16).collect::<Vec<_>>().into_iter().rev().collect();
+        self.pty.wait_for(KEY_EFFECT, |s| s != before && s.contains(&tail));
+        self.pty.settle(pace.key_settle(), Duration::from_secs(1));
         Ok(())
     }
 
@@ -342,12 +361,17 @@ impl Driver<'_> {
         Ok(())
     }
 
-    /// Presses the clear keys until the focused field stops changing (a host may delete one
-    /// character per press, or the whole value at once).
+    /// Presses the clear keys until the focused field shows it is empty, or stops changing (a
+    /// host may delete one character per press, or the whole value at once).
     fn clear_field(&mut self, label: &str) -> Step {
         let clear = self.plan.keys.clear.clone();
         for _ in 0..MAX_CLEARS {
-            let before = self.focused(&self.pty.screen());
+            let screen = self.pty.screen();
+            let empty = self.plan.keys.empty_value.as_deref();
+            if self.focused(&screen).iter().any(|t| field_value(t, label).is_some_and(|v| v.is_empty() || Some(v) == empty)) {
+                return Ok(());
+            }
+            let before = self.focused(&screen);
             self.press(&clear, &format!("empty {label}"))?;
             if !self.focus_changed_from(&before) {
                 return Ok(());
@@ -368,7 +392,8 @@ impl Driver<'_> {
         if !wait_for_journal(journal, |e| e.method.as_deref() == Some("tools/list"), ready, || pty.exited().is_some()) {
             return Err(Stop(format!("the host did not list the server's tools within {} s", ready.as_secs())));
         }
-        std::thread::sleep(Duration::from_millis(500));
+        self.pty.wait_for(ready, |s| !s.trim().is_empty());
+        std::thread::sleep(self.plan.pace.ready_pause());
         self.save_screen("ready");
         self.type_text(prompt, "type the prompt")?;
         let submit = self.plan.submit.clone();
@@ -427,7 +452,7 @@ impl Driver<'_> {
                 }
             }
             Variant::InteractiveUrl => {
-                let until = Instant::now() + URL_WATCH;
+                let until = Instant::now() + self.plan.pace.url_watch();
                 while Instant::now() < until {
                     self.check_trap();
                     std::thread::sleep(Duration::from_millis(100));
@@ -441,8 +466,11 @@ impl Driver<'_> {
                 let screen = self.save_screen(plan::AFTER_WITHDRAWAL);
                 if screen.contains(message) {
                     // The person, who saw nothing change, answers late.
+                    let lines = journal_lines(self.server_journal);
                     self.press_accept()?;
-                    std::thread::sleep(LATE_ANSWER_WAIT);
+                    // Whatever the host sends now reaches the journal as a new line.
+                    let (journal, pty) = (self.server_journal, &mut self.pty);
+                    wait_for_lines(journal, lines, LATE_ANSWER_WAIT, || pty.exited().is_some());
                     self.save_screen(plan::AFTER_LATE_ANSWER);
                 }
                 return Ok(());
@@ -457,6 +485,14 @@ impl Driver<'_> {
             Err(Stop(format!("the form was still on screen {} s after the answer", ANSWER_WAIT.as_secs())))
         }
     }
+}
+
+/// The value a focused line shows for the field `label` (`label: value`, a required mark or
+/// other decoration before the colon allowed), or none if the line is not that field's.
+fn field_value<'a>(focused: &'a str, label: &str) -> Option<&'a str> {
+    let rest = focused.strip_prefix(label)?;
+    let (decoration, value) = rest.split_once(':')?;
+    decoration.chars().all(|c| c == ' ' || c == '*').then(|| value.trim())
 }
 
 /// `Driver::focused` for a screen, without the driver.
@@ -485,6 +521,15 @@ mod tests {
         assert_eq!(kinds, vec!["\"screen\"", "ClientToServer", "\"screen\"", "ServerToClient", "\"keys\""]);
         assert_eq!(joined.events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
         assert_eq!(joined.events[2].t_us, 5);
+    }
+
+    #[test]
+    fn a_field_value_is_read_after_its_label_and_colon() {
+        assert_eq!(field_value("count *: (empty)", "count"), Some("(empty)"));
+        assert_eq!(field_value("count: Type something…", "count"), Some("Type something…"));
+        assert_eq!(field_value("count:", "count"), Some(""));
+        assert_eq!(field_value("counter: 3", "count"), None);
+        assert_eq!(field_value("Accept  Decline", "count"), None);
     }
 
     #[test]

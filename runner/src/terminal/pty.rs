@@ -5,8 +5,7 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use portable_pty::{native_pty_system, Child, CommandBuilder, PtySize};
@@ -38,10 +37,42 @@ fn nonzero(n: u16) -> std::num::NonZeroU16 {
 /// How much raw output is kept for the record.
 const RAW_CAP: usize = 4 * 1024 * 1024;
 
+/// A count of the bytes read, with a signal for whoever waits for more.
+#[derive(Default)]
+struct Received {
+    bytes: Mutex<u64>,
+    more: Condvar,
+}
+
+impl Received {
+    fn add(&self, n: usize) {
+        if let Ok(mut bytes) = self.bytes.lock() {
+            *bytes += n as u64;
+        }
+        self.more.notify_all();
+    }
+
+    fn now(&self) -> u64 {
+        self.bytes.lock().map(|b| *b).unwrap_or(0)
+    }
+
+    /// Waits until more than `seen` bytes have arrived, at most `timeout`; returns the count.
+    fn wait_past(&self, seen: u64, timeout: Duration) -> u64 {
+        let Ok(bytes) = self.bytes.lock() else { return seen };
+        match self.more.wait_timeout_while(bytes, timeout, |b| *b == seen) {
+            Ok((bytes, _)) => *bytes,
+            Err(_) => seen,
+        }
+    }
+}
+
+/// How often a wait looks whether the program has ended while no output arrives.
+const EXIT_CHECK: Duration = Duration::from_millis(50);
+
 pub struct Pty {
     parser: Arc<Mutex<vt100::Parser>>,
     /// Bytes read so far: a change means the screen may have changed.
-    received: Arc<AtomicU64>,
+    received: Arc<Received>,
     raw: Arc<Mutex<Vec<u8>>>,
     writer: Box<dyn Write + Send>,
     child: Box<dyn Child + Send + Sync>,
@@ -65,7 +96,7 @@ impl Pty {
         let mut reader = pair.master.try_clone_reader().map_err(|e| spawn_error(e.to_string()))?;
         let writer = pair.master.take_writer().map_err(|e| spawn_error(e.to_string()))?;
         let parser = Arc::new(Mutex::new(vt100::Parser::new(nonzero(spec.rows), nonzero(spec.columns), 0)));
-        let received = Arc::new(AtomicU64::new(0));
+        let received = Arc::new(Received::default());
         let raw = Arc::new(Mutex::new(Vec::new()));
         let (p, r, w) = (parser.clone(), received.clone(), raw.clone());
         std::thread::spawn(move || {
@@ -81,7 +112,7 @@ impl Pty {
                     let room = RAW_CAP.saturating_sub(raw.len());
                     raw.extend_from_slice(&chunk[..n.min(room)]);
                 }
-                r.fetch_add(n as u64, Ordering::SeqCst);
+                r.add(n);
             }
         });
         Ok(Pty { parser, received, raw, writer, child, _master: pair.master })
@@ -101,34 +132,37 @@ impl Pty {
     }
 
     /// Waits until `condition` holds on the screen, or the timeout passes, or the program ends.
+    /// The screen is looked at again whenever output arrives.
     pub fn wait_for(&mut self, timeout: Duration, mut condition: impl FnMut(&str) -> bool) -> Option<String> {
         let deadline = Instant::now() + timeout;
         loop {
+            let seen = self.received.now();
             let screen = self.screen();
             if condition(&screen) {
                 return Some(screen);
             }
-            if Instant::now() > deadline || self.exited().is_some() {
+            let now = Instant::now();
+            if now > deadline || self.exited().is_some() {
                 return None;
             }
-            std::thread::sleep(Duration::from_millis(50));
+            self.received.wait_past(seen, (deadline - now).min(EXIT_CHECK));
         }
     }
 
     /// Waits until nothing new has been written for `quiet` (at most `max`), and returns the screen.
     pub fn settle(&self, quiet: Duration, max: Duration) -> String {
         let deadline = Instant::now() + max;
-        let mut last = self.received.load(Ordering::SeqCst);
-        let mut since = Instant::now();
-        while Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(25));
-            let now = self.received.load(Ordering::SeqCst);
-            if now != last {
-                last = now;
-                since = Instant::now();
-            } else if since.elapsed() >= quiet {
+        let mut last = self.received.now();
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
                 break;
             }
+            let seen = self.received.wait_past(last, quiet.min(deadline - now));
+            if seen == last {
+                break;
+            }
+            last = seen;
         }
         self.screen()
     }
