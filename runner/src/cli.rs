@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use probe_server::EraPolicy;
 
-use crate::reference::Ablation;
-use crate::run::Transport;
+use crate::drivers::reference::Ablation;
+use crate::session::run::Transport;
 
 /// Measures what MCP clients actually do, as opposed to what they declare.
 #[derive(Debug, Parser)]
@@ -60,7 +60,7 @@ pub struct TerminalHostArgs {
     pub era: probe_server::Era,
     /// Behave like a faulty host (repeatable).
     #[arg(long, value_enum)]
-    pub fault: Vec<crate::reference::terminal_host::Fault>,
+    pub fault: Vec<crate::drivers::reference::terminal_host::Fault>,
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     pub server: Vec<String>,
 }
@@ -253,7 +253,7 @@ pub struct ProbeArgs {
     /// For --command: the host talks to a model in this dialect; the model stub is started and
     /// `{stub_url}` in the command line becomes its base URL.
     #[arg(long, value_enum, requires = "command")]
-    pub dialect: Option<crate::stub::Dialect>,
+    pub dialect: Option<crate::drivers::stub::Dialect>,
     /// Where records go: `<DIR>/<client>/<version>/<transport>.json` with journals beside them.
     #[arg(long, value_name = "DIR", default_value = DEFAULT_RECORDS)]
     pub records: PathBuf,
@@ -304,7 +304,7 @@ impl RunKinds {
     }
 }
 
-fn parse_ablation(s: &str) -> Result<Ablation, crate::reference::ablation::UnknownAblation> {
+fn parse_ablation(s: &str) -> Result<Ablation, crate::drivers::reference::ablation::UnknownAblation> {
     s.parse()
 }
 
@@ -328,6 +328,15 @@ pub struct BenchArgs {
     /// How many self-test runs at once (default: 16 per core).
     #[arg(long, default_value_t = default_jobs())]
     pub jobs: usize,
+    /// Bench probing this real client instead (a profile name): the headless probe one run at a
+    /// time and with --client-jobs at once, and --rounds rounds of its interactive runs.
+    #[arg(long, value_name = "NAME")]
+    pub client: Option<String>,
+    #[arg(long, value_name = "N", default_value_t = default_client_jobs())]
+    pub client_jobs: usize,
+    /// Rounds of the client's interactive runs (0: none).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub rounds: u32,
     /// Run the storm benchmark instead: a retry loop of failing `resources/subscribe` requests at
     /// --storm-rate per second for --storm-seconds, over stdio and HTTP, at the probe server in
     /// its own process (server variant subscribe-fails).

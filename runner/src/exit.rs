@@ -73,7 +73,7 @@ pub fn code_of(error: &anyhow::Error) -> u8 {
     if let Some(exit) = error.downcast_ref::<Exit>() {
         return exit.code;
     }
-    if error.downcast_ref::<crate::serve::BadInput>().is_some() {
+    if error.downcast_ref::<crate::commands::serve::BadInput>().is_some() {
         return BAD_INPUT;
     }
     HARNESS

@@ -3,28 +3,16 @@
 //! Exit codes (see [`exit`]): 0 success; 1 a comparison failed (the self-test, `--expect`,
 //! `matrix check`); 2 bad input (usage, unreadable or invalid files); 3 the harness itself failed.
 
-mod baseline;
 mod bench;
 mod cli;
-mod client;
+mod clients;
 mod commands;
-mod diff;
+mod drivers;
 mod exit;
-mod findings;
-mod install;
-mod launch;
-mod matrix;
-mod profile;
-mod record;
-mod reference;
+mod records;
 mod render;
-mod run;
 mod selftest;
-mod serve;
 mod session;
-mod storm;
-mod stub;
-mod terminal;
 
 use std::process::ExitCode;
 

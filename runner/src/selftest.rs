@@ -13,10 +13,10 @@ use probe_server::{registry, Era, Variant};
 use serde::Serialize;
 use tokio::sync::Semaphore;
 
-use crate::matrix::{self, AblatedCell, Matrix};
-use crate::reference::variation::Runner;
-use crate::reference::{Ablation, Variation};
-use crate::run::{merge_variants, run_reference, RunResult, RunSpec, Transport};
+use crate::drivers::reference::variation::Runner;
+use crate::drivers::reference::{Ablation, Variation};
+use crate::records::matrix::{self, AblatedCell, Matrix};
+use crate::session::run::{merge_variants, run_reference, RunResult, RunSpec, Transport};
 
 /// One way the self-test failed.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]

@@ -131,3 +131,67 @@ fn interactive_verdicts_cite_the_screen_and_what_the_server_received() {
     let note = stopped.event(verdict.evidence[0]).unwrap();
     assert!(note.detail.as_ref().unwrap()["screen"].as_str().unwrap().contains("untitled_single"));
 }
+
+/// Every `clientInfo` object in `value` (however deep) renamed to an anonymous client.
+fn anonymise(value: &mut serde_json::Value) -> bool {
+    let mut changed = false;
+    match value {
+        serde_json::Value::Object(map) => {
+            if let Some(info) = map.get_mut("clientInfo").and_then(serde_json::Value::as_object_mut) {
+                info.insert("name".into(), "anonymous-client".into());
+                info.insert("version".into(), "0.0.0".into());
+                info.remove("title");
+                changed = true;
+            }
+            for child in map.values_mut() {
+                changed |= anonymise(child);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for child in items {
+                changed |= anonymise(child);
+            }
+        }
+        _ => {}
+    }
+    changed
+}
+
+/// Principle 1: a verdict never branches on who the client says it is. Each recorded journal is
+/// judged again with every `clientInfo` renamed; every verdict must come out the same.
+#[test]
+fn verdicts_do_not_depend_on_the_clients_name_or_version() {
+    let mut renamed = 0;
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/journals")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let anonymous: Vec<String> = text
+            .lines()
+            .map(|line| {
+                let Ok(mut event) = serde_json::from_str::<serde_json::Value>(line) else { return line.to_string() };
+                let Some(mut frame) = event["raw"].as_str().and_then(|raw| serde_json::from_str::<serde_json::Value>(raw).ok()) else { return line.to_string() };
+                if !anonymise(&mut frame) {
+                    return line.to_string();
+                }
+                renamed += 1;
+                event["raw"] = frame.to_string().into();
+                event.to_string()
+            })
+            .collect();
+        let judge = |text: &str| registry::judge_all(&Observations::from_text(text).unwrap());
+        let ending = if text.ends_with('\n') { "\n" } else { "" };
+        let (named, nameless) = (judge(&text), judge(&(anonymous.join("\n") + ending)));
+        assert_eq!(named.len(), nameless.len());
+        for (a, b) in named.iter().zip(&nameless) {
+            assert_eq!((&a.probe, a.outcome, &a.evidence), (&b.probe, b.outcome, &b.evidence), "{}", path.display());
+            // A detail may quote what the client said its name is; otherwise it is the same.
+            if !b.detail.contains("anonymous-client") {
+                assert_eq!(a.detail, b.detail, "{} {}", path.display(), a.probe);
+            }
+        }
+    }
+    assert!(renamed > 20, "the journals name their clients in {renamed} frames only");
+}

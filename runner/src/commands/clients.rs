@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use crate::cli;
 use crate::exit::{self, bad_input};
-use crate::{install, profile};
+use crate::{clients::install, clients::profile};
 
 pub async fn clients(command: cli::ClientsCommand) -> Result<u8> {
     match command {

@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use crate::cli::{self, Format};
 use crate::exit::{self, Exit};
-use crate::run;
+use crate::session::run;
 
 pub fn judge(args: cli::JudgeArgs) -> Result<u8> {
     let (observations, verdicts) = run::judge_recorded(&args.journal).map_err(|e| Exit { code: exit::BAD_INPUT, message: e.to_string() })?;

@@ -2,11 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 
 use crate::cli::{Format, MatrixCommand, MatrixFormat};
-use crate::record::{self, Located, Record};
-use crate::{client, diff, findings, install, matrix, profile, render};
+use crate::records::{self, Located, Record};
+use crate::{clients::install, clients::profile, records::diff, records::findings, records::matrix, render, session::client};
 
 /// The records directory as the matrix document links to it.
 fn link_prefix(records: &Path, out: &Path) -> String {
@@ -16,14 +16,14 @@ fn link_prefix(records: &Path, out: &Path) -> String {
 
 /// The markdown document for the records under `records`, as it would be written to `out`.
 pub fn markdown(records: &Path, out: &Path) -> Result<String> {
-    let located = record::load(records).map_err(crate::exit::bad_input_from)?;
+    let located = records::load(records).map_err(crate::exit::bad_input_from)?;
     let matrix = matrix::from_records(&located, &link_prefix(records, out));
     let plain: Vec<&Record> = located.iter().map(|l| &l.record).collect();
     Ok(render::markdown::document(&matrix, &findings::findings(&plain)))
 }
 
 fn load_records(path: &Path) -> Result<Vec<Located>> {
-    record::load(path).map_err(crate::exit::bad_input_from)
+    records::load(path).map_err(crate::exit::bad_input_from)
 }
 
 /// Runs one `matrix` command; returns the exit code.
@@ -69,7 +69,7 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
         }
         MatrixCommand::Refresh { check, records, out, clients, jobs } => refresh(check, &records, &out, &clients, jobs, &server_exe).await,
         MatrixCommand::Schema { out, check } => {
-            let schema = record::schema();
+            let schema = records::schema();
             if check {
                 let current = std::fs::read_to_string(&out).unwrap_or_default();
                 if current != schema {
@@ -110,7 +110,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
     let profiles: Vec<_> = all.into_iter().filter(|p| only.is_empty() || only.contains(&p.name)).collect();
     let scratch = tempfile::tempdir()?;
     let target_root = if check { scratch.path().to_path_buf() } else { records.to_path_buf() };
-    let transports = [crate::run::Transport::Stdio, crate::run::Transport::Http];
+    let transports = [crate::session::run::Transport::Stdio, crate::session::run::Transport::Http];
     let mut targets = Vec::new();
     for profile in &profiles {
         let installed = install::ensure_installed(profile).await?;
@@ -122,12 +122,12 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
     let done = std::sync::atomic::AtomicUsize::new(0);
     let passes = targets.iter().flat_map(|target| {
         let slots = client::RunSlots::new(all_slots.clone(), &target.profile);
-        let dir = record::record_dir(&target_root, &target.profile.name, &target.version);
+        let dir = records::record_dir(&target_root, &target.profile.name, &target.version);
         let done = &done;
         transports.map(move |transport| {
             let (slots, dir) = (slots.clone(), dir.clone());
             async move {
-                client::probe_all(target, transport, crate::cli::RunKinds::All, &slots, server_exe, &dir).await.map_err(|e| anyhow!(e))?;
+                client::probe_all(target, transport, crate::cli::RunKinds::All, &slots, server_exe, &dir).await?;
                 let finished = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
                 eprintln!("[{finished}/{total}] {}@{} over {} done", target.profile.name, target.version, transport.as_str());
                 anyhow::Ok(())

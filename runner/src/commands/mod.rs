@@ -1,5 +1,7 @@
 //! The subcommands: `dispatch` sends each parsed command to its module.
 
+pub mod serve;
+
 mod catalogue;
 mod clients;
 mod judge;
@@ -14,11 +16,11 @@ use probe_server::Era;
 
 use crate::cli::{Command, Format};
 use crate::exit::{self, bad_input};
-use crate::{reference, stub};
+use crate::{drivers::reference, drivers::stub};
 
 pub async fn dispatch(command: Command) -> Result<u8> {
     match command {
-        Command::Serve(args) => crate::serve::serve(args).await.map(|_| exit::OK),
+        Command::Serve(args) => crate::commands::serve::serve(args).await.map(|_| exit::OK),
         Command::Probe(args) => probe::probe(args).await,
         Command::SelfTest(args) => self_test::self_test(args).await,
         Command::Judge(args) => judge::judge(args),
@@ -26,8 +28,10 @@ pub async fn dispatch(command: Command) -> Result<u8> {
         Command::Matrix(command) => matrix::run(command, own_exe()?).await,
         Command::Bench(args) if args.storm => {
             let duration = std::time::Duration::from_secs(args.storm_seconds);
-            let reports =
-                vec![crate::storm::stdio(&own_exe()?, args.storm_rate, duration).await?, crate::storm::http(&own_exe()?, args.storm_rate, duration, args.storm_connections).await?];
+            let reports = vec![
+                crate::bench::storm::stdio(&own_exe()?, args.storm_rate, duration).await?,
+                crate::bench::storm::http(&own_exe()?, args.storm_rate, duration, args.storm_connections).await?,
+            ];
             match args.format.format {
                 Format::Json => crate::out!("{}", serde_json::to_string_pretty(&reports)?),
                 Format::Table => {
@@ -45,6 +49,38 @@ pub async fn dispatch(command: Command) -> Result<u8> {
                             r.p50_ms,
                             r.p99_ms
                         );
+                    }
+                }
+            }
+            Ok(exit::OK)
+        }
+        Command::Bench(args) if args.client.is_some() => {
+            let name = args.client.as_deref().unwrap_or_default();
+            let report = crate::bench::client::run(name, args.client_jobs, args.rounds, &own_exe()?).await?;
+            match args.format.format {
+                Format::Json => crate::out!("{}", serde_json::to_string_pretty(&report)?),
+                Format::Table => {
+                    crate::out!("{}@{}: headless probe, both transports", report.client, report.version);
+                    crate::out!(
+                        "  one run at a time: {:.1} s; slowest run {:.1} s ({})",
+                        report.one_at_a_time_ms as f64 / 1e3,
+                        report.slowest_run_ms as f64 / 1e3,
+                        report.slowest_run
+                    );
+                    crate::out!("  {} runs at once: {:.1} s = {:.2} × the slowest run", report.jobs, report.at_once_ms as f64 / 1e3, report.ratio_to_slowest_run);
+                    if let Some(i) = &report.interactive {
+                        crate::out!(
+                            "  interactive: {} runs over {} rounds, median {:.1} s, slowest {:.1} s ({}); {} verdict(s) differ between rounds",
+                            i.runs,
+                            i.rounds,
+                            i.median_ms as f64 / 1e3,
+                            i.slowest_ms as f64 / 1e3,
+                            i.slowest_run,
+                            i.differences.len()
+                        );
+                        for line in &i.differences {
+                            crate::out!("    {line}");
+                        }
                     }
                 }
             }

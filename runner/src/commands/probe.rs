@@ -7,8 +7,8 @@ use probe_server::Era;
 use super::{own_exe, terminal_width};
 use crate::cli::{self, Format};
 use crate::exit::{self, bad_input};
-use crate::run::{self, RunSpec};
-use crate::{baseline, client, install, matrix, profile, record, render, selftest, stub};
+use crate::session::run::{self, RunSpec};
+use crate::{clients::install, clients::profile, drivers::stub, records as record, records::baseline, records::matrix, render, selftest, session::client};
 
 pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     if args.client.is_some() || args.command.is_some() {
@@ -127,7 +127,7 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
             args.repeat
         );
         let passes = transports.iter().map(|&transport| client::probe_all(&target, transport, args.runs, &slots, &exe, &dir));
-        for written in futures::future::try_join_all(passes).await.map_err(|e| anyhow::anyhow!(e))? {
+        for written in futures::future::try_join_all(passes).await? {
             for record in written {
                 eprintln!("mcp-client-probe: {} done in {} ms; record in {}", record.column_transport(), record.duration_ms, dir.display());
                 round_records.push(record);

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::record::Record;
+use crate::records::Record;
 
 /// `{run_date, spec_version, results: [{clientInfo, transport, features: {probe: {outcome, notes}}}]}`.
 pub fn canimcp(records: &[&Record]) -> Value {

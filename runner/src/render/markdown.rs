@@ -4,8 +4,8 @@ use std::fmt::Write;
 
 use probe_server::probe::{Declaration, Outcome};
 
-use crate::findings::Finding;
-use crate::matrix::{Cell, Column, Matrix, Row};
+use crate::records::findings::Finding;
+use crate::records::matrix::{Cell, Column, Matrix, Row};
 
 fn escape(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
@@ -174,7 +174,7 @@ fn elicitation_side_by_side(matrix: &Matrix, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::Transport;
+    use crate::session::run::Transport;
     use probe_server::Era;
 
     #[test]
@@ -182,7 +182,7 @@ mod tests {
         let recorded = super::super::tests::recorded;
         let runs =
             [recorded("claude-code-stdio-interactive-accept.jsonl", Transport::Stdio, Era::Modern), recorded("reference-stdio-legacy-full.jsonl", Transport::Stdio, Era::Legacy)];
-        let matrix = crate::matrix::from_runs("host", &runs.iter().collect::<Vec<_>>());
+        let matrix = crate::records::matrix::from_runs("host", &runs.iter().collect::<Vec<_>>());
         let document = document(&matrix, &[]);
         let table = document.split("## Elicitation: nobody at the keyboard, and a person at the terminal").nth(1).expect("the table is rendered");
         let lines: Vec<&str> = table.lines().take_while(|l| !l.starts_with("## ")).filter(|l| l.starts_with("| host")).collect();

@@ -6,7 +6,7 @@ pub mod markdown;
 
 use comfy_table::{presets, Cell as TableCell, ContentArrangement, Table};
 
-use crate::matrix::Matrix;
+use crate::records::matrix::Matrix;
 
 /// A table for people: one section per area, outcome and declaration in each cell.
 pub fn terminal(matrix: &Matrix, width: Option<u16>) -> String {
@@ -50,8 +50,8 @@ pub fn json(matrix: &Matrix) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matrix;
-    use crate::run::{judge_recorded, RunResult, RunSpec, Transport};
+    use crate::records::matrix;
+    use crate::session::run::{judge_recorded, RunResult, RunSpec, Transport};
     use probe_server::Era;
 
     pub(super) fn recorded(name: &str, transport: Transport, era: Era) -> RunResult {

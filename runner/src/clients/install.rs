@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::launch::{launch, Ending, LaunchSpec};
-use crate::profile::Profile;
+use crate::clients::profile::Profile;
+use crate::session::launch::{launch, Ending, LaunchSpec};
 
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {

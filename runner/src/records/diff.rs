@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use probe_server::probe::Outcome;
 use serde::Serialize;
 
-use crate::record::Record;
+use crate::records::Record;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]

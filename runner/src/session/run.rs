@@ -9,9 +9,9 @@ use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant, Verdict};
 use serde::Serialize;
 
+use crate::drivers::reference::{self, Ablation, Endpoint, Variation};
 use crate::exit::one_line;
-use crate::reference::{self, Ablation, Endpoint, Variation};
-use crate::session::{self, HttpServer, Scratch};
+use crate::session::{self, HttpServer, RunError, Scratch};
 
 /// What to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -91,7 +91,8 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
         Transport::Stdio => run_stdio(spec, server_exe, &journal_path, model_url.as_deref()).await,
         Transport::Http => run_http(spec, &journal_path, model_url.as_deref()).await,
     }
-    .err();
+    .err()
+    .map(one_line);
     if let Some(stub) = stub {
         stub.stop().await;
     }
@@ -134,15 +135,14 @@ fn judge_file(spec: RunSpec, path: &Path, model: Option<&Path>) -> RunResult {
 }
 
 /// The reference client, or the reference host when a model URL is given.
-async fn drive(endpoint: &Endpoint, spec: RunSpec, model_url: Option<&str>) -> Result<(), String> {
-    match model_url {
+async fn drive(endpoint: &Endpoint, spec: RunSpec, model_url: Option<&str>) -> Result<(), RunError> {
+    Ok(match model_url {
         Some(url) => reference::host::run(endpoint, spec.era, spec.ablation, spec.variation, url).await,
         None => reference::run(endpoint, spec.era, spec.ablation, spec.variation).await,
-    }
-    .map_err(|e| e.to_string())
+    }?)
 }
 
-async fn run_stdio(spec: RunSpec, server_exe: &Path, journal: &Path, model_url: Option<&str>) -> Result<(), String> {
+async fn run_stdio(spec: RunSpec, server_exe: &Path, journal: &Path, model_url: Option<&str>) -> Result<(), RunError> {
     let args = session::stdio_server_args(journal, spec.variant, EraPolicy::Dual);
     let endpoint = Endpoint::Stdio { program: PathBuf::from(server_exe), args };
     let outcome = drive(&endpoint, spec, model_url).await;
@@ -152,7 +152,7 @@ async fn run_stdio(spec: RunSpec, server_exe: &Path, journal: &Path, model_url: 
 
 /// An interactive run: the fake terminal host (with the ablation's switch) in a pseudo-terminal,
 /// driven by its keystroke plan; the server's journal with the driver's notes goes to `journal`.
-async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Scratch, journal: &Path) -> Result<(), String> {
+async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Scratch, journal: &Path) -> Result<(), RunError> {
     let server_journal = scratch.path().join("server.jsonl");
     let mut args = vec!["terminal-host".to_string(), "--era".into(), if spec.era == Era::Legacy { "legacy".into() } else { "modern".into() }];
     if let Some(fault) = spec.ablation.and_then(Ablation::terminal_fault) {
@@ -163,7 +163,7 @@ async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Scratch, journ
     // The reference person answers at once: the server need not wait a real person's 6 s.
     args.extend(["--withdraw-after-ms".to_string(), REFERENCE_WITHDRAW_AFTER_MS.to_string()]);
     let marker = format!("terminal-host-{}-{}-{}-{}", spec.era, spec.variant, spec.ablation.map_or("full", Ablation::id), std::process::id());
-    let launch = crate::terminal::HostLaunch {
+    let launch = crate::drivers::terminal::HostLaunch {
         program: server_exe.to_path_buf(),
         args,
         env: Default::default(),
@@ -172,12 +172,12 @@ async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Scratch, journ
         scratch: scratch.path().to_path_buf(),
         marker,
     };
-    let (driven, _) = crate::terminal::drive_isolated(launch, spec.variant, reference::terminal_host::profile(), server_journal).await?;
-    probe_server::journal::write_events(journal, &driven.journal.events).map_err(|e| e.to_string())
+    let (driven, _) = crate::drivers::terminal::drive_isolated(launch, spec.variant, reference::terminal_host::profile(), server_journal).await?;
+    probe_server::journal::write_events(journal, &driven.journal.events).map_err(RunError::journal(journal))
 }
 
 /// The stdio server journals `input_closed` once the client is gone; its journal is complete then.
-async fn wait_for_input_closed(journal: &Path) -> Result<(), String> {
+async fn wait_for_input_closed(journal: &Path) -> Result<(), RunError> {
     let deadline = tokio::time::Instant::now() + DRAIN_TIMEOUT;
     loop {
         let text = tokio::fs::read_to_string(journal).await.unwrap_or_default();
@@ -187,18 +187,18 @@ async fn wait_for_input_closed(journal: &Path) -> Result<(), String> {
             return Ok(());
         }
         if tokio::time::Instant::now() > deadline {
-            return Err("the stdio probe server did not finish its journal in time".into());
+            return Err(RunError::Unfinished(DRAIN_TIMEOUT));
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 
-async fn run_http(spec: RunSpec, journal_path: &Path, model_url: Option<&str>) -> Result<(), String> {
-    let server = HttpServer::start(journal_path, ServeOptions { variant: spec.variant, ..ServeOptions::default() }).await.map_err(one_line)?;
+async fn run_http(spec: RunSpec, journal_path: &Path, model_url: Option<&str>) -> Result<(), RunError> {
+    let server = HttpServer::start(journal_path, ServeOptions { variant: spec.variant, ..ServeOptions::default() }).await?;
     let outcome = drive(&Endpoint::Http { url: server.url.clone() }, spec, model_url).await;
     // Let the client's closing DELETE reach the server before it stops.
     tokio::time::sleep(Duration::from_millis(20)).await;
-    server.stop().await.map_err(one_line)?;
+    server.stop().await?;
     outcome
 }
 

@@ -5,7 +5,7 @@ use probe_server::probe::{Declaration, Outcome};
 use probe_server::{registry, Area, Variant, Verdict};
 use serde::Serialize;
 
-use crate::run::RunResult;
+use crate::session::run::RunResult;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Matrix {
@@ -130,7 +130,7 @@ impl Cell {
 
 /// Builds a matrix with one column per record. `prefix` is the records directory as seen from
 /// where the matrix will be read (e.g. `records` for `matrices/MATRIX.md`).
-pub fn from_records(records: &[crate::record::Located], prefix: &str) -> Matrix {
+pub fn from_records(records: &[crate::records::Located], prefix: &str) -> Matrix {
     let columns = records
         .iter()
         .map(|located| {

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::stub::Dialect;
+use crate::drivers::stub::Dialect;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
@@ -205,7 +205,7 @@ impl Interactive {
 
     /// Checks key names and the marker; the error says what is wrong.
     pub fn validate(&self) -> Result<(), InteractiveError> {
-        if let Some(bad) = self.key_names().find(|k| crate::terminal::keys::bytes(k).is_none()) {
+        if let Some(bad) = self.key_names().find(|k| crate::drivers::terminal::keys::bytes(k).is_none()) {
             return Err(InteractiveError::UnknownKey(bad.clone()));
         }
         if self.keys.focus_marker.trim().is_empty() {

@@ -3,6 +3,10 @@
 //! or the probe server on loopback (HTTP), the model stub, and the names of the files a run leaves
 //! beside its record.
 
+pub mod client;
+pub mod launch;
+pub mod run;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -11,7 +15,7 @@ use probe_server::transport::http::{serve_http, MCP_PATH};
 use probe_server::{EraPolicy, ServeOptions, Variant};
 use tokio_util::sync::CancellationToken;
 
-use crate::stub;
+use crate::drivers::stub;
 
 /// Something a run needs could not be set up; the harness's failure, never the client's.
 #[derive(Debug, thiserror::Error)]
@@ -24,6 +28,40 @@ pub enum SetupError {
     Stub(#[source] std::io::Error),
     #[error("cannot serve on loopback")]
     Loopback(#[source] std::io::Error),
+}
+
+/// Why a run could not be made or finished: the harness's failure, never the client's. Each
+/// keeps its cause as its source.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error(transparent)]
+    Stop(#[from] StopError),
+    #[error("cannot write the journal {}", path.display())]
+    Journal { path: PathBuf, source: probe_server::JournalError },
+    #[error("cannot write {}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Reference(#[from] crate::drivers::reference::ReferenceError),
+    #[error(transparent)]
+    Terminal(#[from] crate::drivers::terminal::DriveError),
+    #[error("the stdio probe server did not finish its journal within {0:?}")]
+    Unfinished(Duration),
+    #[error("no run of {client} applies over {transport} with the runs asked for")]
+    NothingToRun { client: String, transport: &'static str },
+    #[error("cannot write the record")]
+    Record(#[source] std::io::Error),
+}
+
+impl RunError {
+    pub fn journal(path: &Path) -> impl FnOnce(probe_server::JournalError) -> RunError + '_ {
+        move |source| RunError::Journal { path: path.to_path_buf(), source }
+    }
+
+    pub fn write(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+        move |source| RunError::Write { path: path.to_path_buf(), source }
+    }
 }
 
 /// The HTTP probe server did not stop cleanly (its journal may lack its last lines).

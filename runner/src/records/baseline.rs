@@ -12,7 +12,7 @@
 
 use serde::Deserialize;
 
-use crate::record::Record;
+use crate::records::Record;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -18,7 +18,7 @@ use probe_server::journal::{Direction, Event, EventKind, JournalRead, Transport,
 use probe_server::Variant;
 use serde_json::{json, Value};
 
-use crate::profile::Interactive;
+use crate::clients::profile::Interactive;
 use probe_server::note::Note;
 use pty::{Pty, PtySpec};
 
@@ -54,10 +54,10 @@ pub struct HostLaunch {
 /// `launch::base_env` with a terminal type (colours allowed), `launch.env`, and the browser trap
 /// first on PATH and named by `BROWSER`; the driver on a blocking thread; then a sweep of every
 /// process carrying the run's marker. Returns what was driven and how many processes were swept.
-pub async fn drive_isolated(launch: HostLaunch, variant: Variant, plan: Interactive, server_journal: PathBuf) -> Result<(Driven, usize), String> {
+pub async fn drive_isolated(launch: HostLaunch, variant: Variant, plan: Interactive, server_journal: PathBuf) -> Result<(Driven, usize), DriveError> {
     let trap_log = launch.scratch.join("opened-urls.log");
-    let (trap_bin, browser) = trap::install(&launch.scratch.join("trap"), &trap_log).map_err(|e| format!("cannot install the browser trap: {e}"))?;
-    let mut env = crate::launch::base_env(&launch.home, &launch.marker);
+    let (trap_bin, browser) = trap::install(&launch.scratch.join("trap"), &trap_log).map_err(DriveError::Trap)?;
+    let mut env = crate::session::launch::base_env(&launch.home, &launch.marker);
     env.insert("TERM".into(), "xterm-256color".into());
     env.remove("NO_COLOR");
     env.extend(launch.env);
@@ -66,9 +66,18 @@ pub async fn drive_isolated(launch: HostLaunch, variant: Variant, plan: Interact
     env.insert("BROWSER".into(), browser.display().to_string());
     let pty = PtySpec { program: launch.program, args: launch.args, env, cwd: launch.cwd, columns: plan.columns, rows: plan.rows };
     let case = Case { variant, plan, pty, server_journal, trap_log };
-    let driven = tokio::task::spawn_blocking(move || drive(case)).await.map_err(|e| format!("the terminal driver failed: {e}"))?;
-    let swept = crate::launch::sweep(None, &launch.marker).await;
+    let driven = tokio::task::spawn_blocking(move || drive(case)).await.map_err(DriveError::Panicked)?;
+    let swept = crate::session::launch::sweep(None, &launch.marker).await;
     Ok((driven, swept))
+}
+
+/// The driver itself failed (a host that misbehaves is journalled instead).
+#[derive(Debug, thiserror::Error)]
+pub enum DriveError {
+    #[error("cannot install the browser trap")]
+    Trap(#[source] std::io::Error),
+    #[error("the terminal driver panicked")]
+    Panicked(#[source] tokio::task::JoinError),
 }
 
 /// What a driven run produced.

@@ -2,6 +2,9 @@
 //! Journal throughput (small frames journalled per second, each its own flushed line) and the
 //! self-test's wall time.
 
+pub mod client;
+pub mod storm;
+
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -92,7 +95,7 @@ pub struct SlowRun {
     pub ms: u64,
 }
 
-fn histogram(results: &[crate::run::RunResult]) -> [usize; 6] {
+fn histogram(results: &[crate::session::run::RunResult]) -> [usize; 6] {
     let mut counts = [0; 6];
     for r in results {
         let bucket = [250, 500, 1000, 2000, 4000].iter().position(|&limit| r.duration_ms < limit).unwrap_or(5);
@@ -102,7 +105,7 @@ fn histogram(results: &[crate::run::RunResult]) -> [usize; 6] {
 }
 
 /// The `count` slowest runs, slowest first.
-fn slowest(results: &[crate::run::RunResult], count: usize) -> Vec<SlowRun> {
+fn slowest(results: &[crate::session::run::RunResult], count: usize) -> Vec<SlowRun> {
     let mut runs: Vec<SlowRun> = results
         .iter()
         .map(|r| {
@@ -118,8 +121,8 @@ fn slowest(results: &[crate::run::RunResult], count: usize) -> Vec<SlowRun> {
 }
 
 /// A matrix of `columns` clients × `rows` probes with realistic cells.
-pub fn synthetic_matrix(columns: usize, rows: usize) -> crate::matrix::Matrix {
-    use crate::matrix::{Cell, Column, Matrix, Row};
+pub fn synthetic_matrix(columns: usize, rows: usize) -> crate::records::matrix::Matrix {
+    use crate::records::matrix::{Cell, Column, Matrix, Row};
     use probe_server::probe::{Declaration, Outcome};
     let outcomes = [Outcome::Yes, Outcome::No, Outcome::Partial, Outcome::AutoAnswered, Outcome::NotApplicable];
     let areas = probe_server::registry::probes().iter().map(|p| p.area()).collect::<Vec<_>>();

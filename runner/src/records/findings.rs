@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use probe_server::probe::{Declaration, Outcome};
 use probe_server::registry;
 
-use crate::record::Record;
+use crate::records::Record;
 
 /// One finding in plain words, about one client version.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]

@@ -1,12 +1,17 @@
 //! Records: what one probe run of one client over one transport observed, pinned to the client's
 //! version, the protocol version it spoke, the date and the probe's own commit.
 
+pub mod baseline;
+pub mod diff;
+pub mod findings;
+pub mod matrix;
+
 use std::path::{Path, PathBuf};
 
 use probe_server::{Era, EraPolicy, Variant, Verdict};
 use serde::{Deserialize, Serialize};
 
-use crate::launch::{Ending, LaunchRecord};
+use crate::session::launch::{Ending, LaunchRecord};
 
 pub const RECORD_FORMAT: u32 = 1;
 

@@ -19,8 +19,8 @@ use rmcp::{ClientHandler, ErrorData as McpError};
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::profile::Interactive;
-use crate::terminal::keys::{self, Key};
+use crate::clients::profile::Interactive;
+use crate::drivers::terminal::keys::{self, Key};
 
 /// The host's keystroke plan, as a profile's `interactive` section.
 pub const PROFILE: &str = r#"
@@ -229,14 +229,14 @@ impl Field {
     }
 
     /// The field's value for the answer, `Ok(None)` when empty, or what is wrong with it.
-    fn value(&self, as_strings: bool) -> Result<Option<Value>, String> {
+    fn value(&self, as_strings: bool) -> Result<Option<Value>, NotANumber> {
         let text = |v: Value| if as_strings { json!(v.to_string().trim_matches('"')) } else { v };
         Ok(match &self.kind {
             Kind::Text => (!self.text.is_empty()).then(|| json!(self.text)),
             Kind::Integer if self.text.is_empty() => None,
-            Kind::Integer => Some(text(json!(self.text.parse::<i64>().map_err(|_| format!("{} must be a whole number", self.label))?))),
+            Kind::Integer => Some(text(json!(self.text.parse::<i64>().map_err(|_| NotANumber { label: self.label.clone(), whole: true })?))),
             Kind::Number if self.text.is_empty() => None,
-            Kind::Number => Some(text(json!(self.text.parse::<f64>().map_err(|_| format!("{} must be a number", self.label))?))),
+            Kind::Number => Some(text(json!(self.text.parse::<f64>().map_err(|_| NotANumber { label: self.label.clone(), whole: false })?))),
             Kind::Bool => self.flag.map(|b| text(json!(b))),
             Kind::Single(opts) => self.choice.and_then(|i| opts.get(i)).map(|(v, _)| json!(v)),
             Kind::Multi(opts) => {
@@ -245,6 +245,14 @@ impl Field {
             }
         })
     }
+}
+
+/// A number field holding text that is not a number: the form's warning says so.
+#[derive(Debug, thiserror::Error)]
+#[error("{label} must be a {}", if *whole { "whole number" } else { "number" })]
+struct NotANumber {
+    label: String,
+    whole: bool,
 }
 
 /// What the screen shows.
@@ -432,7 +440,7 @@ impl Ui {
                                 }
                                 Ok(None) if field.required && !no_required_check => problem = Some(format!("{} is required", field.label)),
                                 Ok(None) => {}
-                                Err(e) => problem = Some(e),
+                                Err(e) => problem = Some(e.to_string()),
                             }
                         }
                         match problem {

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::run::Transport;
+use crate::session::run::Transport;
 
 /// Which reference runner a variation changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,12 +15,11 @@ use probe_server::note::Note;
 use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant};
 
-use crate::exit::one_line;
-use crate::launch::{launch, Ending, LaunchRecord, LaunchSpec};
-use crate::profile::{Profile, Vars};
-use crate::record::{self, LaunchSummary, Record, RECORD_FORMAT};
-use crate::run::Transport;
-use crate::session::{self, HttpServer, RunFiles, Scratch};
+use crate::clients::profile::{Profile, Vars};
+use crate::records::{self, LaunchSummary, Record, RECORD_FORMAT};
+use crate::session::launch::{launch, Ending, LaunchRecord, LaunchSpec};
+use crate::session::run::Transport;
+use crate::session::{self, HttpServer, RunError, RunFiles, Scratch};
 
 /// A client ready to be probed.
 #[derive(Debug, Clone)]
@@ -114,7 +113,7 @@ pub async fn probe_all(
     slots: &RunSlots,
     server_exe: &Path,
     out_dir: &Path,
-) -> Result<Vec<Record>, String> {
+) -> Result<Vec<Record>, RunError> {
     let mut main = probe(target, Pass::dual(transport), runs_wanted, slots, server_exe, out_dir).await?;
     if !runs_wanted.headless() {
         return Ok(vec![main]);
@@ -131,7 +130,7 @@ pub async fn probe_all(
                 run_variant(target, pass, Variant::Standard, server_exe, out_dir).await?
             };
             main.notes.push(format!("{} (journal {})", fall_forward_note(&run), journal_name(pass, Variant::Standard)));
-            record::write(&main, out_dir).map_err(|e| format!("cannot write the record: {e}"))?;
+            records::write(&main, out_dir).map_err(RunError::Record)?;
             Ok(vec![main])
         }
         None => Ok(vec![main]),
@@ -153,10 +152,10 @@ fn fall_forward_note(run: &VariantRun) -> String {
 
 /// Probes `target` in one pass, once per server variant that means anything over its transport;
 /// journals and the record go to `out_dir`.
-pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKinds, slots: &RunSlots, server_exe: &Path, out_dir: &Path) -> Result<Record, String> {
+pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKinds, slots: &RunSlots, server_exe: &Path, out_dir: &Path) -> Result<Record, RunError> {
     let started = Instant::now();
     let transport = pass.transport;
-    std::fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    std::fs::create_dir_all(out_dir).map_err(RunError::write(out_dir))?;
     let headless = Variant::ALL.into_iter().filter(|s| s.applies_to(transport) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s));
     // Each run has its own scratch directory, stub, server and journals: they run at once, as
     // many as the slots allow, and come back in the variants' order.
@@ -174,7 +173,7 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
         }
     }
     if runs.is_empty() {
-        return Err(format!("no run of {} applies over {} with the runs asked for", target.profile.name, transport.as_str()));
+        return Err(RunError::NothingToRun { client: target.profile.name.clone(), transport: transport.as_str() });
     }
     let profile = &target.profile;
     let observed: Vec<(Variant, &Observations)> = runs.iter().map(|r| (r.variant, &r.observations)).collect();
@@ -226,9 +225,9 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
         client_info: lifecycle.as_ref().and_then(|l| l.client_info.clone()),
         declared_capabilities: lifecycle.as_ref().and_then(|l| l.capabilities.clone()),
         protocol_version: lifecycle.and_then(|l| l.negotiated_version),
-        date: record::today(),
+        date: records::today(),
         probe_version: env!("CARGO_PKG_VERSION").into(),
-        probe_commit: record::probe_commit(),
+        probe_commit: records::probe_commit(),
         os: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
         verdicts,
         launches: runs.iter().flat_map(|run| run.launches.iter().map(move |l| LaunchSummary::from(l).in_variant(run.variant))).collect(),
@@ -238,7 +237,7 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
         model_journal: profile.dialect.map(|_| model_journal_name(pass, Variant::Standard)),
         notes,
     };
-    record::write(&record, out_dir).map_err(|e| format!("cannot write the record: {e}"))?;
+    records::write(&record, out_dir).map_err(RunError::Record)?;
     Ok(record)
 }
 
@@ -246,9 +245,9 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
 /// agent hosts), the probe server (stdio: the client spawns this tool's `serve --stdio`; HTTP:
 /// served here on loopback), the client's configuration files and its launches. Its journal
 /// (and the stub's) are written to `out_dir`.
-async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: &Path, out_dir: &Path) -> Result<VariantRun, String> {
+async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: &Path, out_dir: &Path) -> Result<VariantRun, RunError> {
     let transport = pass.transport;
-    let scratch = Scratch::new().map_err(one_line)?;
+    let scratch = Scratch::new()?;
     let (home, work) = (&scratch.home, &scratch.work);
     let profile = &target.profile;
     // In the skills variants a host with skills support is launched its own way.
@@ -273,11 +272,11 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     let keeps_model_journal = variant.is_standard() || variant.serves_skills() || variant == Variant::NoResources;
     let model_journal_path = if keeps_model_journal { out_dir.join(model_journal_name(pass, variant)) } else { scratch.path().join("model.jsonl") };
     let stub = match profile.dialect {
-        Some(_) => Some(session::start_stub(&model_journal_path, variant).await.map_err(one_line)?),
+        Some(_) => Some(session::start_stub(&model_journal_path, variant).await?),
         None => None,
     };
     let http_server = match transport {
-        Transport::Http => Some(HttpServer::start(&step_journal(0), ServeOptions { variant, era: pass.eras, ..ServeOptions::default() }).await.map_err(one_line)?),
+        Transport::Http => Some(HttpServer::start(&step_journal(0), ServeOptions { variant, era: pass.eras, ..ServeOptions::default() }).await?),
         Transport::Stdio => None,
     };
     let server_url = http_server.as_ref().map(|s| s.url.clone()).unwrap_or_default();
@@ -319,13 +318,14 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     if let Some(skills_dir) = &skills_dir {
         // What the host left on disk is evidence too: journalled after the server's events.
         let note_path = scratch.path().join("disk.jsonl");
-        let journal = Journal::create(&note_path).map_err(|e| e.to_string())?;
+        let journal = Journal::create(&note_path).map_err(RunError::journal(&note_path))?;
         journal.log(probe_server::journal::Entry::note(transport.as_str(), transport, files_on_disk(&[home, work], Path::new(skills_dir))));
         drop(journal);
         parts.extend(read_journal(&note_path).ok());
     }
     let joined = concatenate(parts);
-    write_events(&out_dir.join(journal_name(pass, variant)), &joined.events).map_err(|e| e.to_string())?;
+    let journal_path = out_dir.join(journal_name(pass, variant));
+    write_events(&journal_path, &joined.events).map_err(RunError::journal(&journal_path))?;
     let mut observations = Observations::from_read(joined);
     if profile.dialect.is_some() {
         if let Ok(model) = read_journal(&model_journal_path) {
@@ -367,7 +367,7 @@ fn run_vars(paths: RunPaths<'_>, stub_url: &str, prompt: &str, server_url: &str,
 }
 
 /// Writes a profile's configuration files with the run's placeholders filled.
-fn write_files<'a>(files: impl Iterator<Item = &'a crate::profile::ConfigFile>, vars: &Vars, transport: Transport) -> Result<(), String> {
+fn write_files<'a>(files: impl Iterator<Item = &'a crate::clients::profile::ConfigFile>, vars: &Vars, transport: Transport) -> Result<(), RunError> {
     for file in files {
         let content = match transport {
             Transport::Stdio => file.stdio.as_ref().or(file.content.as_ref()),
@@ -377,7 +377,7 @@ fn write_files<'a>(files: impl Iterator<Item = &'a crate::profile::ConfigFile>, 
         if let Some(parent) = path.parent() {
             let _ = std::fs::create_dir_all(parent);
         }
-        std::fs::write(&path, vars.fill(content.map(String::as_str).unwrap_or_default())).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(&path, vars.fill(content.map(String::as_str).unwrap_or_default())).map_err(RunError::write(&path))?;
     }
     Ok(())
 }
@@ -386,12 +386,12 @@ fn write_files<'a>(files: impl Iterator<Item = &'a crate::profile::ConfigFile>, 
 /// agent hosts, browser trap first on PATH), driven by the profile's keystroke plan. The journal
 /// written to `out_dir` holds the server's frames and the driver's notes in place; the saved
 /// screens also go to `<transport>.<variant>.screens.txt`.
-async fn run_interactive(target: &Target, interactive: &crate::profile::Interactive, variant: Variant, server_exe: &Path, out_dir: &Path) -> Result<VariantRun, String> {
+async fn run_interactive(target: &Target, interactive: &crate::clients::profile::Interactive, variant: Variant, server_exe: &Path, out_dir: &Path) -> Result<VariantRun, RunError> {
     let transport = Transport::Stdio;
-    let scratch = Scratch::new().map_err(one_line)?;
+    let scratch = Scratch::new()?;
     let profile = &target.profile;
     let stub = match profile.dialect {
-        Some(_) => Some(session::start_stub(&scratch.path().join("model.jsonl"), variant).await.map_err(one_line)?),
+        Some(_) => Some(session::start_stub(&scratch.path().join("model.jsonl"), variant).await?),
         None => None,
     };
     let server_journal = scratch.path().join("journal-0.jsonl");
@@ -399,7 +399,7 @@ async fn run_interactive(target: &Target, interactive: &crate::profile::Interact
     let stub_url = stub.as_ref().map(|s| s.base_url.clone()).unwrap_or_default();
     let vars = run_vars(RunPaths { home: &scratch.home, work: &scratch.work, server_exe }, &stub_url, &interactive.prompt, "", server_args, transport);
     write_files(profile.files.iter().chain(interactive.files.iter()), &vars, transport)?;
-    let launch = crate::terminal::HostLaunch {
+    let launch = crate::drivers::terminal::HostLaunch {
         program: target.executable.clone(),
         args: vars.fill_args(&interactive.args),
         env: profile.launch.env.iter().chain(interactive.env.iter()).map(|(k, v)| (k.clone(), vars.fill(v))).collect(),
@@ -408,13 +408,14 @@ async fn run_interactive(target: &Target, interactive: &crate::profile::Interact
         scratch: scratch.path().to_path_buf(),
         marker: format!("{}-interactive-{variant}-{}", profile.name, std::process::id()),
     };
-    let (driven, swept) = crate::terminal::drive_isolated(launch, variant, interactive.clone(), server_journal).await?;
+    let (driven, swept) = crate::drivers::terminal::drive_isolated(launch, variant, interactive.clone(), server_journal).await?;
     if let Some(stub) = stub {
         stub.stop().await;
     }
     let files = RunFiles { stem: &Pass::dual(transport).stem(), variant };
-    write_events(&out_dir.join(files.journal()), &driven.journal.events).map_err(|e| e.to_string())?;
-    std::fs::write(out_dir.join(files.screens()), &driven.screens).map_err(|e| format!("cannot write the screens: {e}"))?;
+    let (journal_path, screens_path) = (out_dir.join(files.journal()), out_dir.join(files.screens()));
+    write_events(&journal_path, &driven.journal.events).map_err(RunError::journal(&journal_path))?;
+    std::fs::write(&screens_path, &driven.screens).map_err(RunError::write(&screens_path))?;
     let ending = match driven.exit_code {
         Some(code) => Ending::Exited { code: code as i32 },
         None => Ending::TimedOut,

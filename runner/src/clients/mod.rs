@@ -1,0 +1,4 @@
+//! The real clients: their profiles (`fixtures/clients/*.toml`) and their pinned installs.
+
+pub mod install;
+pub mod profile;
