@@ -13,6 +13,9 @@ use crate::session::run::Transport;
 #[derive(Debug, Parser)]
 #[command(name = "mcp-client-probe", version, about)]
 pub struct Cli {
+    /// No progress lines on stderr (results and errors still appear).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -133,7 +136,7 @@ pub enum MatrixCommand {
         #[arg(long = "client", value_name = "NAME")]
         clients: Vec<String>,
         /// How many runs at once, across the clients (each profile may allow fewer).
-        #[arg(long, value_name = "N", default_value_t = default_client_jobs())]
+        #[arg(long, value_name = "N", default_value_t = default_client_jobs(), value_parser = jobs_in_range)]
         jobs: usize,
     },
     /// Write the JSON schema of records (generated from the Rust types); --check fails when stale.
@@ -196,6 +199,16 @@ pub fn default_client_jobs() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get()) * 2
 }
 
+/// `--jobs` was not a number of runs from 1 to 1024.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not a number of runs from 1 to 1024")]
+pub struct JobsOutOfRange(String);
+
+/// A number of runs at once: 1 to 1024.
+fn jobs_in_range(s: &str) -> Result<usize, JobsOutOfRange> {
+    s.parse::<usize>().ok().filter(|n| (1..=1024).contains(n)).ok_or_else(|| JobsOutOfRange(s.to_string()))
+}
+
 fn parse_variant(s: &str) -> Result<probe_server::Variant, probe_server::variant::UnknownVariant> {
     s.parse()
 }
@@ -212,6 +225,20 @@ fn parse_one_era(s: &str) -> Result<probe_server::Era, probe_server::era::Unknow
 pub enum Format {
     Table,
     Json,
+}
+
+/// What part of a matrix to show, and how much of it.
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// After the table, the judge's detail of every cell that is not a yes.
+    #[arg(long)]
+    pub explain: bool,
+    /// Only the probes whose id contains this (`elicitation.`, `skills.get`).
+    #[arg(long, value_name = "PATTERN")]
+    pub only: Option<String>,
+    /// Also write the baseline these verdicts meet (what --expect reads) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -257,9 +284,10 @@ pub struct ProbeArgs {
     /// Where records go: `<DIR>/<client>/<version>/<transport>.json` with journals beside them.
     #[arg(long, value_name = "DIR", default_value = DEFAULT_RECORDS)]
     pub records: PathBuf,
-    /// For --command and path clients: seconds before the client is stopped.
-    #[arg(long, default_value_t = 60)]
-    pub timeout: u64,
+    /// For --command and path clients: seconds before the client is stopped (default 60; a
+    /// profile sets its own).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub timeout: Option<u64>,
     /// Fail (exit 1) on any verdict that differs from this baseline (see `baseline.rs`).
     #[arg(long, value_name = "BASELINE.toml")]
     pub expect: Option<PathBuf>,
@@ -267,10 +295,11 @@ pub struct ProbeArgs {
     #[arg(long, value_enum, default_value_t = TransportChoice::Both)]
     pub transport: TransportChoice,
     /// Reference client only: remove or break one feature (see `probes --ablations`).
-    #[arg(long, value_name = "NAME", value_parser = parse_ablation)]
+    #[arg(long, value_name = "NAME", value_parser = parse_ablation, conflicts_with_all = ["client", "command"])]
     pub ablation: Option<Ablation>,
-    /// Keep each run's journal in this directory.
-    #[arg(long, value_name = "DIR")]
+    /// Reference client only: keep each run's journal in this directory (a client's journals go
+    /// beside its record).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["client", "command"])]
     pub keep_journals: Option<PathBuf>,
     /// Which runs to make for a profiled client: headless ones, interactive ones (through a
     /// terminal, for profiles with an `interactive` section), or all. A partial probe needs
@@ -282,10 +311,22 @@ pub struct ProbeArgs {
     pub repeat: u32,
     /// How many runs at once: server variants and transports of a client (a profile may allow
     /// fewer); for the reference client, its runs.
-    #[arg(long, value_name = "N", default_value_t = default_client_jobs())]
+    #[arg(long, value_name = "N", default_value_t = default_client_jobs(), value_parser = jobs_in_range)]
     pub jobs: usize,
     #[command(flatten)]
-    pub format: FormatArgs,
+    pub view: ViewArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = MatrixFormatChoice::Table)]
+    pub format: MatrixFormatChoice,
+}
+
+/// How `probe` prints its matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MatrixFormatChoice {
+    Table,
+    Json,
+    /// JUnit XML for CI systems: a test suite per column, a test case per probe.
+    Junit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -314,7 +355,7 @@ pub struct SelfTestArgs {
     #[arg(long, value_enum, default_value_t = TransportChoice::Both)]
     pub transport: TransportChoice,
     /// How many runs at once (default: 16 per core; the runs mostly wait).
-    #[arg(long, default_value_t = default_jobs())]
+    #[arg(long, default_value_t = default_jobs(), value_parser = jobs_in_range)]
     pub jobs: usize,
     #[command(flatten)]
     pub format: FormatArgs,
@@ -326,13 +367,13 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1_000_000)]
     pub frames: u64,
     /// How many self-test runs at once (default: 16 per core).
-    #[arg(long, default_value_t = default_jobs())]
+    #[arg(long, default_value_t = default_jobs(), value_parser = jobs_in_range)]
     pub jobs: usize,
     /// Bench probing this real client instead (a profile name): the headless probe one run at a
     /// time and with --client-jobs at once, and --rounds rounds of its interactive runs.
     #[arg(long, value_name = "NAME")]
     pub client: Option<String>,
-    #[arg(long, value_name = "N", default_value_t = default_client_jobs())]
+    #[arg(long, value_name = "N", default_value_t = default_client_jobs(), value_parser = jobs_in_range)]
     pub client_jobs: usize,
     /// Rounds of the client's interactive runs (0: none).
     #[arg(long, value_name = "N", default_value_t = 3)]

@@ -11,6 +11,11 @@ pub const MISMATCH: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
 /// The harness itself failed: a server, stub or client could not be started, or a run broke.
 pub const HARNESS: u8 = 3;
+/// Interrupted by SIGINT (Ctrl-C): every process of the run was killed, temporaries removed, no
+/// record written.
+pub const INTERRUPTED: u8 = 130;
+/// Stopped by SIGTERM, with the same clean-up as [`INTERRUPTED`].
+pub const TERMINATED: u8 = 143;
 
 /// Writes one line of a command's output to stdout. A reader that has gone (`… | head`) ends the
 /// program quietly with success: there is no one left to tell.

@@ -9,6 +9,7 @@ mod clients;
 mod commands;
 mod drivers;
 mod exit;
+mod progress;
 mod records;
 mod render;
 mod selftest;
@@ -21,7 +22,28 @@ use clap::Parser;
 use cli::Cli;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("fake-client") {
+        commands::fake_client::run(&args[2..]);
+    }
+    session::launch::mark_runner();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and version go out as clap writes them; a usage error is one line on stderr.
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprintln!("mcp-client-probe: a command is required (see --help)");
+            return ExitCode::from(exit::BAD_INPUT);
+        }
+        Err(e) => {
+            // clap's message up to its usage section, on one line.
+            let rendered = e.render().to_string();
+            let message: Vec<&str> = rendered.lines().take_while(|l| !l.starts_with("Usage:")).map(str::trim).filter(|l| !l.is_empty()).collect();
+            eprintln!("mcp-client-probe: {} (see --help)", message.join(" ").trim_start_matches("error: "));
+            return ExitCode::from(exit::BAD_INPUT);
+        }
+    };
+    progress::set_quiet(cli.quiet);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -29,11 +51,41 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::HARNESS);
         }
     };
-    match runtime.block_on(commands::dispatch(cli.command)) {
-        Ok(code) => ExitCode::from(code),
-        Err(err) => {
-            eprintln!("mcp-client-probe: {err:#}");
-            ExitCode::from(exit::code_of(&err))
+    // The harness commands clean up after an interrupt; the probe server and the fake hosts keep
+    // the default dispositions (a client that ends its server by a signal sees what it expects).
+    let sweeps = matches!(cli.command, cli::Command::Probe(_) | cli::Command::SelfTest(_) | cli::Command::Matrix(_) | cli::Command::Bench(_) | cli::Command::Clients(_));
+    let code = runtime.block_on(async {
+        tokio::select! {
+            outcome = commands::dispatch(cli.command) => match outcome {
+                Ok(code) => code,
+                Err(err) => {
+                    // One line, whatever the causes' own formatting (a TOML error draws a caret diagram).
+                    let text = format!("{err:#}");
+                    eprintln!("mcp-client-probe: {}", text.split_whitespace().collect::<Vec<_>>().join(" "));
+                    exit::code_of(&err)
+                }
+            },
+            code = interrupted(), if sweeps => {
+                // The command's futures are dropped here: their scratch and staging directories go with them.
+                let swept = session::launch::sweep_runner().await;
+                eprintln!("mcp-client-probe: interrupted; {swept} process(es) of the run killed, nothing recorded");
+                code
+            }
         }
+    });
+    // Tasks still running (the self-test's runs) are dropped with their temporaries.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    ExitCode::from(code)
+}
+
+/// Resolves with the exit code when SIGINT or SIGTERM arrives; never without one.
+async fn interrupted() -> u8 {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => exit::INTERRUPTED,
+        _ = term.recv() => exit::TERMINATED,
     }
 }

@@ -116,10 +116,13 @@ pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep
         })
         .collect();
     handles.sort_by_key(|(i, _)| *i);
-    let mut results = Vec::new();
+    let (total, mut results) = (handles.len(), Vec::new());
     for (_, handle) in handles {
         if let Ok(result) = handle.await {
             results.push(result);
+        }
+        if results.len() % 50 == 0 || results.len() == total {
+            crate::progress!("{} of {total} runs done", results.len());
         }
     }
     results

@@ -333,7 +333,34 @@ pub fn default_dir() -> PathBuf {
     if let Ok(dir) = std::env::var("MCP_CLIENT_PROBE_PROFILES") {
         return PathBuf::from(dir);
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/clients")
+    // A checkout of the repository (the current directory), then the one the binary was built
+    // from, then the copy compiled into the binary.
+    let here = PathBuf::from("fixtures/clients");
+    if here.join("claude-code.toml").is_file() {
+        return here;
+    }
+    let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/clients");
+    if built_from.is_dir() {
+        return built_from;
+    }
+    embedded_dir().unwrap_or(built_from)
+}
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded_profiles.rs"));
+}
+
+/// The compiled-in profiles, written once per tool version under the cache directory.
+fn embedded_dir() -> Option<PathBuf> {
+    let dir = crate::clients::install::cache_root().join(format!("profiles-{}", env!("CARGO_PKG_VERSION")));
+    std::fs::create_dir_all(&dir).ok()?;
+    for (name, text) in embedded::EMBEDDED {
+        let path = dir.join(name);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(*text) {
+            std::fs::write(&path, text).ok()?;
+        }
+    }
+    Some(dir)
 }
 
 /// Every profile in `dir`, sorted by name.

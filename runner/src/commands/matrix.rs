@@ -60,6 +60,11 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
         }
         MatrixCommand::Diff { before, after, format } => {
             let (a, b) = (load_records(&before)?, load_records(&after)?);
+            for (side, records) in [(&before, &a), (&after, &b)] {
+                if records.is_empty() {
+                    return Err(crate::exit::bad_input(format!("no records under {}: give a record file or a records directory", side.display())));
+                }
+            }
             let lines = diff::diff(&a.iter().map(|l| &l.record).collect::<Vec<_>>(), &b.iter().map(|l| &l.record).collect::<Vec<_>>());
             match format {
                 Format::Json => crate::out!("{}", serde_json::to_string_pretty(&lines)?),
@@ -109,7 +114,9 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
     }
     let profiles: Vec<_> = all.into_iter().filter(|p| only.is_empty() || only.contains(&p.name)).collect();
     let scratch = tempfile::tempdir()?;
-    let target_root = if check { scratch.path().to_path_buf() } else { records.to_path_buf() };
+    // Fresh records are staged, then compared (--check) or moved into place when all are done.
+    let staging = records::Staging::new(if check { scratch.path() } else { records })?;
+    let target_root = staging.path().to_path_buf();
     let transports = [crate::session::run::Transport::Stdio, crate::session::run::Transport::Http];
     let mut targets = Vec::new();
     for profile in &profiles {
@@ -129,13 +136,14 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
             async move {
                 client::probe_all(target, transport, crate::cli::RunKinds::All, &slots, server_exe, &dir).await?;
                 let finished = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-                eprintln!("[{finished}/{total}] {}@{} over {} done", target.profile.name, target.version, transport.as_str());
+                crate::progress!("[{finished}/{total}] {}@{} over {} done", target.profile.name, target.version, transport.as_str());
                 anyhow::Ok(())
             }
         })
     });
     futures::future::try_join_all(passes).await?;
     if !check {
+        staging.commit()?;
         std::fs::write(out, markdown(records, out)?)?;
         eprintln!("mcp-client-probe: records rewritten under {}; {} rendered", records.display(), out.display());
         return Ok(crate::exit::OK);

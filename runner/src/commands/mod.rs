@@ -4,6 +4,7 @@ pub mod serve;
 
 mod catalogue;
 mod clients;
+pub mod fake_client;
 mod judge;
 pub mod matrix;
 mod probe;
@@ -161,11 +162,36 @@ pub async fn dispatch(command: Command) -> Result<u8> {
 }
 
 /// The width the terminal table is rendered at: the terminal's own, or 160 columns into a pipe.
+/// The width tables are drawn to: the terminal's, else `COLUMNS`, else 160.
 pub(crate) fn terminal_width() -> Option<u16> {
     if std::io::stdout().is_terminal() {
-        None
-    } else {
-        Some(160)
+        let mut size = libc::winsize { ws_row: 0, ws_col: 0, ws_xpixel: 0, ws_ypixel: 0 };
+        // SAFETY: TIOCGWINSZ fills the winsize struct passed by pointer; nothing else is touched.
+        let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+        if ok && size.ws_col > 0 {
+            return Some(size.ws_col);
+        }
+    }
+    Some(std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(160))
+}
+
+/// Prints a matrix as asked: the table (with `--explain`, every non-yes cell's detail after it)
+/// or JSON; `--only` keeps the probes whose id contains the pattern.
+pub(crate) fn print_matrix(matrix: &crate::records::matrix::Matrix, format: crate::cli::MatrixFormatChoice, view: &crate::cli::ViewArgs) {
+    use crate::cli::MatrixFormatChoice;
+    let mut matrix = matrix.clone();
+    if let Some(pattern) = &view.only {
+        matrix.rows.retain(|r| r.probe.contains(pattern.as_str()));
+    }
+    match format {
+        MatrixFormatChoice::Table => {
+            crate::out!("{}", crate::render::terminal(&matrix, terminal_width()));
+            if view.explain {
+                crate::out_raw!("{}", crate::render::explain(&matrix));
+            }
+        }
+        MatrixFormatChoice::Json => crate::out!("{}", crate::render::json(&matrix)),
+        MatrixFormatChoice::Junit => crate::out_raw!("{}", crate::render::junit(&matrix)),
     }
 }
 

@@ -4,18 +4,23 @@
 use anyhow::Result;
 use probe_server::Era;
 
-use super::{own_exe, terminal_width};
-use crate::cli::{self, Format};
+use super::own_exe;
+use crate::cli;
 use crate::exit::{self, bad_input};
 use crate::session::run::{self, RunSpec};
-use crate::{clients::install, clients::profile, drivers::stub, records as record, records::baseline, records::matrix, render, selftest, session::client};
+use crate::{clients::install, clients::profile, drivers::stub, records as record, records::baseline, records::matrix, selftest, session::client};
 
 pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     if args.client.is_some() || args.command.is_some() {
         return probe_client(args).await;
     }
-    if args.repeat > 1 || args.runs != cli::RunKinds::All {
-        return Err(bad_input("--repeat and --runs apply to a client (a profile, a path or --command); the reference client's runs are the self-test's"));
+    if args.repeat > 1 || args.runs != cli::RunKinds::All || args.timeout.is_some() || args.expect.is_some() || args.view.write_baseline.is_some() {
+        return Err(bad_input(
+            "--repeat, --runs, --timeout, --expect and --write-baseline apply to a client (a profile, a path or --command); the reference client's runs are the self-test's",
+        ));
+    }
+    if let Some(dir) = &args.keep_journals {
+        check_writable(dir)?;
     }
     let ablation = args.ablation;
     let mut specs = Vec::new();
@@ -42,10 +47,7 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     let merged = run::merge_variants(&unablated);
     let runs: Vec<_> = merged.iter().collect();
     let matrix = matrix::from_runs("reference", &runs);
-    match args.format.format {
-        Format::Table => crate::out!("{}", render::terminal(&matrix, terminal_width())),
-        Format::Json => crate::out!("{}", render::json(&matrix)),
-    }
+    super::print_matrix(&matrix, args.format, &args.view);
     Ok(if results.iter().any(|r| r.harness_error.is_some()) { exit::HARNESS } else { exit::OK })
 }
 
@@ -54,6 +56,12 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
 fn command_profile(command_line: &str, timeout: u64, dialect: Option<stub::Dialect>) -> Result<(profile::Profile, std::path::PathBuf)> {
     let words: Vec<String> = command_line.split_whitespace().map(str::to_string).collect();
     let Some((program, args)) = words.split_first() else { return Err(bad_input("--command is empty")) };
+    const SERVER_PLACEHOLDERS: [&str; 3] = ["{server}", "{server_url}", "{server_command_line}"];
+    if !args.iter().any(|a| SERVER_PLACEHOLDERS.iter().any(|p| a.contains(p))) {
+        return Err(bad_input(format!("--command {command_line:?} never names the probe server: put {{server}} (or {{server_url}}, {{server_command_line}}) where it goes")));
+    }
+    let program = find_program(program)?.display().to_string();
+    let program = &program;
     let profile = profile::Profile {
         name: std::path::Path::new(program).file_name().and_then(|n| n.to_str()).unwrap_or("command").to_string(),
         description: format!("command line: {command_line}"),
@@ -66,6 +74,47 @@ fn command_profile(command_line: &str, timeout: u64, dialect: Option<stub::Diale
         interactive: None,
     };
     Ok((profile, std::path::PathBuf::from(program)))
+}
+
+/// The program a command line starts: a path (relative to the current directory) or a name on
+/// PATH; it must be an executable file.
+fn find_program(program: &str) -> Result<std::path::PathBuf> {
+    let candidates: Vec<std::path::PathBuf> = if program.contains('/') {
+        vec![std::path::PathBuf::from(program)]
+    } else {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).map(|dir| dir.join(program)).collect()
+    };
+    match candidates.iter().find(|c| c.is_file()) {
+        Some(found) => {
+            check_executable(found)?;
+            // The client runs in a scratch directory: a relative path would not be found from there.
+            Ok(std::path::absolute(found).unwrap_or_else(|_| found.clone()))
+        }
+        None if program.contains('/') && std::path::Path::new(program).is_dir() => Err(bad_input(format!("{program} is a directory, not a client executable"))),
+        None if program.contains('/') => Err(bad_input(format!("no client executable at {program}"))),
+        None => Err(bad_input(format!("no program named {program:?} on PATH"))),
+    }
+}
+
+/// Refuses a file nobody may execute.
+fn check_executable(path: &std::path::Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?.permissions().mode();
+    if mode & 0o111 == 0 {
+        return Err(bad_input(format!("{} is not executable", path.display())));
+    }
+    Ok(())
+}
+
+/// Refuses an output directory that cannot be written, before anything runs: the nearest
+/// existing directory on its path must take a new file (tried and removed at once).
+pub fn check_writable(dir: &std::path::Path) -> Result<()> {
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let existing = absolute.ancestors().find(|a| a.exists()).unwrap_or(std::path::Path::new("/"));
+    if !existing.is_dir() {
+        return Err(bad_input(format!("{} cannot be a directory: {} is a file", dir.display(), existing.display())));
+    }
+    tempfile::tempfile_in(existing).map(drop).map_err(|e| bad_input(format!("cannot write into {}: {e}", dir.display())))
 }
 
 /// Refuses `--runs interactive` where no interactive run can be made, before anything is installed.
@@ -86,32 +135,41 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     if args.runs != cli::RunKinds::All && args.records == std::path::Path::new(cli::DEFAULT_RECORDS) {
         return Err(bad_input("--runs headless or interactive makes a partial record: give --records DIR so it does not replace the full one"));
     }
+    let baseline = match &args.expect {
+        Some(path) => Some(baseline::Baseline::load(path).map_err(crate::exit::bad_input_from)?),
+        None => None,
+    };
+    check_writable(&args.records)?;
+    if let Some(path) = &args.view.write_baseline {
+        check_writable(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new(".")))?;
+    }
+    let timeout = args.timeout.unwrap_or(60);
     let target = if let Some(command) = &args.command {
-        let (profile, executable) = command_profile(command, args.timeout, args.dialect)?;
+        let (profile, executable) = command_profile(command, timeout, args.dialect)?;
         check_runs(&profile, &args)?;
         client::Target { version: profile.install.version.clone(), profile, executable }
     } else {
         let spec = args.client.clone().unwrap_or_default();
         if spec.contains('/') {
-            let (profile, executable) = command_profile(&format!("{spec} {{server}}"), args.timeout, None)?;
-            if !executable.exists() {
-                return Err(bad_input(format!("no client executable at {spec}")));
-            }
+            let (profile, executable) = command_profile(&format!("{spec} {{server}}"), timeout, None)?;
             client::Target { version: profile.install.version.clone(), profile, executable }
         } else {
+            if args.timeout.is_some() {
+                return Err(bad_input(format!("--timeout applies to --command and path clients; the profile of {spec} sets its own")));
+            }
             let profile = profile::find(&profile::default_dir(), &spec).map_err(|e| bad_input(e.to_string()))?;
             check_runs(&profile, &args)?;
-            eprintln!("mcp-client-probe: {}@{}: installing if needed", profile.name, profile.install.version);
+            crate::progress!("{}@{}: installing if needed", profile.name, profile.install.version);
             let installed = install::ensure_installed(&profile).await?;
-            eprintln!("mcp-client-probe: {}@{} ready (--version took {} ms)", profile.name, installed.version, installed.version_ms);
+            crate::progress!("{}@{} ready (--version took {} ms)", profile.name, installed.version, installed.version_ms);
             client::Target { profile, executable: installed.executable, version: installed.version }
         }
     };
-    let baseline = match &args.expect {
-        Some(path) => Some(baseline::Baseline::load(path).map_err(crate::exit::bad_input_from)?),
-        None => None,
-    };
-    let dir = record::record_dir(&args.records, &target.profile.name, &target.version);
+    // Written aside and moved into place when every round is done: an interrupted or failed
+    // probe leaves no half record.
+    let staging = record::Staging::new(&args.records).map_err(|e| anyhow::anyhow!("cannot write into {}: {e}", args.records.display()))?;
+    let dir = staging.record_dir(&target.profile.name, &target.version);
+    let final_dir = record::record_dir(&args.records, &target.profile.name, &target.version);
     let mut records = Vec::new();
     let mut repeats_differ = false;
     for round in 1..=args.repeat {
@@ -119,8 +177,8 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
         let slots = client::RunSlots::new(std::sync::Arc::new(tokio::sync::Semaphore::new(args.jobs.max(1))), &target.profile);
         let exe = own_exe()?;
         let transports = args.transport.transports();
-        eprintln!(
-            "mcp-client-probe: probing {}@{} over {} (round {round} of {})",
+        crate::progress!(
+            "probing {}@{} over {} (round {round} of {})",
             target.profile.name,
             target.version,
             transports.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" and "),
@@ -129,7 +187,7 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
         let passes = transports.iter().map(|&transport| client::probe_all(&target, transport, args.runs, &slots, &exe, &dir));
         for written in futures::future::try_join_all(passes).await? {
             for record in written {
-                eprintln!("mcp-client-probe: {} done in {} ms; record in {}", record.column_transport(), record.duration_ms, dir.display());
+                crate::progress!("{} done in {} ms", record.column_transport(), record.duration_ms);
                 round_records.push(record);
             }
         }
@@ -144,15 +202,18 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
             records = round_records;
         }
     }
+    staging.commit().map_err(|e| anyhow::anyhow!("cannot move the records into {}: {e}", final_dir.display()))?;
+    crate::progress!("records in {}", final_dir.display());
     if args.repeat > 1 {
         eprintln!("mcp-client-probe: {} rounds: {}", args.repeat, if repeats_differ { "verdicts differ" } else { "the same verdicts every round" });
     }
     let located: Vec<record::Located> =
         records.iter().map(|r| record::Located { relative: std::path::PathBuf::from(&r.client).join(&r.version).join(r.file_name()), record: r.clone() }).collect();
     let matrix = matrix::from_records(&located, &args.records.display().to_string());
-    match args.format.format {
-        Format::Table => crate::out!("{}", render::terminal(&matrix, terminal_width())),
-        Format::Json => crate::out!("{}", render::json(&matrix)),
+    super::print_matrix(&matrix, args.format, &args.view);
+    if let Some(path) = &args.view.write_baseline {
+        std::fs::write(path, baseline::write(&records.iter().collect::<Vec<_>>())).map_err(|e| anyhow::anyhow!("cannot write the baseline {}: {e}", path.display()))?;
+        crate::progress!("baseline written to {}", path.display());
     }
     if repeats_differ {
         return Ok(exit::MISMATCH);

@@ -14,6 +14,13 @@ use crate::cli::ServeArgs;
 pub struct BadInput(pub String);
 
 pub async fn serve(args: ServeArgs) -> Result<()> {
+    // Refused before the journal is created: bad input writes nothing.
+    if let Some(addr) = args.http.filter(|a| !a.ip().is_loopback()) {
+        return Err(BadInput(format!("refusing to listen on {addr}: the probe server serves loopback only")).into());
+    }
+    if !args.stdio && args.http.is_none() {
+        return Err(BadInput("choose --stdio or --http ADDR".into()).into());
+    }
     let journal = Journal::create(&args.journal).map_err(|e| BadInput(e.to_string()))?;
     let options = ServeOptions {
         era: args.era,
@@ -26,9 +33,6 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
         return stdio::serve_stdio(tokio::io::stdin(), tokio::io::stdout(), journal, options).await.context("stdio server failed");
     }
     let Some(addr) = args.http else { return Err(BadInput("choose --stdio or --http ADDR".into()).into()) };
-    if !addr.ip().is_loopback() {
-        return Err(BadInput(format!("refusing to listen on {addr}: the probe server serves loopback only")).into());
-    }
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
     eprintln!("mcp-client-probe: serving http://{}{}", listener.local_addr()?, http::MCP_PATH);
     let shutdown = CancellationToken::new();

@@ -47,6 +47,26 @@ impl Baseline {
     }
 }
 
+/// The baseline that `records` meet exactly: every verdict that is neither yes nor n/a, with the
+/// judge's detail as its reason. What `--write-baseline` writes and `--expect` reads back.
+pub fn write(records: &[&Record]) -> String {
+    use probe_server::probe::Outcome;
+    let mut out = String::from("# Written by `mcp-client-probe probe --write-baseline`: the verdicts that are not yes (nor n/a).\n");
+    for record in records {
+        for verdict in record.verdicts.iter().filter(|v| !matches!(v.outcome, Outcome::Yes | Outcome::NotApplicable)) {
+            let quoted = |s: &str| toml::Value::String(s.to_string()).to_string();
+            out.push_str(&format!(
+                "\n[[expect]]\nprobe = {}\ntransport = {}\noutcome = {}\nreason = {}\n",
+                quoted(&verdict.probe),
+                quoted(&record.column_transport()),
+                quoted(verdict.outcome.label()),
+                quoted(&verdict.detail)
+            ));
+        }
+    }
+    out
+}
+
 /// What does not match the baseline, in plain words; empty when the run matches.
 pub fn check(baseline: &Baseline, records: &[&Record]) -> Vec<String> {
     let mut problems = Vec::new();
@@ -107,5 +127,17 @@ mod tests {
         let fixed = record("stdio", &[("a", Outcome::Yes), ("gone", Outcome::No)]);
         let problems = check(&baseline, &[&fixed]);
         assert_eq!(problems, vec!["stale: a over stdio is now yes, the baseline expects no (d)".to_string()]);
+    }
+
+    #[test]
+    fn a_written_baseline_is_met_by_the_records_it_was_written_from() {
+        let stdio = record("stdio", &[("a", Outcome::No), ("b", Outcome::Yes), ("c", Outcome::NotReached), ("d", Outcome::NotApplicable)]);
+        let http = record("http", &[("a", Outcome::Partial), ("b", Outcome::Yes)]);
+        let text = write(&[&stdio, &http]);
+        let baseline: Baseline = toml::from_str(&text).unwrap();
+        assert_eq!(baseline.expect.len(), 3, "{text}");
+        assert!(check(&baseline, &[&stdio, &http]).is_empty(), "{text}");
+        let changed = record("stdio", &[("a", Outcome::Yes), ("b", Outcome::Yes), ("c", Outcome::NotReached), ("d", Outcome::NotApplicable)]);
+        assert_eq!(check(&baseline, &[&changed, &http]).len(), 1);
     }
 }

@@ -54,13 +54,6 @@ impl Column {
     }
 }
 
-impl Column {
-    pub fn heading(&self) -> String {
-        let date = self.date.as_ref().map(|d| format!("\n{d}")).unwrap_or_default();
-        format!("{}\n{} · {}\n{}{date}", self.client, self.transport, self.era, self.protocol_version.as_deref().unwrap_or("?"))
-    }
-}
-
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
     pub probe: String,

@@ -86,17 +86,56 @@ pub struct Record {
 
 /// `git rev-parse HEAD` of the source tree this binary was built from, or "unknown".
 pub fn probe_commit() -> String {
-    std::process::Command::new("git")
-        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "--short=12", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "unknown".into())
+    // Recorded by the build script from the repository the binary was built in.
+    env!("MCP_CLIENT_PROBE_COMMIT").to_string()
 }
 
 pub fn today() -> String {
     chrono::Utc::now().format("%Y-%m-%d").to_string()
+}
+
+/// Where a run writes its records and journals until it is complete: a `.partial-…` directory
+/// inside the records root, moved into place by [`Staging::commit`] and removed if the run is
+/// dropped unfinished (interrupted, or failed).
+pub struct Staging {
+    dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Staging {
+    pub fn new(root: &Path) -> std::io::Result<Staging> {
+        std::fs::create_dir_all(root)?;
+        let dir = tempfile::Builder::new().prefix(".partial-").tempdir_in(root)?;
+        Ok(Staging { dir, root: root.to_path_buf() })
+    }
+
+    /// The staging directory, laid out as a records root.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Where the run writes what goes to `<root>/<client>/<version>`.
+    pub fn record_dir(&self, client: &str, version: &str) -> PathBuf {
+        record_dir(self.dir.path(), client, version)
+    }
+
+    /// Moves every staged file into place (replacing what was there) and removes the staging
+    /// directory.
+    pub fn commit(self) -> std::io::Result<()> {
+        for client in std::fs::read_dir(self.dir.path())? {
+            let client = client?;
+            for version in std::fs::read_dir(client.path())? {
+                let version = version?;
+                let target = record_dir(&self.root, &client.file_name().to_string_lossy(), &version.file_name().to_string_lossy());
+                std::fs::create_dir_all(&target)?;
+                for file in std::fs::read_dir(version.path())? {
+                    let file = file?;
+                    std::fs::rename(file.path(), target.join(file.file_name()))?;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `<root>/<client>/<version>`.
@@ -165,7 +204,8 @@ pub fn load(root: &Path) -> Result<Vec<Located>, RecordError> {
     }
     let mut found = Vec::new();
     let clients = std::fs::read_dir(root).map_err(unreadable(root))?;
-    for client in clients.filter_map(|e| e.ok()).filter(|e| e.path().is_dir()) {
+    // A `.partial-…` directory is a run still writing (or killed while it was): not a record.
+    for client in clients.filter_map(|e| e.ok()).filter(|e| e.path().is_dir() && !e.file_name().to_string_lossy().starts_with('.')) {
         let client = client.path();
         for version in std::fs::read_dir(&client).map_err(unreadable(&client))?.filter_map(|e| e.ok()).filter(|e| e.path().is_dir()) {
             let version = version.path();

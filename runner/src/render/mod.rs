@@ -8,26 +8,56 @@ use comfy_table::{presets, Cell as TableCell, ContentArrangement, Table};
 
 use crate::records::matrix::Matrix;
 
-/// A table for people: one section per area, outcome and declaration in each cell.
+/// The narrowest a client's column may be (its short heading and a cell such as
+/// `declared-only (not declared)` wrapped over two lines).
+const MIN_COLUMN: usize = 16;
+
+/// A table for people: one section per area, outcome and declaration in each cell. Columns have
+/// short headings (`[1]`, `[2]`, …) explained in a footer with a count of outcomes per column.
+/// Probe ids are never broken; when the width cannot hold every column beside them, the columns
+/// are split over several tables, each with the probe column.
 pub fn terminal(matrix: &Matrix, width: Option<u16>) -> String {
+    let probe_width = matrix.rows.iter().map(|r| r.probe.chars().count()).max().unwrap_or(5).max(5);
+    // Table borders: one character left of each column and one at the end, and a space of padding each side.
+    let per_table = match width {
+        Some(width) => ((width as usize).saturating_sub(probe_width + 4) / (MIN_COLUMN + 3)).max(1),
+        None => matrix.columns.len().max(1),
+    };
+    let indices: Vec<usize> = (0..matrix.columns.len()).collect();
+    let mut out = String::new();
+    for group in indices.chunks(per_table) {
+        out.push_str(&table(matrix, group, probe_width, width));
+        out.push('\n');
+    }
+    if matrix.columns.is_empty() {
+        out.push_str(&table(matrix, &[], probe_width, width));
+        out.push('\n');
+    }
+    out.push_str(&footer(matrix));
+    out
+}
+
+fn table(matrix: &Matrix, columns: &[usize], probe_width: usize, width: Option<u16>) -> String {
+    use comfy_table::{ColumnConstraint, Width};
     let mut table = Table::new();
     table.load_preset(presets::UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
     if let Some(width) = width {
         table.set_width(width);
     }
     let mut header = vec![TableCell::new("probe")];
-    header.extend(matrix.columns.iter().map(|c| TableCell::new(c.heading())));
+    header.extend(columns.iter().map(|&c| TableCell::new(format!("[{}] {}", c + 1, short_heading(&matrix.columns[c])))));
     table.set_header(header);
     let mut area = None;
     for row in &matrix.rows {
         if area != Some(row.area) {
             area = Some(row.area);
             let mut line = vec![TableCell::new(format!("— {} —", row.area.title()))];
-            line.extend(matrix.columns.iter().map(|_| TableCell::new("")));
+            line.extend(columns.iter().map(|_| TableCell::new("")));
             table.add_row(line);
         }
         let mut line = vec![TableCell::new(format!("{}\n{}", row.probe, row.title))];
-        for cell in &row.cells {
+        for &c in columns {
+            let cell = &row.cells[c];
             let mut text = cell.outcome.label().to_string();
             if cell.declared != probe_server::probe::Declaration::NoCapability {
                 text.push_str(&format!(" ({})", cell.declared.label()));
@@ -39,7 +69,88 @@ pub fn terminal(matrix: &Matrix, width: Option<u16>) -> String {
         }
         table.add_row(line);
     }
+    if let Some(column) = table.column_mut(0) {
+        column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(probe_width as u16 + 2)));
+    }
     table.to_string()
+}
+
+/// `client@version stdio`: the column's client and transport, without what the footer says.
+fn short_heading(column: &crate::records::matrix::Column) -> String {
+    format!("{} {}", column.client, column.transport)
+}
+
+/// One line per column: its heading in full, then how many probes said what.
+fn footer(matrix: &Matrix) -> String {
+    use probe_server::probe::Outcome;
+    let mut out = String::new();
+    for (i, column) in matrix.columns.iter().enumerate() {
+        let count = |outcome: Outcome| matrix.rows.iter().filter(|r| r.cells[i].outcome == outcome).count();
+        let others = matrix.rows.len() - [Outcome::Yes, Outcome::Partial, Outcome::No, Outcome::NotReached, Outcome::NotApplicable].map(count).iter().sum::<usize>();
+        out.push_str(&format!(
+            "[{}] {} over {}, {} era, protocol {}{}: {} yes, {} partial, {} no, {} not-reached, {} n/a, {} other\n",
+            i + 1,
+            column.client,
+            column.transport,
+            column.era,
+            column.protocol_version.as_deref().unwrap_or("?"),
+            column.date.as_ref().map(|d| format!(", {d}")).unwrap_or_default(),
+            count(Outcome::Yes),
+            count(Outcome::Partial),
+            count(Outcome::No),
+            count(Outcome::NotReached),
+            count(Outcome::NotApplicable),
+            others,
+        ));
+    }
+    out
+}
+
+/// Every cell that is not a yes or n/a, with the judge's detail: what `--explain` adds.
+pub fn explain(matrix: &Matrix) -> String {
+    use probe_server::probe::Outcome;
+    let mut out = String::new();
+    for row in &matrix.rows {
+        for (i, cell) in row.cells.iter().enumerate().filter(|(_, c)| !matches!(c.outcome, Outcome::Yes | Outcome::NotApplicable)) {
+            out.push_str(&format!("{} [{}]: {} — {}\n", row.probe, i + 1, cell.outcome.label(), cell.detail));
+        }
+    }
+    out
+}
+
+/// The matrix as JUnit XML for CI systems: one test suite per column, one test case per probe; a
+/// no, partial, violation, auto-answered or declared-only is a failure, a not-reached, inconclusive
+/// or n/a is skipped, each with the judge's detail.
+pub fn junit(matrix: &Matrix) -> String {
+    use probe_server::probe::Outcome;
+    let escape = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcp-client-probe\">\n");
+    for (i, column) in matrix.columns.iter().enumerate() {
+        let failed = |o: Outcome| matches!(o, Outcome::No | Outcome::Partial | Outcome::Violation | Outcome::AutoAnswered | Outcome::DeclaredOnly);
+        let skipped = |o: Outcome| matches!(o, Outcome::NotReached | Outcome::Inconclusive | Outcome::NotApplicable);
+        let outcomes: Vec<Outcome> = matrix.rows.iter().map(|r| r.cells[i].outcome).collect();
+        out.push_str(&format!(
+            "  <testsuite name=\"{} {}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+            escape(&column.client),
+            escape(&column.transport),
+            outcomes.len(),
+            outcomes.iter().filter(|o| failed(**o)).count(),
+            outcomes.iter().filter(|o| skipped(**o)).count()
+        ));
+        for row in &matrix.rows {
+            let cell = &row.cells[i];
+            let (name, detail) = (escape(&row.probe), escape(&cell.detail));
+            out.push_str(&format!("    <testcase classname=\"{}\" name=\"{name}\"", escape(row.area.title())));
+            match cell.outcome {
+                o if failed(o) => out.push_str(&format!(">\n      <failure message=\"{}: {detail}\"/>\n    </testcase>\n", o.label())),
+                o if skipped(o) => out.push_str(&format!(">\n      <skipped message=\"{}: {detail}\"/>\n    </testcase>\n", o.label())),
+                _ => out.push_str("/>\n"),
+            }
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
 }
 
 /// The matrix as pretty JSON.
@@ -79,6 +190,43 @@ mod tests {
     #[test]
     fn terminal_rendering_of_recorded_runs() {
         insta::assert_snapshot!(terminal(&fixture_matrix(), Some(140)));
+    }
+
+    #[test]
+    fn junit_counts_failures_and_skips_and_escapes_details() {
+        let xml = junit(&fixture_matrix());
+        assert!(xml.starts_with("<?xml"));
+        assert_eq!(xml.matches("<testsuite ").count(), 3);
+        assert!(xml.contains("<failure message=\"auto-answered"), "the auto-decline column fails elicitation.form");
+        assert!(xml.contains("<skipped message=\"n/a"));
+        assert!(!xml.contains("< ") && !xml.contains("\"<"), "details are escaped");
+    }
+
+    #[test]
+    fn terminal_at_80_columns() {
+        insta::assert_snapshot!(terminal(&fixture_matrix(), Some(80)));
+    }
+
+    #[test]
+    fn terminal_at_120_columns() {
+        insta::assert_snapshot!(terminal(&fixture_matrix(), Some(120)));
+    }
+
+    /// At any width the table stays inside it and every probe id is on one line, whole.
+    #[test]
+    fn narrow_tables_never_break_a_probe_id_nor_overflow() {
+        let matrix = fixture_matrix();
+        for width in [60u16, 80, 100, 120, 200] {
+            let text = terminal(&matrix, Some(width));
+            let (tables, footer) = text.split_at(text.find("\n[1]").unwrap_or(text.len()));
+            for line in tables.lines() {
+                assert!(line.chars().count() <= width as usize, "{width}: {line}");
+            }
+            for row in &matrix.rows {
+                assert!(tables.contains(&row.probe), "{width}: {} broken", row.probe);
+            }
+            assert!(footer.contains("yes") && footer.contains("not-reached"), "{footer}");
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::clients::profile::{Profile, Vars};
 use crate::records::{self, LaunchSummary, Record, RECORD_FORMAT};
 use crate::session::launch::{launch, Ending, LaunchRecord, LaunchSpec};
 use crate::session::run::Transport;
-use crate::session::{self, HttpServer, RunError, RunFiles, Scratch};
+use crate::session::{self, ModelJournal, RunError, RunFiles, Session};
 
 /// A client ready to be probed.
 #[derive(Debug, Clone)]
@@ -161,7 +161,9 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
     // many as the slots allow, and come back in the variants' order.
     let mut runs = futures::future::try_join_all(headless.map(|variant| async move {
         let _slot = slots.take().await;
-        run_variant(target, pass, variant, server_exe, out_dir).await
+        let run = run_variant(target, pass, variant, server_exe, out_dir).await?;
+        crate::progress!("{} {} {variant}: {}", target.profile.name, pass.stem(), describe_run(&run.launches));
+        Ok::<_, RunError>(run)
     }))
     .await?;
     // What a person sees does not depend on the server's eras: the interactive runs go with the
@@ -169,7 +171,10 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
     if let Some(interactive) = target.profile.interactive.as_ref().filter(|_| transport == Transport::Stdio && runs_wanted.interactive() && pass.eras.is_dual()) {
         for variant in Variant::interactive() {
             let _slot = slots.take().await;
-            runs.push(run_interactive(target, interactive, variant, server_exe, out_dir).await?);
+            let run = run_interactive(target, interactive, variant, server_exe, out_dir).await?;
+            let stopped = run.plan_stopped.as_deref().map(|r| format!("; the keystroke plan stopped: {r}")).unwrap_or_default();
+            crate::progress!("{} interactive {variant}: {}{stopped}", target.profile.name, describe_run(&run.launches));
+            runs.push(run);
         }
     }
     if runs.is_empty() {
@@ -247,16 +252,25 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
 /// (and the stub's) are written to `out_dir`.
 async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: &Path, out_dir: &Path) -> Result<VariantRun, RunError> {
     let transport = pass.transport;
-    let scratch = Scratch::new()?;
-    let (home, work) = (&scratch.home, &scratch.work);
     let profile = &target.profile;
+    // The model's side is kept where it is evidence: the standard run (what the host offered its
+    // model), the no-resources run (whether resource tools are still offered) and the skills runs
+    // (the commands and their results). In the other variants it repeats the standard run's, so it
+    // stays in the scratch directory.
+    let keeps_model_journal = variant.is_standard() || variant.serves_skills() || variant == Variant::NoResources;
+    let model = match profile.dialect {
+        None => ModelJournal::None,
+        Some(_) if keeps_model_journal => ModelJournal::At(out_dir.join(model_journal_name(pass, variant))),
+        Some(_) => ModelJournal::Scratch,
+    };
+    let mut session = Session::open(transport, ServeOptions { variant, era: pass.eras, ..ServeOptions::default() }, model).await?;
+    let (home, work) = (&session.scratch.home, &session.scratch.work);
     // In the skills variants a host with skills support is launched its own way.
     let skills_launch = profile.skills.as_ref().filter(|_| variant.serves_skills());
     let launches = match skills_launch {
         Some(skills) => vec![skills.args.clone()],
         None => profile.launches(),
     };
-    let step_journal = |i: usize| scratch.path().join(format!("journal-{i}.jsonl"));
     // Where a host installs skills: its profile says, relative to the run's home or work directory.
     let skills_dir = skills_launch.map(|skills| {
         let mut vars = Vars::default();
@@ -264,27 +278,11 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         vars.values.insert("work", work.display().to_string());
         vars.fill(&skills.skills_dir)
     });
-
-    // The model's side is kept where it is evidence: the standard run (what the host offered its
-    // model), the no-resources run (whether resource tools are still offered) and the skills runs
-    // (the commands and their results). In the other variants it
-    // repeats the standard run's, so it stays in the scratch directory.
-    let keeps_model_journal = variant.is_standard() || variant.serves_skills() || variant == Variant::NoResources;
-    let model_journal_path = if keeps_model_journal { out_dir.join(model_journal_name(pass, variant)) } else { scratch.path().join("model.jsonl") };
-    let stub = match profile.dialect {
-        Some(_) => Some(session::start_stub(&model_journal_path, variant).await?),
-        None => None,
-    };
-    let http_server = match transport {
-        Transport::Http => Some(HttpServer::start(&step_journal(0), ServeOptions { variant, era: pass.eras, ..ServeOptions::default() }).await?),
-        Transport::Stdio => None,
-    };
-    let server_url = http_server.as_ref().map(|s| s.url.clone()).unwrap_or_default();
+    let (stub_url, server_url) = (session.stub_url(), session.server_url());
 
     let mut records: Vec<LaunchRecord> = Vec::new();
     for (index, args) in launches.iter().enumerate() {
-        let server_args = session::stdio_server_args(&step_journal(index), variant, pass.eras);
-        let stub_url = stub.as_ref().map(|s| s.base_url.clone()).unwrap_or_default();
+        let server_args = session::stdio_server_args(&session.server_journal(index), variant, pass.eras);
         let mut vars = run_vars(RunPaths { home, work, server_exe }, &stub_url, &profile.launch.prompt, &server_url, server_args, transport);
         if let (Some(skills), Some(dir)) = (skills_launch, &skills_dir) {
             vars.values.insert("skills_dir", dir.clone());
@@ -305,19 +303,16 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         };
         records.push(launch(&spec).await);
     }
+    // A server that does not stop cleanly still leaves the journal it wrote.
+    let _ = session.close().await;
 
-    if let Some(stub) = stub {
-        stub.stop().await;
-    }
-    if let Some(server) = http_server {
-        // A server that does not stop cleanly still leaves the journal it wrote.
-        let _ = server.stop().await;
-    }
-
-    let mut parts: Vec<_> = (0..launches.len()).map(step_journal).filter(|p| p.exists()).filter_map(|p| read_journal(&p).ok()).collect();
+    let mut journals: Vec<PathBuf> = (0..launches.len()).map(|i| session.server_journal(i)).collect();
+    journals.dedup();
+    let mut parts: Vec<_> = journals.iter().filter(|p| p.exists()).filter_map(|p| read_journal(p).ok()).collect();
     if let Some(skills_dir) = &skills_dir {
         // What the host left on disk is evidence too: journalled after the server's events.
-        let note_path = scratch.path().join("disk.jsonl");
+        let (home, work) = (&session.scratch.home, &session.scratch.work);
+        let note_path = session.scratch.path().join("disk.jsonl");
         let journal = Journal::create(&note_path).map_err(RunError::journal(&note_path))?;
         journal.log(probe_server::journal::Entry::note(transport.as_str(), transport, files_on_disk(&[home, work], Path::new(skills_dir))));
         drop(journal);
@@ -327,10 +322,8 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     let journal_path = out_dir.join(journal_name(pass, variant));
     write_events(&journal_path, &joined.events).map_err(RunError::journal(&journal_path))?;
     let mut observations = Observations::from_read(joined);
-    if profile.dialect.is_some() {
-        if let Ok(model) = read_journal(&model_journal_path) {
-            observations = observations.with_model(model);
-        }
+    if let Some(model) = session.model_journal().and_then(|path| read_journal(path).ok()) {
+        observations = observations.with_model(model);
     }
     Ok(VariantRun { variant, observations, launches: records, plan_stopped: None })
 }
@@ -388,16 +381,14 @@ fn write_files<'a>(files: impl Iterator<Item = &'a crate::clients::profile::Conf
 /// screens also go to `<transport>.<variant>.screens.txt`.
 async fn run_interactive(target: &Target, interactive: &crate::clients::profile::Interactive, variant: Variant, server_exe: &Path, out_dir: &Path) -> Result<VariantRun, RunError> {
     let transport = Transport::Stdio;
-    let scratch = Scratch::new()?;
     let profile = &target.profile;
-    let stub = match profile.dialect {
-        Some(_) => Some(session::start_stub(&scratch.path().join("model.jsonl"), variant).await?),
-        None => None,
-    };
-    let server_journal = scratch.path().join("journal-0.jsonl");
+    let model = if profile.dialect.is_some() { ModelJournal::Scratch } else { ModelJournal::None };
+    // The host starts the stdio server itself, from the arguments in its configuration.
+    let mut session = Session::open(transport, ServeOptions { variant, ..ServeOptions::default() }, model).await?;
+    let server_journal = session.server_journal(0);
     let server_args = session::stdio_server_args(&server_journal, variant, EraPolicy::Dual);
-    let stub_url = stub.as_ref().map(|s| s.base_url.clone()).unwrap_or_default();
-    let vars = run_vars(RunPaths { home: &scratch.home, work: &scratch.work, server_exe }, &stub_url, &interactive.prompt, "", server_args, transport);
+    let scratch = &session.scratch;
+    let vars = run_vars(RunPaths { home: &scratch.home, work: &scratch.work, server_exe }, &session.stub_url(), &interactive.prompt, "", server_args, transport);
     write_files(profile.files.iter().chain(interactive.files.iter()), &vars, transport)?;
     let launch = crate::drivers::terminal::HostLaunch {
         program: target.executable.clone(),
@@ -409,9 +400,7 @@ async fn run_interactive(target: &Target, interactive: &crate::clients::profile:
         marker: format!("{}-interactive-{variant}-{}", profile.name, std::process::id()),
     };
     let (driven, swept) = crate::drivers::terminal::drive_isolated(launch, variant, interactive.clone(), server_journal).await?;
-    if let Some(stub) = stub {
-        stub.stop().await;
-    }
+    let _ = session.close().await;
     let files = RunFiles { stem: &Pass::dual(transport).stem(), variant };
     let (journal_path, screens_path) = (out_dir.join(files.journal()), out_dir.join(files.screens()));
     write_events(&journal_path, &driven.journal.events).map_err(RunError::journal(&journal_path))?;
@@ -471,6 +460,12 @@ fn describe_endings(records: &[LaunchRecord]) -> String {
         })
         .collect();
     parts.join("; ")
+}
+
+/// How the launches ended and how long they took, for a progress line.
+fn describe_run(records: &[LaunchRecord]) -> String {
+    let ms: u64 = records.iter().map(|r| r.duration_ms).sum();
+    format!("{} in {:.1} s", describe_endings(records), ms as f64 / 1000.0)
 }
 
 #[cfg(test)]

@@ -15,6 +15,22 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 
 /// The environment variable that marks every process of one run, for the final sweep.
 pub const RUN_MARKER: &str = "MCP_CLIENT_PROBE_RUN";
+/// Every process a runner starts, directly or not, carries this variable set to the runner's
+/// pid: an interrupted runner sweeps them all.
+pub const RUNNER_MARKER: &str = "MCP_CLIENT_PROBE_RUNNER";
+
+/// The value of [`RUNNER_MARKER`] for this runner: the pid of the outermost runner, which
+/// [`mark_runner`] put in the environment (processes it starts keep it).
+pub fn runner_mark() -> String {
+    std::env::var(RUNNER_MARKER).unwrap_or_else(|_| std::process::id().to_string())
+}
+
+/// Marks this process as a runner unless it was started by one. Call before any thread starts.
+pub fn mark_runner() {
+    if std::env::var_os(RUNNER_MARKER).is_none() {
+        std::env::set_var(RUNNER_MARKER, std::process::id().to_string());
+    }
+}
 /// How much of each output stream is kept.
 pub const OUTPUT_CAP: usize = 4 * 1024 * 1024;
 
@@ -81,6 +97,7 @@ pub fn base_env(home: &Path, marker: &str) -> BTreeMap<String, String> {
     env.insert("XDG_CACHE_HOME".into(), h(".cache"));
     env.insert("TMPDIR".into(), h("tmp"));
     env.insert(RUN_MARKER.into(), marker.to_string());
+    env.insert(RUNNER_MARKER.into(), runner_mark());
     env
 }
 
@@ -107,26 +124,43 @@ fn signal_group(pgid: i32, signal: i32) {
 }
 
 /// Pids of processes whose environment carries `marker` (read from /proc; others are invisible).
+#[cfg(test)]
 pub fn marked_processes(marker: &str) -> Vec<i32> {
-    let needle = format!("{RUN_MARKER}={marker}");
+    processes_with(&format!("{RUN_MARKER}={marker}"))
+}
+
+/// Pids of other processes whose environment holds the variable `needle` (`NAME=value`).
+fn processes_with(needle: &str) -> Vec<i32> {
+    let own = std::process::id() as i32;
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| pid != own)
         .filter(|pid| std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == needle.as_bytes())))
         .collect()
+}
+
+/// Kills every process this runner started, directly or not (an interrupted run); returns how
+/// many there were.
+pub async fn sweep_runner() -> usize {
+    sweep_needle(None, &format!("{RUNNER_MARKER}={}", runner_mark())).await
 }
 
 /// Kills every process of the run that is still alive; returns how many there were. Scans
 /// again until two scans in a row find nothing: a process caught mid-`exec` or mid-`fork` can
 /// be missed by one scan.
 pub(crate) async fn sweep(pgid: Option<i32>, marker: &str) -> usize {
+    sweep_needle(pgid, &format!("{RUN_MARKER}={marker}")).await
+}
+
+async fn sweep_needle(pgid: Option<i32>, needle: &str) -> usize {
     let mut killed = std::collections::BTreeSet::new();
     let mut quiet_scans = 0;
     for _ in 0..50 {
         if let Some(pgid) = pgid {
             signal_group(pgid, libc::SIGKILL);
         }
-        let marked = marked_processes(marker);
+        let marked = processes_with(needle);
         if marked.is_empty() {
             quiet_scans += 1;
             if quiet_scans == 2 {

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use probe_server::journal::Journal;
+use probe_server::journal::Transport;
 use probe_server::transport::http::{serve_http, MCP_PATH};
 use probe_server::{EraPolicy, ServeOptions, Variant};
 use tokio_util::sync::CancellationToken;
@@ -95,6 +96,79 @@ impl Scratch {
 
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+}
+
+/// Where a run's model stub journals.
+pub enum ModelJournal {
+    /// The client talks to no model: no stub.
+    None,
+    /// In the scratch directory (`model.jsonl`), gone with it.
+    Scratch,
+    /// Beside the record, where it is evidence.
+    At(PathBuf),
+}
+
+/// What every run sets up before the client starts and takes down after it ends: the scratch
+/// directory, the model stub (for clients with a model) and, over HTTP, the probe server on
+/// loopback journalling to `server_journal()`. Over stdio the client starts the server itself,
+/// from [`stdio_server_args`].
+pub struct Session {
+    pub scratch: Scratch,
+    stub: Option<stub::StubHandle>,
+    model_journal: Option<PathBuf>,
+    http: Option<HttpServer>,
+}
+
+impl Session {
+    pub async fn open(transport: Transport, options: ServeOptions, model: ModelJournal) -> Result<Session, SetupError> {
+        let scratch = Scratch::new()?;
+        let model_journal = match model {
+            ModelJournal::None => None,
+            ModelJournal::Scratch => Some(scratch.path().join("model.jsonl")),
+            ModelJournal::At(path) => Some(path),
+        };
+        let stub = match &model_journal {
+            Some(path) => Some(start_stub(path, options.variant).await?),
+            None => None,
+        };
+        let http = match transport {
+            Transport::Http => Some(HttpServer::start(&scratch.path().join("journal-0.jsonl"), options).await?),
+            Transport::Stdio => None,
+        };
+        Ok(Session { scratch, stub, model_journal, http })
+    }
+
+    /// Where the probe server of launch `index` journals (over HTTP, one server for all launches).
+    pub fn server_journal(&self, index: usize) -> PathBuf {
+        let index = if self.http.is_some() { 0 } else { index };
+        self.scratch.path().join(format!("journal-{index}.jsonl"))
+    }
+
+    /// The model stub's base URL, or empty without a stub.
+    pub fn stub_url(&self) -> String {
+        self.stub.as_ref().map(|s| s.base_url.clone()).unwrap_or_default()
+    }
+
+    /// The HTTP probe server's URL, or empty over stdio.
+    pub fn server_url(&self) -> String {
+        self.http.as_ref().map(|s| s.url.clone()).unwrap_or_default()
+    }
+
+    pub fn model_journal(&self) -> Option<&Path> {
+        self.model_journal.as_deref()
+    }
+
+    /// Stops the stub and the HTTP server (its journal complete); the scratch directory stays
+    /// until the session is dropped.
+    pub async fn close(&mut self) -> Result<(), StopError> {
+        if let Some(stub) = self.stub.take() {
+            stub.stop().await;
+        }
+        match self.http.take() {
+            Some(server) => server.stop().await,
+            None => Ok(()),
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::drivers::reference::{self, Ablation, Endpoint, Variation};
 use crate::exit::one_line;
-use crate::session::{self, HttpServer, RunError, Scratch};
+use crate::session::{self, ModelJournal, RunError, Scratch, Session};
 
 /// What to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -72,31 +72,25 @@ pub async fn run_reference(spec: RunSpec, server_exe: &Path, keep_dir: Option<&P
 }
 
 async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Option<&Path>) -> RunResult {
-    let dir = match Scratch::new() {
-        Ok(dir) => dir,
+    // The fake terminal host starts its own stdio server; the other runs use the session's.
+    let interactive = spec.variant.is_interactive();
+    let transport = if interactive { Transport::Stdio } else { spec.transport };
+    let model = if spec.host { ModelJournal::Scratch } else { ModelJournal::None };
+    let mut session = match Session::open(transport, ServeOptions { variant: spec.variant, ..ServeOptions::default() }, model).await {
+        Ok(session) => session,
         Err(e) => return failed(spec, one_line(e)),
     };
-    let journal_path = dir.path().join("journal.jsonl");
-    let model_path = dir.path().join("model.jsonl");
-    let stub = match spec.host {
-        true => match session::start_stub(&model_path, spec.variant).await {
-            Ok(stub) => Some(stub),
-            Err(e) => return failed(spec, one_line(e)),
-        },
-        false => None,
-    };
-    let model_url = stub.as_ref().map(|s| s.base_url.clone());
-    let harness_error = match spec.transport {
-        _ if spec.variant.is_interactive() => run_terminal(spec, server_exe, &dir, &journal_path).await,
+    let journal_path = session.server_journal(0);
+    let model_url = spec.host.then(|| session.stub_url());
+    let outcome = match transport {
+        _ if interactive => run_terminal(spec, server_exe, &session.scratch, &journal_path).await,
         Transport::Stdio => run_stdio(spec, server_exe, &journal_path, model_url.as_deref()).await,
-        Transport::Http => run_http(spec, &journal_path, model_url.as_deref()).await,
-    }
-    .err()
-    .map(one_line);
-    if let Some(stub) = stub {
-        stub.stop().await;
-    }
-    let mut result = judge_file(spec, &journal_path, spec.host.then_some(model_path.as_path()));
+        Transport::Http => run_http(spec, &session.server_url(), model_url.as_deref()).await,
+    };
+    let closed = session.close().await.map_err(RunError::from);
+    let harness_error = outcome.and(closed).err().map(one_line);
+    let model_path = session.model_journal().map(Path::to_path_buf);
+    let mut result = judge_file(spec, &journal_path, model_path.as_deref());
     if result.harness_error.is_none() {
         result.harness_error = harness_error;
     }
@@ -106,8 +100,8 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
         let stem =
             format!("{}-{}{variant}{runner}-{}", spec.transport.as_str(), spec.era, spec.ablation.map_or_else(|| spec.variation.map_or("full", Variation::id), Ablation::id));
         let mut kept = std::fs::create_dir_all(keep).and_then(|_| std::fs::copy(&journal_path, keep.join(format!("{stem}.jsonl"))));
-        if spec.host && kept.is_ok() {
-            kept = std::fs::copy(&model_path, keep.join(format!("{stem}.model.jsonl")));
+        if let (Some(model_path), true) = (&model_path, kept.is_ok()) {
+            kept = std::fs::copy(model_path, keep.join(format!("{stem}.model.jsonl")));
         }
         if let Err(e) = kept {
             result.harness_error.get_or_insert(format!("cannot keep the journal: {e}"));
@@ -193,12 +187,10 @@ async fn wait_for_input_closed(journal: &Path) -> Result<(), RunError> {
     }
 }
 
-async fn run_http(spec: RunSpec, journal_path: &Path, model_url: Option<&str>) -> Result<(), RunError> {
-    let server = HttpServer::start(journal_path, ServeOptions { variant: spec.variant, ..ServeOptions::default() }).await?;
-    let outcome = drive(&Endpoint::Http { url: server.url.clone() }, spec, model_url).await;
-    // Let the client's closing DELETE reach the server before it stops.
+async fn run_http(spec: RunSpec, server_url: &str, model_url: Option<&str>) -> Result<(), RunError> {
+    let outcome = drive(&Endpoint::Http { url: server_url.to_string() }, spec, model_url).await;
+    // Let the client's closing DELETE reach the server before the session stops it.
     tokio::time::sleep(Duration::from_millis(20)).await;
-    server.stop().await?;
     outcome
 }
 

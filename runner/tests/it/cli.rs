@@ -32,41 +32,110 @@ fn judging_a_cut_off_journal_says_so() {
     assert!(out.contains("last line was cut off"), "{out}");
 }
 
-fn fails_with_bad_input(args: &[&str], message: &str) {
-    let output = probe_cmd().args(args).output().unwrap();
-    assert_eq!(output.status.code(), Some(2), "{args:?}");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains(message), "{args:?}: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
+/// Files the bad invocations point at, in a directory of their own.
+struct Inputs {
+    dir: tempfile::TempDir,
 }
 
+impl Inputs {
+    fn new() -> Inputs {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+        write("bad.json", "{");
+        write("bad.jsonl", "not an event\n{}\n");
+        write("not-executable", "#!/bin/sh\n");
+        write("bad-baseline.toml", "this is = = not toml");
+        std::fs::create_dir_all(dir.path().join("empty")).unwrap();
+        Inputs { dir }
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+}
+
+/// Every bad invocation exits 2 with one line on stderr naming the problem, never panics, and
+/// writes nothing (each runs in an empty working directory that must stay empty).
 #[test]
-fn bad_input_is_refused_with_exit_code_2() {
-    fails_with_bad_input(&["judge", "/nonexistent/journal.jsonl"], "cannot open journal");
-    fails_with_bad_input(&["serve", "--journal", "/tmp/x.jsonl"], "required");
-    fails_with_bad_input(&["serve", "--http", "192.0.2.1:0", "--journal", "/tmp/x.jsonl"], "loopback only");
-    fails_with_bad_input(&["serve", "--stdio", "--journal", "/nonexistent/dir/j.jsonl"], "cannot open journal");
-    fails_with_bad_input(&["serve", "--stdio", "--era", "sideways", "--journal", "/tmp/x.jsonl"], "unknown era");
-    fails_with_bad_input(&["probe", "--ablation", "no-such-thing"], "unknown ablation");
-    fails_with_bad_input(&["probe", "some-client"], "no client profile named \"some-client\"");
-    fails_with_bad_input(&["probe", "./no/such/client"], "no client executable");
-    fails_with_bad_input(&["probe", "claude-code", "--runs", "interactive"], "give --records DIR");
-    fails_with_bad_input(&["probe", "--repeat", "0"], "not in 1..=20");
-    fails_with_bad_input(&["probe", "--repeat", "2"], "apply to a client");
-    fails_with_bad_input(&["terminal-host"], "required");
-    fails_with_bad_input(&["terminal-host", "--era", "dual", "x"], "unknown era");
-    fails_with_bad_input(&["serve", "--stdio", "--variant", "sideways", "--journal", "/tmp/x.jsonl"], "unknown");
-    // Nothing is installed or written before these are refused.
-    let records = tempfile::tempdir().unwrap();
-    let dir = records.path().to_str().unwrap();
-    fails_with_bad_input(&["probe", "codex", "--runs", "interactive", "--records", dir], "has no [interactive] section");
-    fails_with_bad_input(&["probe", "claude-code", "--runs", "interactive", "--records", dir], "over stdio only");
-    assert_eq!(std::fs::read_dir(records.path()).unwrap().count(), 0, "nothing written");
-    fails_with_bad_input(&["matrix", "refresh", "--check", "--client", "nosuch"], "no client profile named \"nosuch\" (known: ");
-    fails_with_bad_input(&["matrix", "render", "--records", "/nonexistent/records"], "cannot read /nonexistent/records");
-    let bad_record = records.path().join("bad.json");
-    std::fs::write(&bad_record, "{").unwrap();
-    fails_with_bad_input(&["matrix", "render", "--records", bad_record.to_str().unwrap()], "is not valid");
+fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
+    let inputs = Inputs::new();
+    let (bad_json, bad_jsonl, not_exec, bad_baseline, empty) =
+        (inputs.path("bad.json"), inputs.path("bad.jsonl"), inputs.path("not-executable"), inputs.path("bad-baseline.toml"), inputs.path("empty"));
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        // Usage errors.
+        (vec!["frobnicate"], "unrecognized subcommand"),
+        (vec![], "a command is required"),
+        (vec!["probe", "--format", "xml"], "invalid value 'xml'"),
+        (vec!["self-test", "--transport", "carrier-pigeon"], "invalid value"),
+        (vec!["probes", "--format", "yaml"], "invalid value"),
+        (vec!["probe", "--jobs", "0"], "not a number of runs from 1 to 1024"),
+        (vec!["self-test", "--jobs", "0"], "not a number of runs"),
+        (vec!["matrix", "refresh", "--jobs", "-3"], "unexpected argument"),
+        (vec!["probe", "--repeat", "0"], "not in 1..=20"),
+        (vec!["probe", "--timeout", "0", "--command", "x {server}"], "not in 1..=3600"),
+        // serve
+        (vec!["serve", "--journal", "j.jsonl"], "required"),
+        (vec!["serve", "--http", "192.0.2.1:0", "--journal", "j.jsonl"], "loopback only"),
+        (vec!["serve", "--stdio", "--journal", "/nonexistent/dir/j.jsonl"], "cannot open journal"),
+        (vec!["serve", "--stdio", "--era", "sideways", "--journal", "j.jsonl"], "unknown era"),
+        (vec!["serve", "--stdio", "--variant", "sideways", "--journal", "j.jsonl"], "unknown"),
+        (vec!["terminal-host"], "required"),
+        (vec!["terminal-host", "--era", "dual", "x"], "unknown era"),
+        // judge
+        (vec!["judge", "/nonexistent/journal.jsonl"], "cannot open journal"),
+        (vec!["judge", &bad_jsonl], "line 1"),
+        (vec!["judge", &empty], "cannot"),
+        // probe: the reference client
+        (vec!["probe", "--ablation", "no-such-thing"], "unknown ablation"),
+        (vec!["probe", "--repeat", "2"], "apply to a client"),
+        (vec!["probe", "--runs", "headless"], "apply to a client"),
+        (vec!["probe", "--timeout", "5"], "apply to a client"),
+        (vec!["probe", "--expect", &bad_baseline], "apply to a client"),
+        (vec!["probe", "--keep-journals", "/proc/no-such-dir"], "cannot write into /proc/no-such-dir"),
+        (vec!["probe", "--dialect", "chat"], "--command"),
+        // probe: a client by profile
+        (vec!["probe", "some-client"], "no client profile named \"some-client\""),
+        (vec!["probe", "claude-code", "--runs", "interactive"], "give --records DIR"),
+        (vec!["probe", "codex", "--runs", "interactive", "--records", "recs"], "has no [interactive] section"),
+        (vec!["probe", "claude-code", "--runs", "interactive", "--records", "recs"], "over stdio only"),
+        (vec!["probe", "codex", "--ablation", "never-subscribe"], "cannot be used with"),
+        (vec!["probe", "codex", "--keep-journals", "kept"], "cannot be used with"),
+        (vec!["probe", "codex", "--timeout", "5"], "the profile of codex sets its own"),
+        (vec!["probe", "codex", "--expect", "/nonexistent/baseline.toml"], "cannot read"),
+        (vec!["probe", "codex", "--expect", &bad_baseline], "baseline"),
+        (vec!["probe", "codex", "--records", "/proc/no-such-dir"], "cannot write into /proc/no-such-dir"),
+        // probe: a client by path or command line
+        (vec!["probe", "./no/such/client"], "no client executable at ./no/such/client"),
+        (vec!["probe", &not_exec], "is not executable"),
+        (vec!["probe", "/etc/"], "is a directory"),
+        (vec!["probe", "--command", "echo hello"], "never names the probe server"),
+        (vec!["probe", "--command", "/nonexistent/program {server}"], "no client executable at /nonexistent/program"),
+        (vec!["probe", "--command", "no-such-program-anywhere {server}"], "no program named \"no-such-program-anywhere\" on PATH"),
+        (vec!["probe", "--command", "   "], "--command is empty"),
+        (vec!["probe", "--command", "x {server}", "some-client"], "cannot be used with"),
+        // matrix
+        (vec!["matrix", "refresh", "--check", "--client", "nosuch"], "no client profile named \"nosuch\" (known: "),
+        (vec!["matrix", "render", "--records", "/nonexistent/records"], "cannot read /nonexistent/records"),
+        (vec!["matrix", "render", "--records", &bad_json], "is not valid"),
+        (vec!["matrix", "check", "--records", "/nonexistent/records"], "cannot read /nonexistent/records"),
+        (vec!["matrix", "diff", "/nonexistent/a", "/nonexistent/b"], "cannot read /nonexistent/a"),
+        (vec!["matrix", "diff", &empty, &empty], "no records under"),
+        // clients
+        (vec!["clients", "install", "nosuch"], "no client profile named \"nosuch\""),
+    ];
+    assert!(cases.len() >= 40, "{} cases", cases.len());
+    for (args, message) in &cases {
+        let cwd = tempfile::tempdir().unwrap();
+        let output = probe_cmd().current_dir(cwd.path()).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: expected {message:?} in {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: not one line: {stderr}");
+        let left: Vec<_> = std::fs::read_dir(cwd.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "{args:?} wrote {left:?}");
+    }
+    assert_eq!(std::fs::read_dir(inputs.dir.path().join("empty")).unwrap().count(), 0, "nothing written into the inputs");
 }
 
 /// A reader that stops early (`… | head`) ends the output quietly: no panic, success.
@@ -100,14 +169,6 @@ fn output_into_a_closed_pipe_ends_quietly() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
     }
-}
-
-#[test]
-fn a_journal_with_a_bad_line_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bad.jsonl");
-    std::fs::write(&path, "not an event\n{}\n").unwrap();
-    fails_with_bad_input(&["judge", path.to_str().unwrap()], "line 1");
 }
 
 #[test]

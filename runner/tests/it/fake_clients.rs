@@ -19,7 +19,7 @@ fn probe_fake(mode: &str, dir: &Path) -> (Value, String) {
     // Only the hanging client is meant to meet its timeout; the others end by themselves.
     let timeout = if mode == "hang" { "2" } else { "120" };
     let pidfile = dir.join("pids");
-    let fake = env!("CARGO_BIN_EXE_fake-client");
+    let fake = format!("{} fake-client", env!("CARGO_BIN_EXE_mcp-client-probe"));
     let records = dir.join("records");
     let output = probe_cmd()
         .args(["probe", "--transport", "stdio", "--timeout", timeout, "--format", "json", "--records", records.to_str().unwrap()])
@@ -30,7 +30,7 @@ fn probe_fake(mode: &str, dir: &Path) -> (Value, String) {
         .output()
         .unwrap();
     assert!(output.status.success(), "{mode}: {}", String::from_utf8_lossy(&output.stderr));
-    let record_dir = records.join("fake-client/unversioned");
+    let record_dir = records.join("mcp-client-probe/unversioned");
     let record: Value = serde_json::from_str(&std::fs::read_to_string(record_dir.join("stdio.json")).unwrap()).unwrap();
     let stdout = std::fs::read_to_string(record_dir.join("stdio.stdout.txt")).unwrap_or_default();
     for line in std::fs::read_to_string(&pidfile).unwrap_or_default().lines() {
@@ -122,4 +122,40 @@ fn a_host_without_a_profile_gets_affordance_verdicts_through_the_model_stub() {
         assert_eq!(verdict["model_evidence"], true, "{verdict}");
     }
     assert!(records.join("mcp-client-probe/unversioned/stdio.model.jsonl").exists());
+}
+
+/// Ctrl-C during a probe: the runner kills every process of the run (the client ignores SIGTERM),
+/// leaves no record and no staging directory behind, and exits 130.
+#[test]
+fn an_interrupted_probe_leaves_no_process_and_no_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pids");
+    let records = dir.path().join("records");
+    let fake = format!("{} fake-client", env!("CARGO_BIN_EXE_mcp-client-probe"));
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mcp-client-probe"))
+        .args(["probe", "--transport", "stdio", "--timeout", "120", "--format", "json", "--records", records.to_str().unwrap()])
+        .arg("--command")
+        .arg(format!("{fake} hang {} {{server}}", pidfile.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait (by events, not a clock) until a client of the run is up.
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&pidfile).unwrap_or_default().lines().next().is_none() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "no client started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on a child's pid touches no memory.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for line in std::fs::read_to_string(&pidfile).unwrap().lines() {
+        let pid: u32 = line.parse().unwrap();
+        assert!(!alive(pid), "pid {pid} outlived the interrupted run");
+    }
+    let left: Vec<_> = std::fs::read_dir(&records).map(|d| d.map(|e| e.unwrap().file_name()).collect()).unwrap_or_default();
+    assert!(left.is_empty(), "the interrupted run left {left:?}");
 }

@@ -107,10 +107,10 @@ fn a_run_that_breaks_its_baseline_fails() {
     let dir = tempfile::tempdir().unwrap();
     let baseline = dir.path().join("baseline.toml");
     std::fs::write(&baseline, "[[expect]]\nprobe = \"tools.list\"\noutcome = \"not-reached\"\n").unwrap();
-    let fake = env!("CARGO_BIN_EXE_fake-client");
+    let fake = format!("{} fake-client", env!("CARGO_BIN_EXE_mcp-client-probe"));
     let output = probe_cmd()
         .args(["probe", "--transport", "stdio", "--records", dir.path().join("r").to_str().unwrap(), "--expect", baseline.to_str().unwrap(), "--command"])
-        .arg(format!("{fake} no-connect {}", dir.path().join("pids").display()))
+        .arg(format!("{fake} no-connect {} {{server}}", dir.path().join("pids").display()))
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));

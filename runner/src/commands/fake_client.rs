@@ -1,4 +1,6 @@
-//! A misbehaving MCP client for the runner's tests. `fake-client MODE PIDFILE [server…]`:
+//! A misbehaving MCP client for the runner's tests, the hidden subcommand
+//! `mcp-client-probe fake-client MODE PIDFILE [server…]` (part of the one binary, so nothing but
+//! the tool is installed):
 //! writes its pid (and its children's) to PIDFILE, then behaves as MODE says:
 //! `hang` (ignores SIGTERM, sleeps), `crash` (aborts), `garbage` (floods stdout and exits),
 //! `orphan` (leaves a detached child running and exits), `no-connect` (exits without connecting),
@@ -9,12 +11,13 @@ use std::os::unix::process::CommandExt;
 
 fn record_pid(pidfile: &str, pid: u32) {
     let mut file = std::fs::OpenOptions::new().create(true).append(true).open(pidfile).expect("pid file");
-    writeln!(file, "{pid}").expect("write pid");
+    // One write per line: the runs of a probe go at once, and their clients share the file.
+    file.write_all(format!("{pid}\n").as_bytes()).expect("write pid");
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let (Some(mode), Some(pidfile)) = (args.get(1), args.get(2)) else {
+/// Runs the fake client; `args` are its own (after `fake-client`). Never returns.
+pub fn run(args: &[String]) -> ! {
+    let (Some(mode), Some(pidfile)) = (args.first(), args.get(1)) else {
         eprintln!("usage: fake-client MODE PIDFILE [server...]");
         std::process::exit(2);
     };
@@ -41,8 +44,8 @@ fn main() {
             }
         }
         "orphan" => {
-            let mut child = std::process::Command::new(&args[0]);
-            child.args(["sleeper", pidfile]);
+            let mut child = std::process::Command::new(std::env::current_exe().expect("own executable"));
+            child.args(["fake-client", "sleeper", pidfile]);
             // SAFETY: setsid in the child before exec; no allocation happens there.
             unsafe {
                 child.pre_exec(|| {
@@ -57,7 +60,7 @@ fn main() {
             println!("fake-client: left pid {} behind", spawned.id());
         }
         "sleeper" => std::thread::sleep(std::time::Duration::from_secs(600)),
-        "no-connect" => println!("fake-client: not connecting to {:?}", &args[3..]),
+        "no-connect" => println!("fake-client: not connecting to {:?}", args.get(2..).unwrap_or_default()),
         "env" => {
             for (key, value) in std::env::vars() {
                 println!("{key}={value}");
@@ -68,4 +71,5 @@ fn main() {
             std::process::exit(2);
         }
     }
+    std::process::exit(0)
 }
