@@ -111,11 +111,14 @@ pub struct Pace {
     /// How long a URL request stays on screen, unanswered, while the browser trap watches for
     /// a page opened without asking.
     pub url_watch_ms: u64,
+    /// The longest a settle waits for the screen to stay still: a host that animates (a spinner,
+    /// a running timer) never does.
+    pub settle_max_ms: u64,
 }
 
 impl Default for Pace {
     fn default() -> Pace {
-        Pace { key_echo_ms: 400, key_settle_ms: 150, char_ms: 30, screen_quiet_ms: 300, ready_pause_ms: 500, url_watch_ms: 2000 }
+        Pace { key_echo_ms: 400, key_settle_ms: 150, char_ms: 30, screen_quiet_ms: 300, ready_pause_ms: 500, url_watch_ms: 2000, settle_max_ms: 1000 }
     }
 }
 
@@ -137,6 +140,9 @@ impl Pace {
     }
     pub fn url_watch(&self) -> Duration {
         Duration::from_millis(self.url_watch_ms)
+    }
+    pub fn settle_max(&self) -> Duration {
+        Duration::from_millis(self.settle_max_ms)
     }
 }
 

@@ -165,7 +165,10 @@ fn drive(case: Case) -> Driven {
     let exit_code = driver.pty.finish(Duration::from_secs(5));
     let raw_output = driver.pty.raw_output();
     // The server notices the host has gone and closes its journal.
-    wait_for_journal(&case.server_journal, |e| Note::of(e) == Some(Note::InputClosed), Duration::from_secs(5), || false);
+    // A host may leave its server running (something it started still holds the server's input):
+    // stop waiting once the journal has had nothing new for a second.
+    let mut idle = JournalIdle::new(&case.server_journal, Duration::from_secs(1));
+    wait_for_journal(&case.server_journal, |e| Note::of(e) == Some(Note::InputClosed), Duration::from_secs(5), || idle.idle());
     let journal = interleave(read_server(&case.server_journal), &driver.notes);
     Driven { journal, screens: driver.screens, raw_output, exit_code, stopped, duration: started.elapsed() }
 }
@@ -204,6 +207,28 @@ fn wait_for_lines(path: &Path, lines: usize, timeout: Duration, mut give_up: imp
         std::thread::sleep(JOURNAL_LOOK);
     }
     true
+}
+
+/// Whether a journal has stopped growing: no new line for `quiet`.
+struct JournalIdle<'a> {
+    path: &'a Path,
+    quiet: Duration,
+    lines: usize,
+    since: Instant,
+}
+
+impl<'a> JournalIdle<'a> {
+    fn new(path: &'a Path, quiet: Duration) -> JournalIdle<'a> {
+        JournalIdle { path, quiet, lines: journal_lines(path), since: Instant::now() }
+    }
+
+    fn idle(&mut self) -> bool {
+        let lines = journal_lines(self.path);
+        if lines != self.lines {
+            (self.lines, self.since) = (lines, Instant::now());
+        }
+        self.since.elapsed() >= self.quiet
+    }
 }
 
 /// How often a wait on the server's journal looks at it again.
@@ -255,7 +280,7 @@ impl Driver<'_> {
 
     /// Saves the settled screen under `label`.
     fn save_screen(&mut self, label: &str) -> String {
-        let screen = self.pty.settle(self.plan.pace.screen_quiet(), Duration::from_secs(2));
+        let screen = self.pty.settle(self.plan.pace.screen_quiet(), self.plan.pace.settle_max().max(self.plan.pace.screen_quiet()));
         self.screens.push_str(&format!("=== {label}\n{screen}\n\n"));
         self.note(Note::Screen.detail(json!({"label": label, "text": screen})));
         screen
@@ -283,7 +308,7 @@ impl Driver<'_> {
             self.pty.wait_for(self.plan.pace.key_echo(), |s| s != before);
             // Let the host finish redrawing before the next key: some hosts drop a key that
             // arrives mid-redraw.
-            self.pty.settle(self.plan.pace.key_settle(), Duration::from_secs(1));
+            self.pty.settle(self.plan.pace.key_settle(), self.plan.pace.settle_max());
         }
         Ok(())
     }
@@ -303,7 +328,7 @@ impl Driver<'_> {
         // redraw to finish.
         let tail: String = text.chars().rev().take(16).collect::<Vec<_>>().into_iter().rev().collect();
         self.pty.wait_for(KEY_EFFECT, |s| s != before && s.contains(&tail));
-        self.pty.settle(pace.key_settle(), Duration::from_secs(1));
+        self.pty.settle(pace.key_settle(), pace.settle_max());
         Ok(())
     }
 
