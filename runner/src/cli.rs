@@ -9,9 +9,28 @@ use probe_server::EraPolicy;
 use crate::drivers::reference::Ablation;
 use crate::session::run::Transport;
 
+const AFTER_HELP: &str = "\
+Examples:
+  mcp-client-probe probe                          probe the built-in reference client
+  mcp-client-probe probe codex --records out      install the pinned Codex, probe it, records in out/
+  mcp-client-probe probe --command 'my-client {server}' --transport stdio
+                                                  probe any client by command line
+  mcp-client-probe probe codex --only elicitation. --explain
+                                                  only the elicitation probes, with every non-yes detail
+  mcp-client-probe self-test                      prove every probe discriminates
+  mcp-client-probe matrix render                  matrices/MATRIX.md from the committed records
+  mcp-client-probe judge journal.jsonl            judge a recorded journal
+
+Exit codes:
+  0    success
+  1    a comparison failed (self-test, --expect, --repeat, matrix check, refresh --check)
+  2    bad input: refused before anything ran or was written
+  3    the harness failed (a server, stub or client could not be started)
+  130  interrupted (SIGINT); 143 stopped (SIGTERM): the run's processes killed, nothing recorded";
+
 /// Measures what MCP clients actually do, as opposed to what they declare.
 #[derive(Debug, Parser)]
-#[command(name = "mcp-client-probe", version, about)]
+#[command(name = "mcp-client-probe", version, about, after_help = AFTER_HELP)]
 pub struct Cli {
     /// No progress lines on stderr (results and errors still appear).
     #[arg(short, long, global = true)]
@@ -89,7 +108,9 @@ pub struct ReferenceHostArgs {
 pub enum MatrixFormat {
     /// `MATRIX.md`, written to --out.
     Markdown,
+    /// A table for the terminal.
     Table,
+    /// The matrix as JSON.
     Json,
     /// Results in the canimcp shape: run_date, spec_version, per-client features.
     Canimcp,
@@ -101,35 +122,45 @@ pub enum MatrixFormat {
 pub enum MatrixCommand {
     /// Render the matrix from the committed records.
     Render {
+        /// The records directory (or one record file).
         #[arg(long, default_value = "matrices/records")]
         records: PathBuf,
         /// Where the markdown goes (other formats print to stdout).
         #[arg(long, default_value = "matrices/MATRIX.md")]
         out: PathBuf,
+        /// Output format.
         #[arg(long, value_enum, default_value_t = MatrixFormat::Markdown)]
         format: MatrixFormat,
     },
     /// Fail (exit 1) when MATRIX.md differs from what the records produce.
     Check {
+        /// The records directory.
         #[arg(long, default_value = "matrices/records")]
         records: PathBuf,
+        /// The rendered matrix to compare.
         #[arg(long, default_value = "matrices/MATRIX.md")]
         matrix: PathBuf,
     },
     /// Fixed, regressed, changed, new and removed verdicts between two records or directories.
     Diff {
+        /// A record file or records directory: the earlier run.
         before: PathBuf,
+        /// The same, the later run.
         after: PathBuf,
+        /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
     /// Re-probe every pinned client (installing as needed), rewrite the records, render.
     /// With --check, write nothing and fail when any verdict differs from the committed records.
     Refresh {
+        /// Write nothing; exit 1 when a fresh verdict differs from the committed one.
         #[arg(long)]
         check: bool,
+        /// The committed records.
         #[arg(long, default_value = "matrices/records")]
         records: PathBuf,
+        /// Where the rendered matrix goes.
         #[arg(long, default_value = "matrices/MATRIX.md")]
         out: PathBuf,
         /// Only these clients (repeatable); all profiles when absent.
@@ -141,8 +172,10 @@ pub enum MatrixCommand {
     },
     /// Write the JSON schema of records (generated from the Rust types); --check fails when stale.
     Schema {
+        /// Where the schema goes.
         #[arg(long, default_value = "matrices/schema/record.schema.json")]
         out: PathBuf,
+        /// Write nothing; exit 1 when the committed schema is stale.
         #[arg(long)]
         check: bool,
     },
@@ -265,8 +298,11 @@ impl TransportChoice {
     }
 }
 
-/// Where `probe` writes records unless told otherwise.
-pub const DEFAULT_RECORDS: &str = "matrices/records";
+/// The committed records: `probe` writes here only with `--update` (or when given it as
+/// `--records`), and then renders `MATRIX.md` beside it again.
+pub const COMMITTED_RECORDS: &str = "matrices/records";
+/// The matrix rendered from the committed records.
+pub const COMMITTED_MATRIX: &str = "matrices/MATRIX.md";
 
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
@@ -281,9 +317,13 @@ pub struct ProbeArgs {
     /// `{stub_url}` in the command line becomes its base URL.
     #[arg(long, value_enum, requires = "command")]
     pub dialect: Option<crate::drivers::stub::Dialect>,
-    /// Where records go: `<DIR>/<client>/<version>/<transport>.json` with journals beside them.
-    #[arg(long, value_name = "DIR", default_value = DEFAULT_RECORDS)]
-    pub records: PathBuf,
+    /// Where records go: `<DIR>/<client>/<version>/<transport>.json` with journals beside them
+    /// (default: `records` under the cache directory; never the committed records unless asked).
+    #[arg(long, value_name = "DIR", conflicts_with = "update")]
+    pub records: Option<PathBuf>,
+    /// Write into the committed records (`matrices/records`) and render `matrices/MATRIX.md` again.
+    #[arg(long)]
+    pub update: bool,
     /// For --command and path clients: seconds before the client is stopped (default 60; a
     /// profile sets its own).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]

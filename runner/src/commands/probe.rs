@@ -14,10 +14,15 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     if args.client.is_some() || args.command.is_some() {
         return probe_client(args).await;
     }
-    if args.repeat > 1 || args.runs != cli::RunKinds::All || args.timeout.is_some() || args.expect.is_some() || args.view.write_baseline.is_some() {
-        return Err(bad_input(
-            "--repeat, --runs, --timeout, --expect and --write-baseline apply to a client (a profile, a path or --command); the reference client's runs are the self-test's",
-        ));
+    if args.repeat > 1
+        || args.runs != cli::RunKinds::All
+        || args.timeout.is_some()
+        || args.expect.is_some()
+        || args.view.write_baseline.is_some()
+        || args.records.is_some()
+        || args.update
+    {
+        return Err(bad_input("--repeat, --runs, --timeout, --expect, --write-baseline, --records and --update apply to a client (a profile, a path or --command); the reference client's runs are the self-test's"));
     }
     if let Some(dir) = &args.keep_journals {
         check_writable(dir)?;
@@ -132,14 +137,21 @@ fn check_runs(profile: &profile::Profile, args: &cli::ProbeArgs) -> Result<()> {
 }
 
 async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
-    if args.runs != cli::RunKinds::All && args.records == std::path::Path::new(cli::DEFAULT_RECORDS) {
-        return Err(bad_input("--runs headless or interactive makes a partial record: give --records DIR so it does not replace the full one"));
+    let committed = std::path::Path::new(cli::COMMITTED_RECORDS);
+    let records_root = match (&args.records, args.update) {
+        (Some(dir), _) => dir.clone(),
+        (None, true) => committed.to_path_buf(),
+        (None, false) => install::cache_root().join("records"),
+    };
+    let updates_committed = args.update || records_root == committed;
+    if args.runs != cli::RunKinds::All && updates_committed {
+        return Err(bad_input("--runs headless or interactive makes a partial record: give --records DIR so it does not replace the committed one"));
     }
     let baseline = match &args.expect {
         Some(path) => Some(baseline::Baseline::load(path).map_err(crate::exit::bad_input_from)?),
         None => None,
     };
-    check_writable(&args.records)?;
+    check_writable(&records_root)?;
     if let Some(path) = &args.view.write_baseline {
         check_writable(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new(".")))?;
     }
@@ -167,9 +179,9 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     };
     // Written aside and moved into place when every round is done: an interrupted or failed
     // probe leaves no half record.
-    let staging = record::Staging::new(&args.records).map_err(|e| anyhow::anyhow!("cannot write into {}: {e}", args.records.display()))?;
+    let staging = record::Staging::new(&records_root).map_err(|e| anyhow::anyhow!("cannot write into {}: {e}", records_root.display()))?;
     let dir = staging.record_dir(&target.profile.name, &target.version);
-    let final_dir = record::record_dir(&args.records, &target.profile.name, &target.version);
+    let final_dir = record::record_dir(&records_root, &target.profile.name, &target.version);
     let mut records = Vec::new();
     let mut repeats_differ = false;
     for round in 1..=args.repeat {
@@ -202,6 +214,15 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
             records = round_records;
         }
     }
+    // A client that never started is the harness's problem (or the machine's), not a record.
+    let launches: Vec<_> = records.iter().flat_map(|r| r.launches.iter()).collect();
+    if !launches.is_empty() && launches.iter().all(|l| matches!(l.ending, crate::session::launch::Ending::FailedToStart { .. })) {
+        let why = launches.iter().find_map(|l| match &l.ending {
+            crate::session::launch::Ending::FailedToStart { error } => Some(error.clone()),
+            _ => None,
+        });
+        anyhow::bail!("every launch of {} failed to start ({}); no record written", target.profile.name, why.unwrap_or_default());
+    }
     staging.commit().map_err(|e| anyhow::anyhow!("cannot move the records into {}: {e}", final_dir.display()))?;
     crate::progress!("records in {}", final_dir.display());
     if args.repeat > 1 {
@@ -209,7 +230,12 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     }
     let located: Vec<record::Located> =
         records.iter().map(|r| record::Located { relative: std::path::PathBuf::from(&r.client).join(&r.version).join(r.file_name()), record: r.clone() }).collect();
-    let matrix = matrix::from_records(&located, &args.records.display().to_string());
+    if updates_committed {
+        let out = std::path::Path::new(cli::COMMITTED_MATRIX);
+        std::fs::write(out, super::matrix::markdown(committed, out)?).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
+        crate::progress!("{} rendered again from the committed records", out.display());
+    }
+    let matrix = matrix::from_records(&located, &records_root.display().to_string());
     super::print_matrix(&matrix, args.format, &args.view);
     if let Some(path) = &args.view.write_baseline {
         std::fs::write(path, baseline::write(&records.iter().collect::<Vec<_>>())).map_err(|e| anyhow::anyhow!("cannot write the baseline {}: {e}", path.display()))?;

@@ -95,7 +95,10 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         (vec!["probe", "--dialect", "chat"], "--command"),
         // probe: a client by profile
         (vec!["probe", "some-client"], "no client profile named \"some-client\""),
-        (vec!["probe", "claude-code", "--runs", "interactive"], "give --records DIR"),
+        (vec!["probe", "claude-code", "--runs", "interactive", "--update"], "give --records DIR"),
+        (vec!["probe", "codex", "--runs", "headless", "--records", "matrices/records"], "give --records DIR"),
+        (vec!["probe", "codex", "--update", "--records", "recs"], "cannot be used with"),
+        (vec!["probe", "--update"], "apply to a client"),
         (vec!["probe", "codex", "--runs", "interactive", "--records", "recs"], "has no [interactive] section"),
         (vec!["probe", "claude-code", "--runs", "interactive", "--records", "recs"], "over stdio only"),
         (vec!["probe", "codex", "--ablation", "never-subscribe"], "cannot be used with"),
@@ -138,7 +141,8 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
     assert_eq!(std::fs::read_dir(inputs.dir.path().join("empty")).unwrap().count(), 0, "nothing written into the inputs");
 }
 
-/// A reader that stops early (`… | head`) ends the output quietly: no panic, success.
+/// A reader that stops early (`… | head`) ends the output quietly: no panic, success; for every
+/// subcommand that prints (`serve` prints nothing on stdout but protocol, `bench` is a measurement).
 #[test]
 fn output_into_a_closed_pipe_ends_quietly() {
     use std::io::Read;
@@ -147,12 +151,28 @@ fn output_into_a_closed_pipe_ends_quietly() {
     let records = records.to_str().unwrap();
     // The JSON matrix of the committed records is far larger than a pipe's buffer, so the writer
     // meets the closed pipe; the others show small outputs behave the same.
+    let codex = std::fs::read_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../matrices/records/codex")).unwrap().next().unwrap().unwrap().path();
+    let (stdio, http) = (codex.join("stdio.json"), codex.join("http.json"));
+    let fake = format!("{} fake-client no-connect /dev/null {{server}}", env!("CARGO_BIN_EXE_mcp-client-probe"));
+    let scratch = tempfile::tempdir().unwrap();
+    let scratch_records = scratch.path().to_str().unwrap();
     let cases = [
         vec!["matrix", "render", "--records", records, "--format", "json"],
+        vec!["matrix", "render", "--records", records, "--format", "table"],
+        vec!["matrix", "render", "--records", records, "--format", "canimcp"],
+        vec!["matrix", "render", "--records", records, "--format", "declared"],
+        vec!["matrix", "diff", stdio.to_str().unwrap(), http.to_str().unwrap()],
         vec!["probes"],
+        vec!["probes", "--format", "json"],
         vec!["probes", "--catalogue"],
         vec!["probes", "--ablations"],
         vec!["judge", journal.to_str().unwrap()],
+        vec!["judge", journal.to_str().unwrap(), "--format", "json"],
+        vec!["clients", "list"],
+        vec!["probe", "--transport", "stdio", "--records", scratch_records, "--command", &fake, "--explain"],
+        vec!["probe", "--transport", "stdio", "--records", scratch_records, "--command", &fake, "--format", "junit"],
+        vec!["self-test", "--transport", "http", "--format", "json"],
+        vec!["--help"],
     ];
     for args in cases {
         let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mcp-client-probe"))
@@ -162,7 +182,7 @@ fn output_into_a_closed_pipe_ends_quietly() {
             .spawn()
             .unwrap();
         let mut first = [0u8; 16];
-        child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+        child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap_or_else(|e| panic!("{args:?}: {e}"));
         drop(child.stdout.take());
         let output = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);

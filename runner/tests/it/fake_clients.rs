@@ -159,3 +159,22 @@ fn an_interrupted_probe_leaves_no_process_and_no_record() {
     let left: Vec<_> = std::fs::read_dir(&records).map(|d| d.map(|e| e.unwrap().file_name()).collect()).unwrap_or_default();
     assert!(left.is_empty(), "the interrupted run left {left:?}");
 }
+
+/// A client whose every launch fails to start (an executable file the system cannot run) is the
+/// harness's failure: exit 3, and no record.
+#[test]
+fn a_client_that_never_starts_is_no_record() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken-client");
+    std::fs::write(&broken, [0u8, 1, 2, 3]).unwrap();
+    std::fs::set_permissions(&broken, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let records = dir.path().join("records");
+    let output =
+        probe_cmd().args(["probe", "--transport", "stdio", "--records", records.to_str().unwrap(), "--command"]).arg(format!("{} {{server}}", broken.display())).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("failed to start"), "{stderr}");
+    let left: Vec<_> = std::fs::read_dir(&records).map(|d| d.map(|e| e.unwrap().file_name()).collect()).unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+}
