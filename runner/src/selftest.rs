@@ -101,6 +101,7 @@ pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep
     let exe = Arc::new(server_exe);
     let keep = Arc::new(keep_dir);
     let mut order: Vec<usize> = (0..specs.len()).collect();
+    crate::progress::begin(specs.len() as u64, "self-test");
     order.sort_by_key(|&i| std::cmp::Reverse(expected_length(&specs[i])));
     let mut handles: Vec<_> = order
         .into_iter()
@@ -121,10 +122,11 @@ pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep
         if let Ok(result) = handle.await {
             results.push(result);
         }
-        if results.len() % 50 == 0 || results.len() == total {
-            crate::progress!("{} of {total} runs done", results.len());
-        }
+        // Too many runs to list one by one: a line every 50 without a bar.
+        let done = results.len();
+        crate::progress::finished(format_args!("{done} of {total} runs done"), done % 50 != 0 && done != total);
     }
+    crate::progress::end();
     results
 }
 

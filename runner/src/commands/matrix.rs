@@ -141,7 +141,10 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
             }
         })
     });
-    futures::future::try_join_all(passes).await?;
+    crate::progress::begin(0, "refresh");
+    let done = futures::future::try_join_all(passes).await;
+    crate::progress::end();
+    done?;
     if !check {
         staging.commit()?;
         std::fs::write(out, markdown(records, out)?)?;

@@ -197,7 +197,10 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
             args.repeat
         );
         let passes = transports.iter().map(|&transport| client::probe_all(&target, transport, args.runs, &slots, &exe, &dir));
-        for written in futures::future::try_join_all(passes).await? {
+        crate::progress::begin(0, &format!("{}@{} round {round}", target.profile.name, target.version));
+        let passes = futures::future::try_join_all(passes).await;
+        crate::progress::end();
+        for written in passes? {
             for record in written {
                 crate::progress!("{} done in {} ms", record.column_transport(), record.duration_ms);
                 round_records.push(record);

@@ -125,10 +125,12 @@ pub async fn probe_all(
         }
         Some(Era::Legacy) => {
             let pass = Pass { transport, eras: EraPolicy::Modern };
+            crate::progress::plan_more(1);
             let run = {
                 let _slot = slots.take().await;
                 run_variant(target, pass, Variant::Standard, server_exe, out_dir).await?
             };
+            crate::run_finished!("{} {} standard: {}", target.profile.name, pass.stem(), describe_run(&run.launches));
             main.notes.push(format!("{} (journal {})", fall_forward_note(&run), journal_name(pass, Variant::Standard)));
             records::write(&main, out_dir).map_err(RunError::Record)?;
             Ok(vec![main])
@@ -156,13 +158,19 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
     let started = Instant::now();
     let transport = pass.transport;
     std::fs::create_dir_all(out_dir).map_err(RunError::write(out_dir))?;
-    let headless = Variant::ALL.into_iter().filter(|s| s.applies_to(transport) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s));
+    let headless: Vec<Variant> = Variant::ALL.into_iter().filter(|s| s.applies_to(transport) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s)).collect();
+    let interactive_runs = match target.profile.interactive.is_some() && transport == Transport::Stdio && runs_wanted.interactive() && pass.eras.is_dual() {
+        true => Variant::interactive().count(),
+        false => 0,
+    };
+    crate::progress::plan_more((headless.len() + interactive_runs) as u64);
+    let headless = headless.into_iter();
     // Each run has its own scratch directory, stub, server and journals: they run at once, as
     // many as the slots allow, and come back in the variants' order.
     let mut runs = futures::future::try_join_all(headless.map(|variant| async move {
         let _slot = slots.take().await;
         let run = run_variant(target, pass, variant, server_exe, out_dir).await?;
-        crate::progress!("{} {} {variant}: {}", target.profile.name, pass.stem(), describe_run(&run.launches));
+        crate::run_finished!("{} {} {variant}: {}", target.profile.name, pass.stem(), describe_run(&run.launches));
         Ok::<_, RunError>(run)
     }))
     .await?;
@@ -173,7 +181,7 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
             let _slot = slots.take().await;
             let run = run_interactive(target, interactive, variant, server_exe, out_dir).await?;
             let stopped = run.plan_stopped.as_deref().map(|r| format!("; the keystroke plan stopped: {r}")).unwrap_or_default();
-            crate::progress!("{} interactive {variant}: {}{stopped}", target.profile.name, describe_run(&run.launches));
+            crate::run_finished!("{} interactive {variant}: {}{stopped}", target.profile.name, describe_run(&run.launches));
             runs.push(run);
         }
     }
