@@ -33,6 +33,9 @@ pub struct ServeOptions {
     /// In the interactive-withdrawn variant: how long before the request is withdrawn
     /// (default [`WITHDRAW_AFTER`]).
     pub withdraw_after: Option<Duration>,
+    /// How long a server→client request waits for its answer outside the interactive variants
+    /// (default [`CLIENT_ANSWER_TIMEOUT`]).
+    pub answer_timeout: Option<Duration>,
 }
 
 /// How long the server waits for a client's answer to a server→client request.
@@ -156,7 +159,7 @@ impl ProbeServer {
         match self.shared.options.variant {
             Variant::InteractiveWithdrawn => self.shared.options.withdraw_after.unwrap_or(WITHDRAW_AFTER),
             s if s.is_interactive() => PERSON_ANSWER_TIMEOUT,
-            _ => CLIENT_ANSWER_TIMEOUT,
+            _ => self.shared.options.answer_timeout.unwrap_or(CLIENT_ANSWER_TIMEOUT),
         }
     }
 
@@ -180,10 +183,20 @@ impl ProbeServer {
             return Ok(InputRequiredResult::new(Some(requests), Some(state)).into());
         }
         let peer = ctx.peer.clone();
+        // Every server→client request waits the same time for its answer, then is cancelled.
         let outcome = match method {
             "elicitation/create" => peer.create_elicitation_with_timeout(typed(params)?, Some(self.answer_timeout())).await.map(|r| serde_json::to_value(r).unwrap_or_default()),
-            "sampling/createMessage" => peer.create_message(typed(params)?).await.map(|r| serde_json::to_value(r).unwrap_or_default()),
-            "roots/list" => peer.list_roots().await.map(|r| serde_json::to_value(r).unwrap_or_default()),
+            "sampling/createMessage" => {
+                let params: CreateMessageRequestParams = typed(params)?;
+                // What rmcp's create_message checks before it sends.
+                if (params.tools.is_some() || params.tool_choice.is_some()) && !peer.supports_sampling_tools() {
+                    return Err(McpError::invalid_params("tools or toolChoice provided but client does not support sampling tools capability", None));
+                }
+                params.validate().map_err(|e| McpError::invalid_params(e, None))?;
+                let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
+                self.ask_with_timeout(&peer, request).await
+            }
+            "roots/list" => self.ask_with_timeout(&peer, ServerRequest::ListRootsRequest(Default::default())).await,
             other => return Err(McpError::internal_error(format!("no such input method {other}"), None)),
         };
         Ok(match outcome {
@@ -191,6 +204,18 @@ impl ProbeServer {
             Err(err) => CallToolResult::error(vec![ContentBlock::text(format!("{tool}: the client's answer failed: {err}"))]),
         }
         .into())
+    }
+
+    /// Sends `request` to the client and waits [`Self::answer_timeout`] for the answer; on timeout
+    /// rmcp cancels the request (`notifications/cancelled`).
+    async fn ask_with_timeout(&self, peer: &rmcp::service::Peer<RoleServer>, request: ServerRequest) -> Result<Value, rmcp::service::ServiceError> {
+        let options = rmcp::service::PeerRequestOptions::with_timeout(self.answer_timeout());
+        let answer = peer.send_request_with_option(request, options).await?.await_response().await?;
+        Ok(match answer {
+            ClientResult::CreateMessageResult(r) => serde_json::to_value(r).unwrap_or_default(),
+            ClientResult::ListRootsResult(r) => serde_json::to_value(r).unwrap_or_default(),
+            other => serde_json::to_value(other).unwrap_or_default(),
+        })
     }
 
     async fn progress(&self, ctx: &RequestContext<RoleServer>) -> CallToolResult {

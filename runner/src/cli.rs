@@ -216,6 +216,10 @@ pub struct ServeArgs {
     /// instead of 6 s (the self-test's person is quicker than a real one).
     #[arg(long, value_name = "MS")]
     pub withdraw_after_ms: Option<u64>,
+    /// How long a request to the client (sampling, roots, elicitation) waits for its answer before
+    /// it is cancelled, in milliseconds (default 10 s; the interactive variants wait for a person).
+    #[arg(long, value_name = "MS")]
+    pub answer_timeout_ms: Option<u64>,
 }
 
 /// How many reference runs at once by default: 16 per core. A run spends most of its time

@@ -71,3 +71,32 @@ fn a_request_accepted_before_end_of_input_is_still_answered() {
     let answer = replies.iter().find(|r| r["id"] == 2 && r.get("method").is_none()).expect("the accepted tools/call is answered");
     assert!(answer["result"]["content"][0]["text"].as_str().unwrap().contains("answer failed"), "{answer}");
 }
+
+/// A client that never answers the server's sampling or roots request still gets its tools/call
+/// answered: every server→client request has the same answer timeout, then is cancelled (before,
+/// only elicitation timed out and these calls waited forever).
+#[test]
+fn unanswered_sampling_and_roots_requests_time_out_and_are_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j.jsonl");
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"roots":{}},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"probe_sampling"}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"probe_roots"}}"#,
+        "\n",
+    );
+    let output = probe_cmd().args(["serve", "--stdio", "--answer-timeout-ms", "300", "--journal", journal.to_str().unwrap()]).write_stdin(input).output().unwrap();
+    assert!(output.status.success());
+    let frames: Vec<serde_json::Value> = String::from_utf8(output.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for (call, method) in [(2, "sampling/createMessage"), (3, "roots/list")] {
+        let asked = frames.iter().find(|f| f["method"] == method).unwrap_or_else(|| panic!("no {method} sent: {frames:?}"));
+        let answer = frames.iter().find(|f| f["id"] == call && f.get("method").is_none()).unwrap_or_else(|| panic!("tools/call {call} never answered"));
+        assert!(answer["result"]["content"][0]["text"].as_str().unwrap().contains("answer failed"), "{answer}");
+        let cancelled = frames.iter().any(|f| f["method"] == "notifications/cancelled" && f["params"]["requestId"] == asked["id"]);
+        assert!(cancelled, "{method} was not cancelled: {frames:?}");
+    }
+}
