@@ -257,7 +257,11 @@ async fn pump_input<R: AsyncRead + Unpin>(
             Ok(message) => message,
             Err(err) => {
                 journal.log(Entry::note(SESSION, Transport::Stdio, Note::SdkRejectedFrame.detail(json!({"error": err.to_string()}))));
-                if value.get("method").is_some() || value.get("id").is_some() {
+                // A response is never answered, even an ill-formed one: an error carrying its id
+                // could be taken for the answer to the client's own request of that id. Anything
+                // else (a request, a notification, an object that is neither) gets -32600.
+                let response = value.get("method").is_none() && (value.get("result").is_some() || value.get("error").is_some());
+                if !response {
                     let id = value.get("id").cloned().unwrap_or(Value::Null);
                     outbound.send(error_frame(id, -32600, &format!("invalid request: {err}")));
                 }

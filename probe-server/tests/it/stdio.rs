@@ -96,3 +96,32 @@ async fn hostile_input_is_answered_and_every_frame_journalled() {
     assert!(events.iter().any(|e| e.detail.as_ref().is_some_and(|d| d["event"] == "withheld_before_first_request")));
     assert!(events.iter().any(|e| e.detail.as_ref().is_some_and(|d| d["event"] == "input_closed" && d["clean"] == false)));
 }
+
+/// Issue 21, defect 8: `{"jsonrpc":"2.0"}` (neither request nor response) went unanswered, and an
+/// ill-formed client response with id 5 was answered with an error carrying id 5, which the
+/// client could take for the answer to its own request 5. Now the first gets -32600 with a null
+/// id and the second nothing; a ping after them shows the order of the answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_message_is_refused_and_an_ill_formed_response_is_not_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    let journal = Journal::create(&path).unwrap();
+    let (client, server) = tokio::io::duplex(1 << 20);
+    let (server_read, server_write) = tokio::io::split(server);
+    let serving = tokio::spawn(serve_stdio(server_read, server_write, journal, ServeOptions::default()));
+    let (client_read, mut client_write) = tokio::io::split(client);
+    let mut replies = BufReader::new(client_read);
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n").await;
+    assert!(next_reply(&mut replies).await["result"].is_object());
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\"}\n").await;
+    let refused = next_reply(&mut replies).await;
+    assert_eq!((refused["error"]["code"].clone(), refused["id"].clone()), (Value::from(-32600), Value::Null), "{refused}");
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"x\":1},\"error\":{\"code\":1,\"message\":\"both\"}}\n").await;
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"}\n").await;
+    let next = next_reply(&mut replies).await;
+    assert_eq!(next["id"], 6, "the ill-formed response was answered: {next}");
+    client_write.shutdown().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(30), serving).await.expect("the server ends at end of input").unwrap().unwrap();
+    let events = read_journal(&path).unwrap().events;
+    assert!(events.iter().any(|e| e.dir == Direction::ClientToServer && e.raw.as_deref().is_some_and(|r| r.contains("\"both\""))), "the ill-formed response is journalled");
+}
