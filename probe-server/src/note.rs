@@ -49,6 +49,7 @@ notes! {
     InputError => "input_error", "reading the client's stdio failed";
     InputClosed => "input_closed", "the client closed stdio: the journal's evidence is complete";
     SdkRejectedFrame => "sdk_rejected_frame", "rmcp refused a frame the tap passed on";
+    DuplicateRequestId => "duplicate_request_id", "a request reused the id of one still in flight, and was refused";
     WithheldBeforeFirstRequest => "withheld_before_first_request", "a notification before the first request, kept from rmcp";
     SseWithoutData => "sse_without_data", "an SSE event with an id and no data went out: a priming event";
     SsePrimingWithheld => "sse_priming_withheld", "a priming event withheld: the session's version predates them";

@@ -55,6 +55,9 @@ fn main() -> ExitCode {
     // the default dispositions (a client that ends its server by a signal sees what it expects).
     let sweeps = matches!(cli.command, cli::Command::Probe(_) | cli::Command::SelfTest(_) | cli::Command::Matrix(_) | cli::Command::Bench(_) | cli::Command::Clients(_));
     let code = runtime.block_on(async {
+        // The handlers are in place before the command starts anything: a signal that arrives
+        // while the command's first step runs is caught, not fatal.
+        let signals = if sweeps { Signals::register() } else { None };
         tokio::select! {
             outcome = commands::dispatch(cli.command) => match outcome {
                 Ok(code) => code,
@@ -65,7 +68,7 @@ fn main() -> ExitCode {
                     exit::code_of(&err)
                 }
             },
-            code = interrupted(), if sweeps => {
+            code = interrupted(signals) => {
                 // The command's futures are dropped here: their scratch and staging directories go with them.
                 let swept = session::launch::sweep_runner().await;
                 eprintln!("mcp-client-probe: interrupted; {swept} process(es) of the run killed, nothing recorded");
@@ -78,14 +81,24 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-/// Resolves with the exit code when SIGINT or SIGTERM arrives; never without one.
-async fn interrupted() -> u8 {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut int), Ok(mut term)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
-        return std::future::pending().await;
-    };
+/// SIGINT and SIGTERM, caught from the moment they are registered.
+struct Signals {
+    int: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn register() -> Option<Signals> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Some(Signals { int: signal(SignalKind::interrupt()).ok()?, term: signal(SignalKind::terminate()).ok()? })
+    }
+}
+
+/// Resolves with the exit code when SIGINT or SIGTERM arrives; never without signals to watch.
+async fn interrupted(signals: Option<Signals>) -> u8 {
+    let Some(mut signals) = signals else { return std::future::pending().await };
     tokio::select! {
-        _ = int.recv() => exit::INTERRUPTED,
-        _ = term.recv() => exit::TERMINATED,
+        _ = signals.int.recv() => exit::INTERRUPTED,
+        _ = signals.term.recv() => exit::TERMINATED,
     }
 }

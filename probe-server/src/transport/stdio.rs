@@ -109,8 +109,9 @@ struct Pending {
 }
 
 impl Pending {
-    fn insert(&self, id: &Value) {
-        self.ids.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string());
+    /// Adds an in-flight id; false if a request with that id is still in flight.
+    fn insert(&self, id: &Value) -> bool {
+        self.ids.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string())
     }
 
     fn remove(&self, id: &Value) {
@@ -275,7 +276,14 @@ async fn pump_input<R: AsyncRead + Unpin>(
         seen_request |= is_request;
         // A listen stream is open by design until the client goes; it is not waited for.
         if is_request && value.get("method").and_then(Value::as_str) != Some("subscriptions/listen") {
-            outbound.pending.insert(value.get("id").unwrap_or(&Value::Null));
+            let id = value.get("id").unwrap_or(&Value::Null);
+            // A second request with the id of one still in flight would take its place in the SDK
+            // and the first would never be answered: refuse the second.
+            if !outbound.pending.insert(id) {
+                journal.log(Entry::note(SESSION, Transport::Stdio, Note::DuplicateRequestId.detail(json!({"id": id}))));
+                outbound.send(error_frame(id.clone(), -32600, &format!("invalid request: id {id} is already in use by a request still in flight")));
+                continue;
+            }
         }
         if forward.send(message).await.is_err() && is_request {
             let id = value.get("id").cloned().unwrap_or(Value::Null);

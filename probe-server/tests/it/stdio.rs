@@ -125,3 +125,34 @@ async fn an_empty_message_is_refused_and_an_ill_formed_response_is_not_answered(
     let events = read_journal(&path).unwrap().events;
     assert!(events.iter().any(|e| e.dir == Direction::ClientToServer && e.raw.as_deref().is_some_and(|r| r.contains("\"both\""))), "the ill-formed response is journalled");
 }
+
+/// Issue 21, defect 4: a request that reused the id of one still in flight took its place and
+/// the first was never answered. Now the second is refused (-32600, its id) and the first is
+/// answered once the client answers the server's question.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_reusing_an_id_in_flight_is_refused_and_the_first_still_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    let journal = Journal::create(&path).unwrap();
+    let (client, server) = tokio::io::duplex(1 << 20);
+    let (server_read, server_write) = tokio::io::split(server);
+    let serving = tokio::spawn(serve_stdio(server_read, server_write, journal, ServeOptions::default()));
+    let (client_read, mut client_write) = tokio::io::split(client);
+    let mut replies = BufReader::new(client_read);
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"elicitation\":{}},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n").await;
+    assert!(next_reply(&mut replies).await["result"].is_object());
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await;
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"probe_elicit_form\"}}\n").await;
+    let asked = next_reply(&mut replies).await;
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n").await;
+    let refused = next_reply(&mut replies).await;
+    assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (Value::from(2), Value::from(-32600)), "{refused}");
+    let answer = format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"action\":\"decline\"}}}}\n", asked["id"]);
+    send(&mut client_write, answer.as_bytes()).await;
+    let first = next_reply(&mut replies).await;
+    assert_eq!(first["id"], 2, "{first}");
+    assert!(first["result"].is_object(), "the first request is answered: {first}");
+    client_write.shutdown().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(30), serving).await.expect("the server ends at end of input").unwrap().unwrap();
+}
