@@ -97,20 +97,28 @@ async fn hostile_input_is_answered_and_every_frame_journalled() {
     assert!(events.iter().any(|e| e.detail.as_ref().is_some_and(|d| d["event"] == "input_closed" && d["clean"] == false)));
 }
 
+/// The stdio server on an in-memory pipe, journalling to `journal.jsonl` in the returned directory:
+/// the client's write half, its replies and the server's task.
+#[allow(clippy::type_complexity)]
+fn serve_in_memory(
+) -> (tempfile::TempDir, tokio::io::WriteHalf<tokio::io::DuplexStream>, BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = Journal::create(&dir.path().join("journal.jsonl")).unwrap();
+    let (client, server) = tokio::io::duplex(1 << 20);
+    let (server_read, server_write) = tokio::io::split(server);
+    let serving = tokio::spawn(serve_stdio(server_read, server_write, journal, ServeOptions::default()));
+    let (client_read, client_write) = tokio::io::split(client);
+    (dir, client_write, BufReader::new(client_read), serving)
+}
+
 /// Issue 21, defect 8: `{"jsonrpc":"2.0"}` (neither request nor response) went unanswered, and an
 /// ill-formed client response with id 5 was answered with an error carrying id 5, which the
 /// client could take for the answer to its own request 5. Now the first gets -32600 with a null
 /// id and the second nothing; a ping after them shows the order of the answers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_empty_message_is_refused_and_an_ill_formed_response_is_not_answered() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, mut client_write, mut replies, serving) = serve_in_memory();
     let path = dir.path().join("journal.jsonl");
-    let journal = Journal::create(&path).unwrap();
-    let (client, server) = tokio::io::duplex(1 << 20);
-    let (server_read, server_write) = tokio::io::split(server);
-    let serving = tokio::spawn(serve_stdio(server_read, server_write, journal, ServeOptions::default()));
-    let (client_read, mut client_write) = tokio::io::split(client);
-    let mut replies = BufReader::new(client_read);
     send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n").await;
     assert!(next_reply(&mut replies).await["result"].is_object());
     send(&mut client_write, b"{\"jsonrpc\":\"2.0\"}\n").await;
@@ -131,14 +139,7 @@ async fn an_empty_message_is_refused_and_an_ill_formed_response_is_not_answered(
 /// answered once the client answers the server's question.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_reusing_an_id_in_flight_is_refused_and_the_first_still_answered() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("journal.jsonl");
-    let journal = Journal::create(&path).unwrap();
-    let (client, server) = tokio::io::duplex(1 << 20);
-    let (server_read, server_write) = tokio::io::split(server);
-    let serving = tokio::spawn(serve_stdio(server_read, server_write, journal, ServeOptions::default()));
-    let (client_read, mut client_write) = tokio::io::split(client);
-    let mut replies = BufReader::new(client_read);
+    let (_dir, mut client_write, mut replies, serving) = serve_in_memory();
     send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"elicitation\":{}},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n").await;
     assert!(next_reply(&mut replies).await["result"].is_object());
     send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await;
