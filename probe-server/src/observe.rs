@@ -259,14 +259,17 @@ impl Observations {
     pub fn exchange(&self, tool: &str, method: &str) -> Option<Exchange> {
         let call = self.tool_calls(tool).next()?;
         match self.era()? {
-            Era::Legacy => self.legacy_exchange(call, method),
+            Era::Legacy => self.legacy_exchange(call, tool, method),
             Era::Modern => self.modern_exchange(call, tool),
         }
     }
 
-    fn legacy_exchange(&self, call: &Frame, method: &str) -> Option<Exchange> {
+    /// The server's request made during `call` of `tool`: between the call and its answer, and
+    /// (for calls running side by side) asking with that tool's text.
+    fn legacy_exchange(&self, call: &Frame, tool: &str, method: &str) -> Option<Exchange> {
         let end = self.answer_to(call).map_or(u64::MAX, |a| a.seq);
-        let asked = self.server_requests(method).find(|f| f.seq > call.seq && f.seq < end)?;
+        let for_tool = |f: &&Frame| surface::asking_tool(f.params()).is_none_or(|asker| asker == tool);
+        let asked = self.server_requests(method).filter(for_tool).find(|f| f.seq > call.seq && f.seq < end)?;
         let answer = self.answer_to(asked);
         Some(Exchange {
             era: Era::Legacy,

@@ -164,6 +164,27 @@ pub fn sampling_params() -> Value {
     })
 }
 
+/// The text a server request asks with: an elicitation's message, a sampling request's first
+/// message.
+fn asking_text(params: &Value) -> Option<&str> {
+    params.get("message").or_else(|| params.pointer("/messages/0/content/text"))?.as_str()
+}
+
+/// The tool on whose behalf the server sent a request with these params, where they tell: each
+/// elicitation and sampling request asks with its own text, so calls a client runs side by side
+/// are told apart.
+pub fn asking_tool(params: &Value) -> Option<&'static str> {
+    let text = asking_text(params)?;
+    let asks = [
+        (TOOL_ELICIT_FORM, elicit_form_params()),
+        (TOOL_ELICIT_ENUMS, elicit_enum_params()),
+        (TOOL_ELICIT_URL, elicit_url_params(None)),
+        (TOOL_SAMPLING, sampling_params()),
+        (TOOL_SAMPLING_TOOLS, sampling_tools_params()),
+    ];
+    asks.into_iter().find(|(_, asked)| asking_text(asked) == Some(text)).map(|(tool, _)| tool)
+}
+
 pub const SAMPLING_TOOL_NAME: &str = "probe_weather";
 
 pub fn sampling_tools_params() -> Value {
@@ -270,5 +291,16 @@ mod tests {
         let typed: ElicitRequestParams = serde_json::from_value(elicit_enum_params()).unwrap();
         let back = serde_json::to_value(typed).unwrap();
         assert_eq!(back["requestedSchema"]["properties"], elicit_enum_schema()["properties"]);
+    }
+
+    #[test]
+    fn each_request_names_the_tool_that_asked() {
+        assert_eq!(asking_tool(&elicit_form_params()), Some(TOOL_ELICIT_FORM));
+        assert_eq!(asking_tool(&elicit_enum_params()), Some(TOOL_ELICIT_ENUMS));
+        assert_eq!(asking_tool(&elicit_url_params(Some("e1"))), Some(TOOL_ELICIT_URL));
+        assert_eq!(asking_tool(&sampling_params()), Some(TOOL_SAMPLING));
+        assert_eq!(asking_tool(&sampling_tools_params()), Some(TOOL_SAMPLING_TOOLS));
+        assert_eq!(asking_tool(&serde_json::json!({})), None);
+        assert_eq!(asking_tool(&serde_json::json!({"message": "something else"})), None);
     }
 }

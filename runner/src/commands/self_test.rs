@@ -7,6 +7,9 @@ use crate::cli::{self, Format};
 use crate::exit;
 use crate::{render, selftest};
 
+/// How many of the slowest runs the table output names on stderr (where the wall time goes).
+const SLOWEST_LISTED: usize = 5;
+
 pub async fn self_test(args: cli::SelfTestArgs) -> Result<u8> {
     let specs = selftest::plan(&args.transport.transports());
     let results = selftest::execute(specs, own_exe()?, args.jobs, None).await;
@@ -18,9 +21,13 @@ pub async fn self_test(args: cli::SelfTestArgs) -> Result<u8> {
             for m in &report.mismatches {
                 crate::out!("MISMATCH {} {} {} [{}] {}: {}", m.transport, m.era, m.variant, m.ablation, m.probe, m.problem);
             }
-            if let Some(slowest) = results.iter().max_by_key(|r| r.duration_ms) {
-                let ablation = slowest.spec.ablation.map_or("none", |a| a.id());
-                eprintln!("slowest run: {} {} [{ablation}] {} ms", slowest.spec.transport.as_str(), slowest.spec.era, slowest.duration_ms);
+            let mut by_length: Vec<_> = results.iter().collect();
+            by_length.sort_by_key(|r| std::cmp::Reverse(r.duration_ms));
+            for run in by_length.iter().take(SLOWEST_LISTED) {
+                let spec = &run.spec;
+                let what = spec.ablation.map(|a| a.id()).or(spec.variation.map(|v| v.id())).unwrap_or("full");
+                let runner = if spec.host { " host" } else { "" };
+                eprintln!("slow run: {} {} {}{runner} [{what}] {} ms", spec.transport.as_str(), spec.era, spec.variant, run.duration_ms);
             }
             crate::out!("{} variations, {} changed verdicts", report.variations, report.variation_changes);
             crate::out!("{} runs; {} probes proven; {} mismatches", report.runs, report.probes_proven, report.mismatches.len());

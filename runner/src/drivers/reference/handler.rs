@@ -28,6 +28,8 @@ pub struct ListChanges {
     pub updated: std::sync::atomic::AtomicBool,
     /// A second listen stream was opened after the server ended the first.
     pub relistened: std::sync::atomic::AtomicBool,
+    /// A request failed in the transport: the session is gone, nothing more will arrive.
+    pub lost: std::sync::atomic::AtomicBool,
     pub arrived: Notify,
 }
 
@@ -35,12 +37,28 @@ pub struct ListChanges {
 pub struct ReferenceHandler {
     ablation: Option<Ablation>,
     variation: Option<Variation>,
+    /// How long the person takes over a form: [`PERSON_DELAY`], or nothing where nobody sits at
+    /// the keyboard (the reference host, whose runs judge only what its model was shown).
+    person_delay: Duration,
     pub changes: Arc<ListChanges>,
 }
 
 impl ReferenceHandler {
     pub fn new(ablation: Option<Ablation>, variation: Option<Variation>) -> Self {
-        ReferenceHandler { ablation, variation, changes: Arc::default() }
+        ReferenceHandler { ablation, variation, person_delay: PERSON_DELAY, changes: Arc::default() }
+    }
+
+    /// The same client with nobody at the keyboard: forms are answered at once.
+    pub fn unattended(self) -> Self {
+        ReferenceHandler { person_delay: Duration::ZERO, ..self }
+    }
+
+    pub fn ablation(&self) -> Option<Ablation> {
+        self.ablation
+    }
+
+    pub fn variation(&self) -> Option<Variation> {
+        self.variation
     }
 
     fn is(&self, ablation: Ablation) -> bool {
@@ -115,7 +133,7 @@ impl ClientHandler for ReferenceHandler {
             if self.is(Ablation::UrlUnsupported) {
                 return Err(McpError::invalid_params("URL-mode elicitation is not supported", None));
             }
-            tokio::time::sleep(PERSON_DELAY).await;
+            tokio::time::sleep(self.person_delay).await;
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         }
         let schema = wire.get("requestedSchema").cloned().unwrap_or_default();
@@ -126,7 +144,7 @@ impl ClientHandler for ReferenceHandler {
         if self.is(Ablation::ElicitAutoDecline) && schema["properties"].get("email").is_some() {
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         }
-        tokio::time::sleep(PERSON_DELAY).await;
+        tokio::time::sleep(self.person_delay).await;
         Ok(ElicitResult::new(ElicitationAction::Accept).with_content(self.form_answer(&schema)))
     }
 

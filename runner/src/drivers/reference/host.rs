@@ -20,7 +20,7 @@ const MAX_TURNS: usize = 48;
 
 /// Runs the reference host against `endpoint`, its model at `model_url` (the stub's base URL).
 pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, variation: Option<Variation>, model_url: &str) -> Result<(), ReferenceError> {
-    let (client, handler) = connect(endpoint, era, ablation, variation).await?;
+    let (client, handler) = connect(endpoint, era, ReferenceHandler::new(ablation, variation).unattended()).await?;
     let outcome = tokio::time::timeout(SCRIPT_TIMEOUT, converse(&client, &handler, ablation, variation, model_url)).await;
     let _ = client.cancel().await;
     match outcome {

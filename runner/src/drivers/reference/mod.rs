@@ -60,7 +60,7 @@ fn params<T: DeserializeOwned>(value: Value) -> T {
 
 /// Runs the reference client's whole script against `endpoint` in `era`.
 pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, variation: Option<Variation>) -> Result<(), ReferenceError> {
-    let (client, handler) = match connect(endpoint, era, ablation, variation).await {
+    let (client, handler) = match connect(endpoint, era, ReferenceHandler::new(ablation, variation)).await {
         // A client broken so that it cannot open the session ends there; the journal shows how.
         Err(ReferenceError::Connect(_)) if ablation.is_some_and(Ablation::may_break_the_session) => return Ok(()),
         other => other?,
@@ -71,8 +71,8 @@ pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, vari
 }
 
 /// Opens the reference client's session with the probe server.
-async fn connect(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, variation: Option<Variation>) -> Result<(Client, ReferenceHandler), ReferenceError> {
-    let handler = ReferenceHandler::new(ablation, variation);
+async fn connect(endpoint: &Endpoint, era: Era, handler: ReferenceHandler) -> Result<(Client, ReferenceHandler), ReferenceError> {
+    let (ablation, variation) = (handler.ablation(), handler.variation());
     let mode = match era {
         Era::Legacy => ClientLifecycleMode::Initialize,
         Era::Modern => ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
@@ -179,7 +179,10 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
             let _ = client.read_resource(params(json!({"uri": uri}))).await;
         }
     }
-    for tool in [s::TOOL_ELICIT_FORM, s::TOOL_ELICIT_ENUMS, s::TOOL_ELICIT_URL, s::TOOL_SAMPLING, s::TOOL_SAMPLING_TOOLS, s::TOOL_ROOTS] {
+    // The person answers the three forms side by side (hosts may run tool calls at once): one
+    // person's delay instead of three.
+    let _ = tokio::join!(call(client, s::TOOL_ELICIT_FORM), call(client, s::TOOL_ELICIT_ENUMS), call(client, s::TOOL_ELICIT_URL));
+    for tool in [s::TOOL_SAMPLING, s::TOOL_SAMPLING_TOOLS, s::TOOL_ROOTS] {
         let _ = call(client, tool).await;
     }
     if era == Era::Legacy {
@@ -190,7 +193,7 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     reread_and_unsubscribe(client, handler, era, subscribed, ablation).await;
     if era == Era::Modern && !matches!(ablation, Some(Ablation::NeverListen | Ablation::NoRelisten)) {
         let relistened = &handler.changes.relistened;
-        wait_until(&handler.changes.arrived, || relistened.load(std::sync::atomic::Ordering::SeqCst)).await;
+        wait_until(client, &handler.changes.arrived, || relistened.load(std::sync::atomic::Ordering::SeqCst)).await;
     }
     // Last, because a discover in a legacy HTTP session switches rmcp's server to per-request
     // metadata for the rest of that session.
@@ -208,17 +211,25 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
 }
 
 async fn call(client: &Client, tool: &str) -> Option<Value> {
-    let result = client.call_tool(CallToolRequestParams::new(tool.to_string())).await.ok()?;
-    serde_json::to_value(result).ok()
+    let result = client.call_tool(CallToolRequestParams::new(tool.to_string())).await;
+    if let Err(rmcp::service::ServiceError::TransportSend(_) | rmcp::service::ServiceError::TransportClosed) = &result {
+        // The session is gone (expired and not reopened): no notification can come any more.
+        let changes = &client.service().changes;
+        changes.lost.store(true, std::sync::atomic::Ordering::SeqCst);
+        changes.arrived.notify_waiters();
+    }
+    serde_json::to_value(result.ok()?).ok()
 }
 
 /// Waits until `done()` holds, re-checking each time a notification arrives, for at most
-/// [`NOTIFICATION_WAIT`].
-async fn wait_until(arrived: &tokio::sync::Notify, done: impl Fn() -> bool) {
+/// [`NOTIFICATION_WAIT`]. A session found gone (a call failed in the transport) cannot deliver
+/// any more, so the wait ends with it.
+async fn wait_until(client: &Client, arrived: &tokio::sync::Notify, done: impl Fn() -> bool) {
     let deadline = tokio::time::Instant::now() + NOTIFICATION_WAIT;
-    while !done() {
+    let over = || done() || client.service().changes.lost.load(std::sync::atomic::Ordering::SeqCst);
+    while !over() {
         let notified = arrived.notified();
-        if done() || tokio::time::timeout_at(deadline, notified).await.is_err() {
+        if over() || tokio::time::timeout_at(deadline, notified).await.is_err() {
             break;
         }
     }
@@ -257,7 +268,7 @@ async fn reread_and_unsubscribe(client: &Client, handler: &ReferenceHandler, era
     let no_channel = ablation == Some(Ablation::NoGetStream);
     let changes = &handler.changes;
     if !no_channel && ablation != Some(Ablation::NoReread) {
-        wait_until(&changes.arrived, || changes.updated.load(SeqCst)).await;
+        wait_until(client, &changes.arrived, || changes.updated.load(SeqCst)).await;
     }
     if changes.updated.load(SeqCst) {
         let _ = client.read_resource(params(json!({"uri": s::SECOND_PAGE_URI}))).await;
@@ -279,7 +290,7 @@ async fn refetch_changed_lists(client: &Client, handler: &ReferenceHandler, abla
     // Without a listen stream (2026-07-28) or a GET stream (HTTP), notifications have no way in.
     let no_channel = matches!(ablation, Some(Ablation::NeverListen | Ablation::NoGetStream));
     let all_arrived = || no_channel || expected.iter().all(|(flag, ignored)| ablation == Some(*ignored) || flag.load(SeqCst));
-    wait_until(&changes.arrived, all_arrived).await;
+    wait_until(client, &changes.arrived, all_arrived).await;
     if variation == Some(Variation::RefetchAfter300Ms) {
         tokio::time::sleep(Duration::from_millis(300)).await;
     }

@@ -51,9 +51,11 @@ cancel = ["Esc"]
 empty_value = "(empty)"
 
 # The host draws each screen in one write and reads keys in order: no key needs to wait for a
-# redraw, and a page it opens on its own is opened before the request is drawn.
+# redraw, and a page it opens on its own is opened before the request is drawn. A key it ignores
+# (the faults' point) costs the echo wait, so it is short; the wait for an effect the plan needs
+# keeps its default, room for a loaded machine.
 [pace]
-key_echo_ms = 1000
+key_echo_ms = 300
 key_settle_ms = 0
 char_ms = 0
 screen_quiet_ms = 20
