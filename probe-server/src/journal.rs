@@ -114,6 +114,10 @@ pub struct Event {
     pub sha256: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head: Option<String>,
+    /// The exact bytes of `raw` (or of `head` for a summarised frame), base64, where they are not
+    /// UTF-8: `raw` and `head` are then lossy text, with U+FFFD for what did not decode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_base64: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -142,13 +146,27 @@ pub struct RawText {
     pub text: Option<String>,
     pub sha256: Option<String>,
     pub head: Option<String>,
+    /// The kept bytes (all of them, or the head), base64, when they are not UTF-8.
+    pub base64: Option<String>,
+}
+
+/// The bytes as text, and as base64 too when they are not UTF-8 (the text is then lossy).
+fn text_and_base64(bytes: &[u8]) -> (String, Option<String>) {
+    use base64::Engine;
+    match std::str::from_utf8(bytes) {
+        Ok(text) => (text.to_string(), None),
+        Err(_) => (String::from_utf8_lossy(bytes).into_owned(), Some(base64::engine::general_purpose::STANDARD.encode(bytes))),
+    }
 }
 
 impl RawText {
     /// Keeps `bytes` verbatim when small enough, otherwise length + digest + head.
     pub fn from_bytes(bytes: &[u8]) -> Self {
         if bytes.len() <= INLINE_LIMIT {
-            RawText { len: bytes.len(), text: Some(String::from_utf8_lossy(bytes).into_owned()), sha256: None, head: None }
+            let (text, base64) = text_and_base64(bytes);
+            // Lossy text alone would lose the bytes: the digest names the original.
+            let sha256 = base64.is_some().then(|| sha256_hex(bytes));
+            RawText { len: bytes.len(), text: Some(text), sha256, head: None, base64 }
         } else {
             Self::summary(bytes.len(), &sha256_hex(bytes), &bytes[..HEAD_BYTES.min(bytes.len())])
         }
@@ -156,7 +174,8 @@ impl RawText {
 
     /// A summary for a frame whose bytes were not all kept.
     pub fn summary(len: usize, sha256: &str, head: &[u8]) -> Self {
-        RawText { len, text: None, sha256: Some(sha256.to_string()), head: Some(String::from_utf8_lossy(&head[..HEAD_BYTES.min(head.len())]).into_owned()) }
+        let (head, base64) = text_and_base64(&head[..HEAD_BYTES.min(head.len())]);
+        RawText { len, text: None, sha256: Some(sha256.to_string()), head: Some(head), base64 }
     }
 }
 
@@ -229,9 +248,9 @@ impl Journal {
         let mut inner = self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         inner.seq += 1;
         let seq = inner.seq;
-        let (raw, raw_len, sha256, head) = match entry.raw {
-            Some(r) => (r.text, r.len, r.sha256, r.head),
-            None => (None, 0, None, None),
+        let (raw, raw_len, sha256, head, raw_base64) = match entry.raw {
+            Some(r) => (r.text, r.len, r.sha256, r.head, r.base64),
+            None => (None, 0, None, None, None),
         };
         let event = Event {
             format_version: FORMAT_VERSION,
@@ -245,6 +264,7 @@ impl Journal {
             raw_len,
             sha256,
             head,
+            raw_base64,
             method: entry.method,
             id: entry.id,
             detail: entry.detail,

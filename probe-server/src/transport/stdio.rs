@@ -39,15 +39,59 @@ pub enum ReadFrame {
     Eof,
 }
 
-/// Reads the next newline-terminated frame, never holding more than [`MAX_LINE`] bytes of it.
+/// A line over the limit, summarised as it streams by: length, digest and head of its bytes
+/// (without the CR of a CRLF ending, as a line that fits is kept).
+struct Summary {
+    hasher: Sha256,
+    len: usize,
+    head: Vec<u8>,
+    /// A CR ended the last piece: it belongs to the line unless the LF comes next.
+    held_cr: bool,
+}
+
+impl Summary {
+    fn new() -> Summary {
+        Summary { hasher: Sha256::new(), len: 0, head: Vec::new(), held_cr: false }
+    }
+
+    fn absorb(&mut self, bytes: &[u8]) {
+        self.hasher.update(bytes);
+        self.len += bytes.len();
+        let room = HEAD_BYTES.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&bytes[..room.min(bytes.len())]);
+    }
+
+    /// Takes the next piece of the line; `last` when the LF follows it.
+    fn feed(&mut self, piece: &[u8], last: bool) {
+        if std::mem::take(&mut self.held_cr) && !(last && piece.is_empty()) {
+            self.absorb(b"\r");
+        }
+        let (body, cr) = match piece.split_last() {
+            Some((b'\r', rest)) => (rest, true),
+            _ => (piece, false),
+        };
+        self.absorb(body);
+        self.held_cr = cr && !last;
+    }
+
+    fn finish(mut self) -> ReadFrame {
+        if std::mem::take(&mut self.held_cr) {
+            self.absorb(b"\r");
+        }
+        ReadFrame::Oversize { len: self.len, sha256: hex(self.hasher), head: self.head }
+    }
+}
+
+/// Reads the next newline-terminated frame, never holding more than [`MAX_LINE`] bytes of it
+/// (a CRLF ending's CR aside).
 pub async fn next_frame<R: AsyncBufRead + Unpin>(reader: &mut R, max_line: usize) -> std::io::Result<ReadFrame> {
     let mut line = Vec::new();
-    let mut oversize: Option<(Sha256, usize, Vec<u8>)> = None;
+    let mut oversize: Option<Summary> = None;
     loop {
         let available = reader.fill_buf().await?;
         if available.is_empty() {
             return Ok(match oversize {
-                Some((hasher, len, head)) => ReadFrame::Oversize { len, sha256: hex(hasher), head },
+                Some(summary) => summary.finish(),
                 None if line.is_empty() => ReadFrame::Eof,
                 None => ReadFrame::Partial(line),
             });
@@ -57,20 +101,13 @@ pub async fn next_frame<R: AsyncBufRead + Unpin>(reader: &mut R, max_line: usize
             None => (available, None),
         };
         match &mut oversize {
-            Some((hasher, len, head)) => {
-                hasher.update(chunk);
-                *len += chunk.len();
-                let room = HEAD_BYTES.saturating_sub(head.len());
-                head.extend_from_slice(&chunk[..room.min(chunk.len())]);
-            }
-            None if line.len() + chunk.len() > max_line => {
-                let mut hasher = Sha256::new();
-                hasher.update(&line);
-                hasher.update(chunk);
-                let mut head = line.clone();
-                head.extend_from_slice(&chunk[..chunk.len().min(HEAD_BYTES)]);
-                head.truncate(HEAD_BYTES);
-                oversize = Some((hasher, line.len() + chunk.len(), head));
+            Some(summary) => summary.feed(chunk, done.is_some()),
+            // One byte over the limit is held for now: it may be the CR of a CRLF ending.
+            None if line.len() + chunk.len() > max_line + 1 => {
+                let mut summary = Summary::new();
+                summary.feed(&line, false);
+                summary.feed(chunk, done.is_some());
+                oversize = Some(summary);
                 line = Vec::new();
             }
             None => line.extend_from_slice(chunk),
@@ -81,8 +118,13 @@ pub async fn next_frame<R: AsyncBufRead + Unpin>(reader: &mut R, max_line: usize
             if line.last() == Some(&b'\r') {
                 line.pop();
             }
+            if oversize.is_none() && line.len() > max_line {
+                let mut summary = Summary::new();
+                summary.feed(&line, true);
+                return Ok(summary.finish());
+            }
             return Ok(match oversize {
-                Some((hasher, len, head)) => ReadFrame::Oversize { len, sha256: hex(hasher), head },
+                Some(summary) => summary.finish(),
                 None => ReadFrame::Line(line),
             });
         }
@@ -134,12 +176,95 @@ impl Pending {
     }
 }
 
+/// Whether the session on this input has been initialized: a second `initialize` is refused (the
+/// SDK would switch to the newly asked version while the journal and the first answer say the old).
+#[derive(Default)]
+struct Lifecycle {
+    /// The id of the `initialize` in flight, as its JSON text.
+    asked: std::sync::Mutex<Option<String>>,
+    initialized: std::sync::atomic::AtomicBool,
+}
+
+impl Lifecycle {
+    fn asking(&self, id: &Value) {
+        *self.asked.lock().unwrap_or_else(|p| p.into_inner()) = Some(id.to_string());
+    }
+
+    /// Notes an outbound response: the answer to the `initialize` in flight, with a result, opens the session.
+    fn answered(&self, id: &Value, succeeded: bool) {
+        let mut asked = self.asked.lock().unwrap_or_else(|p| p.into_inner());
+        if asked.as_deref() == Some(id.to_string().as_str()) {
+            *asked = None;
+            if succeeded {
+                self.initialized.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+    }
+
+    fn is_initialized(&self) -> bool {
+        self.initialized.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// A new SDK session starts on the same input (the last one ended).
+    fn reset(&self) {
+        self.initialized.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The request methods the SDK types. A request of one of these that it could only take as a
+/// custom request has params of the wrong shape: -32602, not the handler's -32601.
+const TYPED_METHODS: &[&str] = &[
+    "ping",
+    "initialize",
+    "server/discover",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "subscriptions/listen",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tools/call",
+    "tools/list",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
+];
+
+/// Whether a typed request arrived as a custom one: its method is one the SDK types.
+fn ill_typed(message: &RxJsonRpcMessage<RoleServer>) -> Option<&str> {
+    match message {
+        rmcp::model::JsonRpcMessage::Request(request) => match &request.request {
+            rmcp::model::ClientRequest::CustomRequest(custom) if TYPED_METHODS.contains(&custom.method.as_str()) => Some(custom.method.as_str()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether the SDK echoes this id exactly: a string, or an integer within 64 bits. (`7.0` would
+/// come back as `7`, and the client would never see the answer to its request.)
+fn echoed_exactly(id: &Value) -> bool {
+    match id {
+        Value::String(_) => true,
+        Value::Number(n) => n.is_i64() || n.is_u64() && n.as_u64().is_some_and(|u| i64::try_from(u).is_ok()),
+        _ => false,
+    }
+}
+
 /// Writes one outbound frame to the journal and queues it for the client.
 #[derive(Clone)]
 struct Outbound {
     journal: Journal,
     tx: mpsc::UnboundedSender<Vec<u8>>,
     pending: Arc<Pending>,
+    lifecycle: Arc<Lifecycle>,
     /// Whether hostile skill manifests replace their placeholders on the way out.
     rewrite_skills: bool,
 }
@@ -154,6 +279,7 @@ impl Outbound {
             if frame.get("method").is_none() {
                 if let Some(id) = frame.get("id") {
                     self.pending.remove(id);
+                    self.lifecycle.answered(id, frame.get("result").is_some());
                 }
             }
         }
@@ -253,40 +379,61 @@ async fn pump_input<R: AsyncRead + Unpin>(
             continue;
         }
         journal_frame(EventKind::Frame, &line, Some(&value));
+        drop(line);
         let is_request = value.get("method").is_some() && value.get("id").is_some();
-        let message = match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) {
+        let method = value.get("method").and_then(Value::as_str).map(str::to_string);
+        let id = value.get("id").cloned().unwrap_or(Value::Null);
+        let response = method.is_none() && (value.get("result").is_some() || value.get("error").is_some());
+        if is_request && !echoed_exactly(&id) && id.is_number() {
+            journal.log(Entry::note(SESSION, Transport::Stdio, Note::InexactId.detail(json!({"id": id}))));
+            outbound.send(error_frame(id, -32600, "invalid request: the id must be a string or an integer of at most 64 bits"));
+            continue;
+        }
+        let typed_id = id.is_string() || id.is_i64() || id.is_u64();
+        // The value is moved into the SDK's type, not copied: a large frame is held once.
+        let message = match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
             Ok(message) => message,
             Err(err) => {
                 journal.log(Entry::note(SESSION, Transport::Stdio, Note::SdkRejectedFrame.detail(json!({"error": err.to_string()}))));
                 // A response is never answered, even an ill-formed one: an error carrying its id
-                // could be taken for the answer to the client's own request of that id. Anything
-                // else (a request, a notification, an object that is neither) gets -32600.
-                let response = value.get("method").is_none() && (value.get("result").is_some() || value.get("error").is_some());
+                // could be taken for the answer to the client's own request of that id. A request
+                // with a method name and a well-formed id that the SDK cannot type has ill-typed
+                // params: -32602. Anything else gets -32600.
                 if !response {
-                    let id = value.get("id").cloned().unwrap_or(Value::Null);
-                    outbound.send(error_frame(id, -32600, &format!("invalid request: {err}")));
+                    let (code, what) = if is_request && typed_id && method.is_some() { (-32602, "invalid params") } else { (-32600, "invalid request") };
+                    outbound.send(error_frame(id, code, &format!("{what}: {err}")));
                 }
                 continue;
             }
         };
+        if let Some(method) = ill_typed(&message) {
+            outbound.send(error_frame(id, -32602, &format!("invalid params: the params of {method} do not have the schema's shape")));
+            continue;
+        }
+        if is_request && method.as_deref() == Some("initialize") {
+            if outbound.lifecycle.is_initialized() {
+                journal.log(Entry::note(SESSION, Transport::Stdio, Note::RepeatedInitialize.detail(json!({"id": id}))));
+                outbound.send(error_frame(id, -32600, "invalid request: the session is already initialized"));
+                continue;
+            }
+            outbound.lifecycle.asking(&id);
+        }
         if !is_request && !seen_request {
-            journal.log(Entry::note(SESSION, Transport::Stdio, Note::WithheldBeforeFirstRequest.detail(json!({"method": value.get("method")}))));
+            journal.log(Entry::note(SESSION, Transport::Stdio, Note::WithheldBeforeFirstRequest.detail(json!({"method": method}))));
             continue;
         }
         seen_request |= is_request;
         // A listen stream is open by design until the client goes; it is not waited for.
-        if is_request && value.get("method").and_then(Value::as_str) != Some("subscriptions/listen") {
-            let id = value.get("id").unwrap_or(&Value::Null);
+        if is_request && method.as_deref() != Some("subscriptions/listen") {
             // A second request with the id of one still in flight would take its place in the SDK
             // and the first would never be answered: refuse the second.
-            if !outbound.pending.insert(id) {
+            if !outbound.pending.insert(&id) {
                 journal.log(Entry::note(SESSION, Transport::Stdio, Note::DuplicateRequestId.detail(json!({"id": id}))));
                 outbound.send(error_frame(id.clone(), -32600, &format!("invalid request: id {id} is already in use by a request still in flight")));
                 continue;
             }
         }
         if forward.send(message).await.is_err() && is_request {
-            let id = value.get("id").cloned().unwrap_or(Value::Null);
             outbound.send(error_frame(id, -32603, "the probe server's session has ended"));
         }
     }
@@ -317,13 +464,14 @@ where
         }
         true
     });
-    let outbound = Outbound { journal: journal.clone(), tx: out_tx, pending: Arc::default(), rewrite_skills: options.variant.serves_skills() };
+    let outbound = Outbound { journal: journal.clone(), tx: out_tx, pending: Arc::default(), lifecycle: Arc::default(), rewrite_skills: options.variant.serves_skills() };
     let (in_tx, in_rx) = mpsc::channel(64);
     let handler = ProbeServer::new(journal.clone(), SESSION, Transport::Stdio, options);
     handler.note_serving(json!({}));
     let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx, handler.closing()));
     let inbound = Arc::new(Mutex::new(in_rx));
     loop {
+        outbound.lifecycle.reset();
         let tap = StdioTap { inbound: inbound.clone(), outbound: outbound.clone(), server: handler.clone() };
         match handler.clone().serve(tap).await {
             Ok(running) => {

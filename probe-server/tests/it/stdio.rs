@@ -157,3 +157,109 @@ async fn a_request_reusing_an_id_in_flight_is_refused_and_the_first_still_answer
     client_write.shutdown().await.unwrap();
     tokio::time::timeout(Duration::from_secs(30), serving).await.expect("the server ends at end of input").unwrap().unwrap();
 }
+
+const INITIALIZE_2025: &[u8] =
+    b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n";
+
+/// Issue 21, defect 2: a second `initialize` asking for 2026-07-28 switched a legacy session to
+/// modern behaviour (ping answered -32601) while the journal and the first answer said
+/// 2025-11-25. Now it is refused and the session keeps the version it was answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_initialize_is_refused_and_the_session_keeps_its_version() {
+    let (dir, mut client_write, mut replies, serving) = serve_in_memory();
+    send(&mut client_write, INITIALIZE_2025).await;
+    assert_eq!(next_reply(&mut replies).await["result"]["protocolVersion"], "2025-11-25");
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await;
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2026-07-28\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n").await;
+    let refused = next_reply(&mut replies).await;
+    assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (Value::from(2), Value::from(-32600)), "{refused}");
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n").await;
+    let pong = next_reply(&mut replies).await;
+    assert_eq!(pong["id"], 3);
+    assert!(pong["result"].is_object(), "ping still answered as in 2025-11-25: {pong}");
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}\n").await;
+    let tools = next_reply(&mut replies).await;
+    assert!(tools["result"].get("resultType").is_none(), "a legacy list carries no resultType: {tools}");
+    client_write.shutdown().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(30), serving).await.expect("the server ends at end of input").unwrap().unwrap();
+    let notes = read_journal(&dir.path().join("journal.jsonl")).unwrap().events;
+    assert!(notes.iter().any(|e| probe_server::note::Note::of(e) == Some(probe_server::note::Note::RepeatedInitialize)), "the refusal is noted");
+}
+
+/// Issue 21, defect 7: an id of `7.0` was answered as `7` (the client never saw its answer) and
+/// left a pending entry, so the server lingered the whole drain time at end of input. Now such an
+/// id is refused with the id as sent, and nothing is left pending.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_id_the_sdk_cannot_echo_is_refused_with_the_id_as_sent() {
+    let (_dir, mut client_write, mut replies, serving) = serve_in_memory();
+    send(&mut client_write, INITIALIZE_2025).await;
+    next_reply(&mut replies).await;
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await;
+    for (sent, echoed) in [("7.0", Value::from(7.0)), ("18446744073709551615", Value::from(u64::MAX))] {
+        send(&mut client_write, format!("{{\"jsonrpc\":\"2.0\",\"id\":{sent},\"method\":\"ping\"}}\n").as_bytes()).await;
+        let refused = next_reply(&mut replies).await;
+        assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (echoed, Value::from(-32600)), "{refused}");
+    }
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n").await;
+    assert_eq!(next_reply(&mut replies).await["id"], 7);
+    client_write.shutdown().await.unwrap();
+    // Nothing is pending, so the server does not wait out its drain time at end of input.
+    let drain_half = probe_server::transport::stdio::DRAIN_AFTER_EOF / 2;
+    tokio::time::timeout(drain_half, serving).await.expect("nothing left pending at end of input").unwrap().unwrap();
+}
+
+/// Issue 21, defect 8: ill-typed params on a method the SDK types were answered -32601 (method
+/// not found). Now -32602, with the request's id; an unknown method keeps -32601.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ill_typed_params_of_a_known_method_get_invalid_params() {
+    let (_dir, mut client_write, mut replies, serving) = serve_in_memory();
+    send(&mut client_write, INITIALIZE_2025).await;
+    next_reply(&mut replies).await;
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await;
+    for (id, line) in [
+        (2, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":5}}"),
+        (3, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/read\",\"params\":{\"uri\":[]}}"),
+        (4, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"prompts/get\",\"params\":\"name\"}"),
+    ] {
+        send(&mut client_write, format!("{line}\n").as_bytes()).await;
+        let reply = next_reply(&mut replies).await;
+        assert_eq!((reply["id"].clone(), reply["error"]["code"].clone()), (Value::from(id), Value::from(-32602)), "{line} -> {reply}");
+    }
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"no/such/method\",\"params\":{}}\n").await;
+    let unknown = next_reply(&mut replies).await;
+    assert_eq!((unknown["id"].clone(), unknown["error"]["code"].clone()), (Value::from(5), Value::from(-32601)), "{unknown}");
+    client_write.shutdown().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(30), serving).await.expect("the server ends at end of input").unwrap().unwrap();
+}
+
+/// Issue 21, defect 10: invalid UTF-8 was journalled as lossy text with no digest, so the bytes
+/// were lost; a CRLF line of exactly the limit was refused while the LF one was served. Now the
+/// exact bytes are kept (base64 beside the lossy text, and a digest), and the CR does not count.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_utf8_is_kept_exactly_and_a_crlf_ending_does_not_count_against_the_limit() {
+    use base64::Engine;
+    let (dir, mut client_write, mut replies, serving) = serve_in_memory();
+    let garbage: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}";
+    send(&mut client_write, &[garbage, b"\n"].concat()).await;
+    assert_eq!(next_reply(&mut replies).await["error"]["code"], -32700);
+    client_write.shutdown().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(30), serving).await.expect("the server ends at end of input").unwrap().unwrap();
+    let events = read_journal(&dir.path().join("journal.jsonl")).unwrap().events;
+    let kept = events.iter().find(|e| e.dir == Direction::ClientToServer && e.raw_len == garbage.len()).expect("the frame is journalled");
+    let bytes = base64::engine::general_purpose::STANDARD.decode(kept.raw_base64.as_deref().expect("base64 beside the lossy text")).unwrap();
+    assert_eq!(bytes, garbage);
+    assert!(kept.sha256.is_some(), "a digest names the original bytes");
+
+    let limit = 64;
+    let line = |ending: &[u8]| [vec![b'x'; limit], ending.to_vec()].concat();
+    for ending in [&b"\n"[..], b"\r\n"] {
+        let input = line(ending);
+        let mut reader = BufReader::new(&input[..]);
+        let frame = probe_server::transport::stdio::next_frame(&mut reader, limit).await.unwrap();
+        assert_eq!(frame, probe_server::transport::stdio::ReadFrame::Line(vec![b'x'; limit]), "ending {ending:?}");
+    }
+    let input = [vec![b'x'; limit + 1], b"\r\n".to_vec()].concat();
+    let mut reader = BufReader::new(&input[..]);
+    let over = probe_server::transport::stdio::next_frame(&mut reader, limit).await.unwrap();
+    assert!(matches!(over, probe_server::transport::stdio::ReadFrame::Oversize { len, .. } if len == limit + 1), "{over:?}");
+}

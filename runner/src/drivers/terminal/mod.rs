@@ -248,6 +248,7 @@ pub fn interleave(server: JournalRead, notes: &[(usize, Value)]) -> JournalRead 
         raw_len: 0,
         sha256: None,
         head: None,
+        raw_base64: None,
         method: None,
         id: None,
         detail: Some(detail.clone()),
