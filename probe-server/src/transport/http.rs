@@ -37,8 +37,9 @@ use crate::variant::Variant;
 
 /// The path the MCP endpoint is mounted at.
 pub const MCP_PATH: &str = "/mcp";
-/// The largest POST body read.
-pub const MAX_BODY: usize = 16 * 1024 * 1024;
+/// The largest POST body parsed: the frame limit both transports share. A longer body is read
+/// to its end as length + sha256 + head, and refused.
+pub const MAX_BODY: usize = super::MAX_FRAME;
 
 /// The `retry:` the server sends in the `stream-drop` variant.
 pub const STREAM_DROP_RETRY: std::time::Duration = std::time::Duration::from_millis(100);
@@ -329,6 +330,51 @@ fn find_event_end(buffer: &[u8]) -> Option<(usize, usize)> {
     }
 }
 
+/// What arrived of a request body.
+enum BodyRead {
+    Whole(Bytes),
+    /// Over the limit: read to its end, summarised, never held whole.
+    Oversize(super::Summary),
+    /// The body ended with an error (the client stopped sending): the bytes that arrived.
+    Cut {
+        raw: crate::journal::RawText,
+        error: String,
+    },
+}
+
+/// Reads a body, holding at most `limit` bytes of it.
+async fn read_body(body: Body, limit: usize) -> BodyRead {
+    let mut chunks = body.into_data_stream();
+    let mut kept: Vec<u8> = Vec::new();
+    let mut summary: Option<super::Summary> = None;
+    while let Some(chunk) = chunks.next().await {
+        match chunk {
+            Ok(bytes) => match &mut summary {
+                Some(summary) => summary.absorb(&bytes),
+                None if kept.len() + bytes.len() > limit => {
+                    let mut started = super::Summary::new();
+                    started.absorb(&kept);
+                    started.absorb(&bytes);
+                    summary = Some(started);
+                    kept = Vec::new();
+                }
+                None => kept.extend_from_slice(&bytes),
+            },
+            Err(err) => {
+                let raw = match summary {
+                    Some(summary) => summary.raw(),
+                    None => crate::journal::RawText::from_bytes(&kept),
+                };
+                return BodyRead::Cut { raw, error: err.to_string() };
+            }
+        }
+    }
+    match summary {
+        Some(summary) => BodyRead::Oversize(summary),
+        None => BodyRead::Whole(Bytes::from(kept)),
+    }
+}
+
 fn classify_body(bytes: &[u8]) -> (EventKind, Option<Value>) {
     match serde_json::from_slice::<Value>(bytes) {
         Err(_) => (EventKind::Unparsable, None),
@@ -347,15 +393,31 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         return (StatusCode::FORBIDDEN, "foreign Origin or Host refused").into_response();
     }
     journal.log(Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::HttpRequest).with_detail(detail));
-    let bytes = match http_body_util::Limited::new(body, MAX_BODY).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(err) => {
+    let bytes = match read_body(body, MAX_BODY).await {
+        BodyRead::Whole(bytes) => bytes,
+        BodyRead::Oversize(summary) => {
             let mut entry = Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::Oversize);
-            entry.detail = Some(json!({"error": err.to_string(), "content_length": header(&parts.headers, "content-length")}));
+            entry.raw = Some(summary.raw());
+            entry.detail = Some(json!({"content_length": header(&parts.headers, "content-length")}));
+            let len = entry.raw.as_ref().map_or(0, |r| r.len);
             journal.log(entry);
-            return json_error(journal, &session, StatusCode::PAYLOAD_TOO_LARGE, -32600, format!("body refused: {err}"));
+            return json_error(journal, &session, StatusCode::PAYLOAD_TOO_LARGE, -32600, format!("body of {len} bytes exceeds the {MAX_BODY}-byte limit"));
+        }
+        BodyRead::Cut { raw, error } => {
+            // The client stopped sending: what arrived is kept, and the answer may find nobody.
+            let mut entry = Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::Partial);
+            entry.raw = Some(raw);
+            entry.detail = Some(json!({"error": error, "content_length": header(&parts.headers, "content-length")}));
+            journal.log(entry);
+            return json_error(journal, &session, StatusCode::BAD_REQUEST, -32700, format!("body cut short: {error}"));
         }
     };
+    if let Some(values) = super::too_many_values(&bytes, super::MAX_VALUES) {
+        let mut entry = Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::Oversize);
+        entry.raw = Some(crate::journal::RawText::from_bytes(&bytes));
+        journal.log(entry.with_detail(json!({"values": values, "limit": super::MAX_VALUES})));
+        return json_error(journal, &session, StatusCode::PAYLOAD_TOO_LARGE, -32600, format!("a body of {values} JSON values exceeds the {}-value limit", super::MAX_VALUES));
+    }
     let mut frame = None;
     if parts.method == axum::http::Method::POST {
         let (kind, parsed) = classify_body(&bytes);

@@ -12,16 +12,17 @@ use std::sync::Arc;
 
 use rmcp::service::{RoleServer, RxJsonRpcMessage, ServiceExt, TxJsonRpcMessage};
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, Mutex};
 
-use crate::journal::{Direction, Entry, EventKind, Journal, RawText, Transport, HEAD_BYTES};
+use super::Summary;
+use crate::journal::{Direction, Entry, EventKind, Journal, RawText, Transport};
 use crate::note::Note;
 use crate::server::{ProbeServer, ServeOptions};
 
-/// The longest line served. Longer lines are summarised and answered with an error.
-pub const MAX_LINE: usize = 16 * 1024 * 1024;
+/// The longest line served: the frame limit both transports share. Longer lines are
+/// summarised and answered with an error.
+pub const MAX_LINE: usize = super::MAX_FRAME;
 
 const SESSION: &str = "stdio";
 
@@ -39,47 +40,9 @@ pub enum ReadFrame {
     Eof,
 }
 
-/// A line over the limit, summarised as it streams by: length, digest and head of its bytes
-/// (without the CR of a CRLF ending, as a line that fits is kept).
-struct Summary {
-    hasher: Sha256,
-    len: usize,
-    head: Vec<u8>,
-    /// A CR ended the last piece: it belongs to the line unless the LF comes next.
-    held_cr: bool,
-}
-
-impl Summary {
-    fn new() -> Summary {
-        Summary { hasher: Sha256::new(), len: 0, head: Vec::new(), held_cr: false }
-    }
-
-    fn absorb(&mut self, bytes: &[u8]) {
-        self.hasher.update(bytes);
-        self.len += bytes.len();
-        let room = HEAD_BYTES.saturating_sub(self.head.len());
-        self.head.extend_from_slice(&bytes[..room.min(bytes.len())]);
-    }
-
-    /// Takes the next piece of the line; `last` when the LF follows it.
-    fn feed(&mut self, piece: &[u8], last: bool) {
-        if std::mem::take(&mut self.held_cr) && !(last && piece.is_empty()) {
-            self.absorb(b"\r");
-        }
-        let (body, cr) = match piece.split_last() {
-            Some((b'\r', rest)) => (rest, true),
-            _ => (piece, false),
-        };
-        self.absorb(body);
-        self.held_cr = cr && !last;
-    }
-
-    fn finish(mut self) -> ReadFrame {
-        if std::mem::take(&mut self.held_cr) {
-            self.absorb(b"\r");
-        }
-        ReadFrame::Oversize { len: self.len, sha256: hex(self.hasher), head: self.head }
-    }
+fn oversize_frame(summary: Summary) -> ReadFrame {
+    let (len, sha256, head) = summary.finish();
+    ReadFrame::Oversize { len, sha256, head }
 }
 
 /// Reads the next newline-terminated frame, never holding more than [`MAX_LINE`] bytes of it
@@ -91,7 +54,7 @@ pub async fn next_frame<R: AsyncBufRead + Unpin>(reader: &mut R, max_line: usize
         let available = reader.fill_buf().await?;
         if available.is_empty() {
             return Ok(match oversize {
-                Some(summary) => summary.finish(),
+                Some(summary) => oversize_frame(summary),
                 None if line.is_empty() => ReadFrame::Eof,
                 None => ReadFrame::Partial(line),
             });
@@ -121,18 +84,14 @@ pub async fn next_frame<R: AsyncBufRead + Unpin>(reader: &mut R, max_line: usize
             if oversize.is_none() && line.len() > max_line {
                 let mut summary = Summary::new();
                 summary.feed(&line, true);
-                return Ok(summary.finish());
+                return Ok(oversize_frame(summary));
             }
             return Ok(match oversize {
-                Some(summary) => summary.finish(),
+                Some(summary) => oversize_frame(summary),
                 None => ReadFrame::Line(line),
             });
         }
     }
-}
-
-fn hex(hasher: Sha256) -> String {
-    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn error_frame(id: Value, code: i64, message: &str) -> Vec<u8> {
@@ -364,6 +323,13 @@ async fn pump_input<R: AsyncRead + Unpin>(
             journal_frame(EventKind::Blank, &line, None);
             continue;
         }
+        if let Some(values) = super::too_many_values(&line, super::MAX_VALUES) {
+            let mut entry = Entry::new(SESSION, Transport::Stdio, Direction::ClientToServer, EventKind::Oversize);
+            entry.raw = Some(RawText::from_bytes(&line));
+            journal.log(entry.with_detail(json!({"values": values, "limit": super::MAX_VALUES})));
+            outbound.send(error_frame(Value::Null, -32600, &format!("a frame of {values} JSON values exceeds the {}-value limit", super::MAX_VALUES)));
+            continue;
+        }
         let value: Value = match serde_json::from_slice(&line) {
             Ok(value) => value,
             Err(err) => {
@@ -523,7 +489,7 @@ mod tests {
             ReadFrame::Oversize { len, sha256, head } => {
                 assert_eq!(*len, 100);
                 assert_eq!(sha256, &crate::journal::sha256_hex(&[b'x'; 100]));
-                assert_eq!(head.len(), 100.min(HEAD_BYTES));
+                assert_eq!(head.len(), 100.min(crate::journal::HEAD_BYTES));
             }
             other => panic!("expected oversize, got {other:?}"),
         }

@@ -181,3 +181,47 @@ async fn a_dropped_stream_on_an_old_session_carries_its_id_without_data() {
     let dropped = observations.notes(probe_server::note::Note::StreamDropped).next().expect("the stream was dropped");
     assert_eq!(dropped.detail.as_ref().unwrap()["last_sse_id"], "0");
 }
+
+/// Issue 21, defects 1, 5 and 6: the tap parsed a body of up to 16 MiB into a JSON value before
+/// the SDK refused it at 4 MiB (hundreds of MB per request), and a refused body kept no length,
+/// digest or head; a cut body was journalled with `raw_len: 0`. Now one limit holds on both
+/// transports before anything parses: an oversize body is read through as length + sha256 +
+/// head and answered with a JSON-RPC error, and a cut body keeps the bytes that arrived.
+#[tokio::test]
+async fn an_oversize_body_is_summarised_and_a_cut_one_keeps_its_bytes() {
+    use probe_server::transport::MAX_FRAME;
+    assert_eq!(probe_server::transport::stdio::MAX_LINE, MAX_FRAME, "one limit on both transports");
+    let served = Served::start(probe_server::Variant::Standard).await;
+    let addr = served.addr;
+    let big = format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"x\":\"{}\"}}}}", "y".repeat(MAX_FRAME));
+    let refused = post(addr, "", &big).await;
+    assert!(refused.starts_with("HTTP/1.1 413"), "{}", &refused[..refused.len().min(300)]);
+    assert!(refused.contains("-32600") && refused.contains("\"id\":null"), "{refused}");
+
+    // A body that stops halfway: Content-Length promises 100 bytes, 40 arrive, then the client goes.
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&[b'{'; 40]).await.unwrap();
+    stream.flush().await.unwrap();
+    drop(stream);
+    // The server notices the cut when the connection closes; give the journal a moment by polling it.
+    let path = served.path.clone();
+    let journalled = async {
+        loop {
+            let events = read_journal(&path).map(|r| r.events).unwrap_or_default();
+            if events.iter().any(|e| e.kind == EventKind::Partial) {
+                return events;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), journalled).await.expect("the cut body is journalled");
+    let events = served.stop().await.events;
+    let oversize = events.iter().find(|e| e.kind == EventKind::Oversize).expect("the oversize body is journalled");
+    assert_eq!(oversize.raw_len, big.len());
+    assert_eq!(oversize.sha256.as_deref(), Some(probe_server::journal::sha256_hex(big.as_bytes()).as_str()));
+    assert!(oversize.head.as_deref().is_some_and(|h| big.starts_with(h) && h.len() == probe_server::journal::HEAD_BYTES));
+    let cut = events.iter().find(|e| e.kind == EventKind::Partial).unwrap();
+    assert_eq!((cut.raw_len, cut.raw.as_deref()), (40, Some("{".repeat(40).as_str())));
+}

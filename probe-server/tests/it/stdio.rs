@@ -263,3 +263,27 @@ async fn invalid_utf8_is_kept_exactly_and_a_crlf_ending_does_not_count_against_t
     let over = probe_server::transport::stdio::next_frame(&mut reader, limit).await.unwrap();
     assert!(matches!(over, probe_server::transport::stdio::ReadFrame::Oversize { len, .. } if len == limit + 1), "{over:?}");
 }
+
+/// Issue 21, defect 1: a 15 MiB line of small values raised the server's peak memory to 1.75 GB
+/// (a tree of millions of values, copied on its way into the SDK). Now a frame over the shared
+/// byte limit or with more values than the shared value limit is refused before it is parsed;
+/// the frame is journalled (its bytes, or length + digest + head) and the session goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_of_too_many_values_is_refused_before_parsing() {
+    use probe_server::transport::MAX_VALUES;
+    let (dir, mut client_write, mut replies, serving) = serve_in_memory();
+    send(&mut client_write, INITIALIZE_2025).await;
+    next_reply(&mut replies).await;
+    let zeros = vec!["0"; MAX_VALUES].join(",");
+    send(&mut client_write, format!("{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{{\"x\":[{zeros}]}}}}\n").as_bytes()).await;
+    let refused = next_reply(&mut replies).await;
+    assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (Value::Null, Value::from(-32600)), "{refused}");
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n").await;
+    assert_eq!(next_reply(&mut replies).await["id"], 3, "the session goes on");
+    client_write.shutdown().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(30), serving).await.expect("the server ends at end of input").unwrap().unwrap();
+    let events = read_journal(&dir.path().join("journal.jsonl")).unwrap().events;
+    let kept = events.iter().find(|e| e.kind == EventKind::Oversize).expect("the refused frame is journalled");
+    assert!(kept.sha256.is_some() && kept.raw_len > 2 * MAX_VALUES, "{kept:?}");
+    assert!(kept.detail.as_ref().and_then(|d| d["values"].as_u64()).is_some_and(|n| n as usize > MAX_VALUES));
+}
