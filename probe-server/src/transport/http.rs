@@ -138,25 +138,53 @@ fn selected_headers(headers: &HeaderMap) -> Value {
     Value::Object(map)
 }
 
+/// Whether `host` is exactly a loopback host with an optional port: `127.0.0.1`, `localhost` or
+/// `[::1]`, then nothing or `:` and 1–5 digits. Anything after the name (`[::1]evil.example`) fails.
 fn is_loopback_host(host: &str) -> bool {
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split(']').next().unwrap_or("")
-    } else {
-        host.rsplit_once(':').map_or(host, |(name, port)| if port.chars().all(|c| c.is_ascii_digit()) { name } else { host })
+    let (name, port) = match host.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']') {
+            Some((inside, after)) => (inside, after),
+            None => return false,
+        },
+        None => match host.rsplit_once(':') {
+            Some((name, port)) => (name, &host[name.len()..][..port.len() + 1]),
+            None => (host, ""),
+        },
     };
-    matches!(name, "127.0.0.1" | "localhost" | "::1")
+    let port_ok = port.is_empty() || port.strip_prefix(':').is_some_and(|p| (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()));
+    let bracketed = host.starts_with('[');
+    let name_ok = if bracketed { name == "::1" } else { name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost") };
+    port_ok && name_ok
 }
 
-/// An `Origin` is acceptable when absent or on loopback.
+/// An `Origin` is acceptable when absent, or `http(s)://` plus a loopback host (and an optional `/`).
 pub fn origin_allowed(origin: Option<&str>) -> bool {
     let Some(origin) = origin else { return true };
     let Some(rest) = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")) else { return false };
-    is_loopback_host(rest.trim_end_matches('/'))
+    is_loopback_host(rest.strip_suffix('/').unwrap_or(rest))
 }
 
 /// A `Host` is acceptable when present and on loopback.
 pub fn host_allowed(host: Option<&str>) -> bool {
     host.is_some_and(is_loopback_host)
+}
+
+/// The one value of a header that must not repeat: `Err` when it is given twice or is not text.
+fn single_header<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, ()> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next();
+    if values.next().is_some() {
+        return Err(());
+    }
+    first.map(|v| v.to_str().map_err(|_| ())).transpose()
+}
+
+/// Whether the request's `Host` and `Origin` (each given at most once) are on loopback.
+fn loopback_request(headers: &HeaderMap) -> bool {
+    match (single_header(headers, "host"), single_header(headers, "origin")) {
+        (Ok(host), Ok(origin)) => host_allowed(host) && origin_allowed(origin),
+        _ => false,
+    }
 }
 
 fn session_of(headers: &HeaderMap) -> String {
@@ -166,7 +194,12 @@ fn session_of(headers: &HeaderMap) -> String {
 /// An answer the tap gives itself (rmcp never sees the request): a JSON-RPC error, journalled
 /// like every other response.
 fn json_error(journal: &Journal, session: &str, status: StatusCode, code: i64, message: String) -> Response {
-    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    json_error_with_id(journal, session, status, Value::Null, code, message)
+}
+
+/// [`json_error`] answering the request of `id`.
+fn json_error_with_id(journal: &Journal, session: &str, status: StatusCode, id: Value, code: i64, message: String) -> Response {
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
     let text = body.to_string();
     let detail = json!({"status": status.as_u16(), "headers": {"content-type": "application/json"}, "by": "tap"});
     journal.log(Entry::new(session, Transport::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
@@ -388,7 +421,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     let session = session_of(&parts.headers);
     let detail = json!({"method": parts.method.as_str(), "path": parts.uri.path(), "headers": selected_headers(&parts.headers)});
     let journal = &state.journal;
-    if !host_allowed(header(&parts.headers, "host")) || !origin_allowed(header(&parts.headers, "origin")) {
+    if !loopback_request(&parts.headers) {
         journal.log(Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::Refused).with_detail(detail));
         return (StatusCode::FORBIDDEN, "foreign Origin or Host refused").into_response();
     }
@@ -430,6 +463,15 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
                 return json_error(journal, &session, StatusCode::BAD_REQUEST, -32600, "invalid request: not a JSON-RPC 2.0 message (batches are not served)".into())
             }
             _ => frame = parsed,
+        }
+        // The same screen as on stdio: what the SDK would refuse with a plain-text 415, or serve
+        // in a way that loses the id or the params' error, gets its JSON-RPC error here.
+        if let Some(Err(refusal)) = frame.clone().map(super::screen) {
+            if let Some(note) = refusal.note {
+                journal.log(Entry::note(&session, Transport::Http, note));
+            }
+            let answer = refusal.answer.unwrap_or(super::Answer { id: Value::Null, code: -32600, message: "invalid response: not a JSON-RPC response the server can take".into() });
+            return json_error_with_id(journal, &session, StatusCode::BAD_REQUEST, answer.id, answer.code, answer.message);
         }
     }
     if state.expires(&session, frame.as_ref()) {
@@ -533,6 +575,26 @@ mod tests {
         assert!(origin_allowed(Some("http://localhost:3000")));
         assert!(!origin_allowed(Some("https://evil.example")));
         assert!(!origin_allowed(Some("null")));
+        // Issue 21, defect 9: only exactly a loopback host passes.
+        for foreign in ["[::1]evil.example", "[::1]:80evil", "127.0.0.1.evil.example", "localhost:80:80", "127.0.0.1:", "localhost:123456", "[::2]", "::1", "evil.example"] {
+            assert!(!host_allowed(Some(foreign)), "{foreign}");
+        }
+        assert!(host_allowed(Some("[::1]")) && host_allowed(Some("LOCALHOST:1")));
+        assert!(!origin_allowed(Some("http://[::1]evil.example")) && !origin_allowed(Some("http://localhost/path")));
+    }
+
+    #[test]
+    fn a_repeated_host_or_origin_is_refused() {
+        let headers = |pairs: &[(&'static str, &'static str)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in pairs {
+                map.append(*name, axum::http::HeaderValue::from_static(value));
+            }
+            map
+        };
+        assert!(loopback_request(&headers(&[("host", "127.0.0.1:1")])));
+        assert!(!loopback_request(&headers(&[("host", "127.0.0.1:1"), ("host", "evil.example")])));
+        assert!(!loopback_request(&headers(&[("host", "127.0.0.1:1"), ("origin", "http://localhost"), ("origin", "http://evil.example")])));
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Transports that record every frame before anything interprets it.
 
+use rmcp::service::{RoleServer, RxJsonRpcMessage};
+use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::journal::{RawText, HEAD_BYTES};
+use crate::note::Note;
 
 pub mod http;
 pub mod stdio;
@@ -39,6 +42,105 @@ pub fn too_many_values(bytes: &[u8], limit: usize) -> Option<usize> {
         }
     }
     (count > limit).then_some(count)
+}
+
+/// The request methods the SDK types. A request of one of these that it could only take as a
+/// custom request has params of the wrong shape: -32602, not the handler's -32601.
+const TYPED_METHODS: &[&str] = &[
+    "ping",
+    "initialize",
+    "server/discover",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "subscriptions/listen",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tools/call",
+    "tools/list",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
+];
+
+/// Whether a typed request arrived as a custom one: its method is one the SDK types.
+fn ill_typed(message: &RxJsonRpcMessage<RoleServer>) -> Option<&str> {
+    match message {
+        rmcp::model::JsonRpcMessage::Request(request) => match &request.request {
+            rmcp::model::ClientRequest::CustomRequest(custom) if TYPED_METHODS.contains(&custom.method.as_str()) => Some(custom.method.as_str()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether the SDK echoes this id exactly: a string, or an integer within 64 bits. (`7.0` would
+/// come back as `7`, and the client would never see the answer to its request.)
+fn echoed_exactly(id: &Value) -> bool {
+    match id {
+        Value::String(_) => true,
+        Value::Number(n) => n.is_i64() || n.is_u64() && n.as_u64().is_some_and(|u| i64::try_from(u).is_ok()),
+        _ => false,
+    }
+}
+
+/// The error a refused frame is answered with.
+pub(crate) struct Answer {
+    pub id: Value,
+    pub code: i64,
+    pub message: String,
+}
+
+/// Why a JSON-RPC object is not handed to the SDK: a note for the journal, and the error to
+/// answer with (none for an ill-formed response: an error with its id could pass for the answer to
+/// the client's own request of that id).
+pub(crate) struct Refusal {
+    pub note: Option<Value>,
+    pub answer: Option<Answer>,
+}
+
+/// Screens a JSON-RPC 2.0 object the same way on both transports and types it for the SDK:
+/// an id the SDK cannot echo exactly is refused (-32600); what the SDK cannot type is refused
+/// (-32602 for a request with a method name, a well-formed id and nothing else but params: its
+/// params are ill-typed;
+/// -32600 otherwise); a request of a method the SDK types that it could only take as a custom
+/// one has ill-typed params (-32602, where the handler would say -32601).
+pub(crate) fn screen(value: Value) -> Result<RxJsonRpcMessage<RoleServer>, Refusal> {
+    let is_request = value.get("method").is_some() && value.get("id").is_some();
+    let has_method = value.get("method").is_some_and(Value::is_string);
+    // A request with members of a response as well (`result`, `error`) is no request at all.
+    let request_members_only = value.as_object().is_some_and(|o| o.keys().all(|k| matches!(k.as_str(), "jsonrpc" | "id" | "method" | "params")));
+    let id = value.get("id").cloned().unwrap_or(Value::Null);
+    let response = value.get("method").is_none() && (value.get("result").is_some() || value.get("error").is_some());
+    // An id that is not a string or a number cannot be echoed: the answer's id is null then.
+    let answer_id = if id.is_string() || id.is_number() { id.clone() } else { Value::Null };
+    let refuse = |note: Option<Value>, code: i64, message: String| Refusal { note, answer: Some(Answer { id: answer_id.clone(), code, message }) };
+    if is_request && id.is_number() && !echoed_exactly(&id) {
+        let note = Note::InexactId.detail(json!({"id": id}));
+        return Err(refuse(Some(note), -32600, "invalid request: the id must be a string or an integer of at most 64 bits".into()));
+    }
+    let typed_id = id.is_string() || id.is_i64() || id.is_u64();
+    match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
+        Ok(message) => match ill_typed(&message) {
+            Some(method) => Err(refuse(None, -32602, format!("invalid params: the params of {method} do not have the schema's shape"))),
+            None => Ok(message),
+        },
+        Err(err) => {
+            let note = Some(Note::SdkRejectedFrame.detail(json!({"error": err.to_string()})));
+            if response {
+                return Err(Refusal { note, answer: None });
+            }
+            let (code, what) = if is_request && typed_id && has_method && request_members_only { (-32602, "invalid params") } else { (-32600, "invalid request") };
+            Err(refuse(note, code, format!("{what}: {err}")))
+        }
+    }
 }
 
 /// A line over the limit, summarised as it streams by: length, digest and head of its bytes

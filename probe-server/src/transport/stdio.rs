@@ -170,53 +170,6 @@ impl Lifecycle {
     }
 }
 
-/// The request methods the SDK types. A request of one of these that it could only take as a
-/// custom request has params of the wrong shape: -32602, not the handler's -32601.
-const TYPED_METHODS: &[&str] = &[
-    "ping",
-    "initialize",
-    "server/discover",
-    "completion/complete",
-    "logging/setLevel",
-    "prompts/get",
-    "prompts/list",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "subscriptions/listen",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "tools/call",
-    "tools/list",
-    "tasks/get",
-    "tasks/update",
-    "tasks/cancel",
-    "skills/list",
-    "skills/get",
-    "resources/directory/read",
-];
-
-/// Whether a typed request arrived as a custom one: its method is one the SDK types.
-fn ill_typed(message: &RxJsonRpcMessage<RoleServer>) -> Option<&str> {
-    match message {
-        rmcp::model::JsonRpcMessage::Request(request) => match &request.request {
-            rmcp::model::ClientRequest::CustomRequest(custom) if TYPED_METHODS.contains(&custom.method.as_str()) => Some(custom.method.as_str()),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// Whether the SDK echoes this id exactly: a string, or an integer within 64 bits. (`7.0` would
-/// come back as `7`, and the client would never see the answer to its request.)
-fn echoed_exactly(id: &Value) -> bool {
-    match id {
-        Value::String(_) => true,
-        Value::Number(n) => n.is_i64() || n.is_u64() && n.as_u64().is_some_and(|u| i64::try_from(u).is_ok()),
-        _ => false,
-    }
-}
-
 /// Writes one outbound frame to the journal and queues it for the client.
 #[derive(Clone)]
 struct Outbound {
@@ -349,33 +302,19 @@ async fn pump_input<R: AsyncRead + Unpin>(
         let is_request = value.get("method").is_some() && value.get("id").is_some();
         let method = value.get("method").and_then(Value::as_str).map(str::to_string);
         let id = value.get("id").cloned().unwrap_or(Value::Null);
-        let response = method.is_none() && (value.get("result").is_some() || value.get("error").is_some());
-        if is_request && !echoed_exactly(&id) && id.is_number() {
-            journal.log(Entry::note(SESSION, Transport::Stdio, Note::InexactId.detail(json!({"id": id}))));
-            outbound.send(error_frame(id, -32600, "invalid request: the id must be a string or an integer of at most 64 bits"));
-            continue;
-        }
-        let typed_id = id.is_string() || id.is_i64() || id.is_u64();
         // The value is moved into the SDK's type, not copied: a large frame is held once.
-        let message = match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
+        let message = match super::screen(value) {
             Ok(message) => message,
-            Err(err) => {
-                journal.log(Entry::note(SESSION, Transport::Stdio, Note::SdkRejectedFrame.detail(json!({"error": err.to_string()}))));
-                // A response is never answered, even an ill-formed one: an error carrying its id
-                // could be taken for the answer to the client's own request of that id. A request
-                // with a method name and a well-formed id that the SDK cannot type has ill-typed
-                // params: -32602. Anything else gets -32600.
-                if !response {
-                    let (code, what) = if is_request && typed_id && method.is_some() { (-32602, "invalid params") } else { (-32600, "invalid request") };
-                    outbound.send(error_frame(id, code, &format!("{what}: {err}")));
+            Err(refusal) => {
+                if let Some(note) = refusal.note {
+                    journal.log(Entry::note(SESSION, Transport::Stdio, note));
+                }
+                if let Some(answer) = refusal.answer {
+                    outbound.send(error_frame(answer.id, answer.code, &answer.message));
                 }
                 continue;
             }
         };
-        if let Some(method) = ill_typed(&message) {
-            outbound.send(error_frame(id, -32602, &format!("invalid params: the params of {method} do not have the schema's shape")));
-            continue;
-        }
         if is_request && method.as_deref() == Some("initialize") {
             if outbound.lifecycle.is_initialized() {
                 journal.log(Entry::note(SESSION, Transport::Stdio, Note::RepeatedInitialize.detail(json!({"id": id}))));

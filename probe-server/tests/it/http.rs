@@ -225,3 +225,28 @@ async fn an_oversize_body_is_summarised_and_a_cut_one_keeps_its_bytes() {
     let cut = events.iter().find(|e| e.kind == EventKind::Partial).unwrap();
     assert_eq!((cut.raw_len, cut.raw.as_deref()), (40, Some("{".repeat(40).as_str())));
 }
+
+/// Issue 21, defects 5, 7 and 8 over HTTP: bodies the SDK cannot type (an id that is an object,
+/// a request with a `result`) got `415 text/plain` where stdio answers a JSON-RPC -32600; ill-typed
+/// params of a typed method got -32601; an id of `7.0` came back as `7`. Now HTTP answers as
+/// stdio does: JSON-RPC errors with the right code and the id as sent.
+#[tokio::test]
+async fn bodies_the_sdk_cannot_type_get_the_same_json_rpc_errors_as_on_stdio() {
+    let served = Served::start(probe_server::Variant::Standard).await;
+    let addr = served.addr;
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let session = session_id(&post(addr, "", initialize).await);
+    let with_session = format!("Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-11-25\r\n");
+    for (body, code, id) in [
+        (r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#, "-32600", "null"),
+        (r#"{"jsonrpc":"2.0","id":3,"method":"ping","result":{}}"#, "-32600", "3"),
+        (r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":5}}"#, "-32602", "4"),
+        (r#"{"jsonrpc":"2.0","id":7.0,"method":"ping"}"#, "-32600", "7.0"),
+    ] {
+        let response = post(addr, &with_session, body).await;
+        assert!(response.starts_with("HTTP/1.1 400"), "{body} -> {response}");
+        assert!(response.to_ascii_lowercase().contains("content-type: application/json"), "{body} -> {response}");
+        assert!(response.contains(&format!("\"code\":{code}")) && response.contains(&format!("\"id\":{id}")), "{body} -> {response}");
+    }
+    served.stop().await;
+}
