@@ -480,6 +480,13 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     let is_get = parts.method == axum::http::Method::GET;
     let drop_stream = state.variant == Variant::StreamDrop && is_get;
     let priming = state.priming(&session, &parts.headers, frame.as_ref(), is_get);
+    // The SDK gets the frame as the tap read it: a body with duplicate member names (which the SDK's
+    // typed reading refuses with a plain-text 415) is served as on stdio, the last name winning.
+    // The journal keeps the bytes as sent.
+    let bytes = match &frame {
+        Some(value) => serde_json::to_vec(value).map(Bytes::from).unwrap_or(bytes),
+        None => bytes,
+    };
     let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
     let (mut parts_out, body_out) = response.into_parts();
     let out_session = header(&parts_out.headers, "mcp-session-id").map(str::to_string).unwrap_or(session);

@@ -1,5 +1,6 @@
 //! Integration tests for the probe server. One binary; each module opens with what belongs there.
 
+mod fuzz;
 mod http;
 mod judges;
 mod regressions;

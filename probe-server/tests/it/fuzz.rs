@@ -1,0 +1,320 @@
+//! A bounded, seeded fuzz campaign against both taps: well-formed requests of every method the
+//! server answers on its own, mutated (odd ids, ill-typed params, missing members, flipped and
+//! invalid bytes, cut frames, duplicate keys, deep nesting, large strings, blank lines), and over
+//! HTTP also cut and slow connections. It checks that nothing panics, every inbound frame is
+//! journalled, every well-formed request is answered exactly once, and the test's memory stays
+//! bounded. The seed is fixed, so a failure reproduces; `FUZZ_SEED` and `FUZZ_FRAMES` widen a local
+//! run.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use probe_server::journal::{read_journal, Direction, EventKind, Journal};
+use probe_server::surface as s;
+use probe_server::transport::http::serve_http;
+use probe_server::transport::stdio::serve_stdio;
+use probe_server::ServeOptions;
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+/// xorshift64*: deterministic, and enough to pick mutations.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn seed() -> u64 {
+    std::env::var("FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed_2026_1201)
+}
+
+fn frames_wanted(default: usize) -> usize {
+    std::env::var("FUZZ_FRAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// Requests the server answers without asking the client anything, and notifications.
+fn requests() -> Vec<(&'static str, Value)> {
+    vec![
+        ("ping", json!({})),
+        ("tools/list", json!({})),
+        ("tools/list", json!({"cursor": s::TOOLS_CURSOR})),
+        ("tools/call", json!({"name": s::TOOL_PROGRESS, "_meta": {"progressToken": 7}})),
+        ("tools/call", json!({"name": s::TOOL_RESOURCE_LINK})),
+        ("tools/call", json!({"name": s::TOOL_LIST_CHANGED})),
+        ("tools/call", json!({"name": "no_such_tool"})),
+        ("resources/list", json!({})),
+        ("resources/templates/list", json!({})),
+        ("resources/read", json!({"uri": s::TEXT_URI})),
+        ("resources/read", json!({"uri": s::BLOB_URI})),
+        ("resources/read", json!({"uri": "probe://nothing/here"})),
+        ("resources/subscribe", json!({"uri": s::SECOND_PAGE_URI})),
+        ("resources/unsubscribe", json!({"uri": s::SECOND_PAGE_URI})),
+        ("prompts/list", json!({})),
+        ("prompts/get", json!({"name": s::PROMPT, "arguments": {"topic": "fuzz"}})),
+        ("logging/setLevel", json!({"level": "debug"})),
+        ("completion/complete", json!({"ref": {"type": "ref/prompt", "name": s::PROMPT}, "argument": {"name": "topic", "value": "f"}})),
+        ("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "again", "version": "1"}})),
+        ("no/such/method", json!({})),
+    ]
+}
+
+fn notifications() -> Vec<Value> {
+    vec![
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 424242, "reason": "fuzz"}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 0.5}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}),
+    ]
+}
+
+/// One frame to send, and the id of the answer it must get, if it is a well-formed request.
+struct Fuzzed {
+    bytes: Vec<u8>,
+    answered_as: Option<i64>,
+}
+
+const ODD_IDS: [&str; 9] = ["7.0", "-1", "1e3", "\"s\"", "null", "{}", "[]", "true", "18446744073709551616"];
+const ODD_PARAMS: [&str; 5] = ["5", "\"x\"", "[]", "null", "{\"name\":5,\"uri\":[]}"];
+
+/// A frame: a well-formed request, a notification, or a request broken in one of many ways.
+fn fuzzed(rng: &mut Rng, next_id: &mut i64) -> Fuzzed {
+    let requests = requests();
+    let (method, params) = &requests[rng.below(requests.len())];
+    *next_id += 1;
+    let id = *next_id;
+    let well_formed = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+    let mut text = well_formed.clone().into_bytes();
+    let mutation = rng.below(14);
+    match mutation {
+        0..=3 => return Fuzzed { bytes: text, answered_as: Some(id) },
+        4 => {
+            let notes = notifications();
+            return Fuzzed { bytes: notes[rng.below(notes.len())].to_string().into_bytes(), answered_as: None };
+        }
+        5 => text = well_formed.replacen(&format!("\"id\":{id}"), &format!("\"id\":{}", ODD_IDS[rng.below(ODD_IDS.len())]), 1).into_bytes(),
+        6 => {
+            text = json!({"jsonrpc": "2.0", "id": id, "method": method})
+                .to_string()
+                .replacen('}', &format!(",\"params\":{}}}", ODD_PARAMS[rng.below(ODD_PARAMS.len())]), 1)
+                .into_bytes()
+        }
+        7 => text = well_formed.replacen("\"jsonrpc\":\"2.0\",", "", 1).into_bytes(),
+        8 => {
+            let at = rng.below(text.len());
+            text[at] = (rng.next() & 0xff) as u8;
+            // A newline would split the frame in two: the count of frames sent must stay exact.
+            if text[at] == b'\n' {
+                text[at] = 0xff;
+            }
+        }
+        9 => text.truncate(rng.below(text.len())),
+        10 => text = well_formed.replacen('{', "{\"id\":-5,", 1).into_bytes(),
+        11 => text = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\",\"params\":{{\"x\":{}{}}}}}", "[".repeat(2000), "]".repeat(2000)).into_bytes(),
+        12 => text = json!({"jsonrpc": "2.0", "id": id, "method": "ping", "params": {"x": "y".repeat(100_000)}}).to_string().into_bytes(),
+        _ => text = b"   ".to_vec(),
+    }
+    // A mutation may still leave a well-formed request (a byte flipped inside a string).
+    let intact: Value = serde_json::from_str(&well_formed).unwrap_or_default();
+    let answered_as = serde_json::from_slice::<Value>(&text).ok().filter(|v| *v == intact).map(|_| id);
+    Fuzzed { bytes: text, answered_as }
+}
+
+/// The peak resident memory of this test process, in KiB (Linux), if known.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// The longest time, in the journal, between a request and its answer (by id).
+fn longest_answer_us(events: &[probe_server::journal::Event]) -> u64 {
+    let mut asked: HashMap<String, u64> = HashMap::new();
+    let mut longest = 0;
+    for e in events.iter().filter(|e| e.kind == EventKind::Frame) {
+        let Some(id) = &e.id else { continue };
+        match (e.dir, e.method.is_some()) {
+            (Direction::ClientToServer, true) => {
+                asked.insert(id.to_string(), e.t_us);
+            }
+            (Direction::ServerToClient, false) => {
+                if let Some(at) = asked.remove(&id.to_string()) {
+                    longest = longest.max(e.t_us.saturating_sub(at));
+                }
+            }
+            _ => {}
+        }
+    }
+    longest
+}
+
+const INBOUND: [EventKind; 6] = [EventKind::Frame, EventKind::Unparsable, EventKind::NotJsonRpc, EventKind::Oversize, EventKind::Blank, EventKind::Partial];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_stdio_tap_survives_a_seeded_fuzz_campaign() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    let (client, server) = tokio::io::duplex(1 << 20);
+    let (server_read, server_write) = tokio::io::split(server);
+    let serving = tokio::spawn(serve_stdio(server_read, server_write, Journal::create(&path).unwrap(), ServeOptions::default()));
+    let (client_read, mut client_write) = tokio::io::split(client);
+    // Replies are read all along, so the server never blocks on a full pipe.
+    let reading = tokio::spawn(async move {
+        let mut replies = Vec::new();
+        let mut lines = BufReader::new(client_read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            replies.push(line);
+        }
+        replies
+    });
+    let mut rng = Rng(seed());
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "1"}}});
+    // Frames are written as they are made; only what the checks need is kept.
+    let mut expected: Vec<i64> = vec![0];
+    // Ids also carried by a frame that is not a well-formed request (a flipped digit can make one):
+    // two answers with such an id are no fault.
+    let mut ambiguous: std::collections::HashSet<i64> = Default::default();
+    let mut frames = 0usize;
+    let mut write = async |bytes: &[u8], ending: &[u8]| {
+        client_write.write_all(&[bytes, ending].concat()).await.unwrap();
+    };
+    write(initialize.to_string().as_bytes(), b"\n").await;
+    write(notifications()[0].to_string().as_bytes(), b"\n").await;
+    frames += 2;
+    let mut next_id = 0;
+    for _ in 0..frames_wanted(3000) {
+        let frame = fuzzed(&mut rng, &mut next_id);
+        match frame.answered_as {
+            Some(id) => expected.push(id),
+            None => {
+                if let Some(id) = serde_json::from_slice::<Value>(&frame.bytes).ok().and_then(|v| v.get("id").and_then(Value::as_i64)) {
+                    ambiguous.insert(id);
+                }
+            }
+        }
+        let ending: &[u8] = if rng.below(4) == 0 { b"\r\n" } else { b"\n" };
+        write(&frame.bytes, ending).await;
+        frames += 1;
+    }
+    client_write.flush().await.unwrap();
+    client_write.shutdown().await.unwrap();
+    let served = tokio::time::timeout(Duration::from_secs(60), serving).await.expect("the server ends at end of input");
+    served.expect("no panic").expect("no error");
+    let replies = tokio::time::timeout(Duration::from_secs(10), reading).await.unwrap().unwrap();
+
+    let events = read_journal(&path).unwrap().events;
+    let inbound = events.iter().filter(|e| e.dir == Direction::ClientToServer && INBOUND.contains(&e.kind)).count();
+    assert_eq!(inbound, frames, "every inbound frame is journalled once");
+    let mut answers: HashMap<i64, usize> = HashMap::new();
+    for reply in &replies {
+        let value: Value = serde_json::from_str(reply).unwrap_or_else(|e| panic!("a reply that is not JSON ({e}): {reply}"));
+        if value.get("method").is_none() {
+            if let Some(id) = value["id"].as_i64() {
+                *answers.entry(id).or_default() += 1;
+            }
+        }
+    }
+    for id in expected.iter().filter(|id| !ambiguous.contains(id)) {
+        assert_eq!(answers.get(id), Some(&1), "request {id} answered once");
+    }
+    for id in expected.iter().filter(|id| ambiguous.contains(id)) {
+        assert!(answers.get(id).is_some_and(|n| *n >= 1), "request {id} answered");
+    }
+    let peak = peak_rss_kib();
+    println!(
+        "stdio fuzz: {} frames, {} well-formed requests answered, {} replies, longest answer {} ms, peak memory {} MiB",
+        frames,
+        expected.len(),
+        replies.len(),
+        longest_answer_us(&events) / 1000,
+        peak.map_or("?".into(), |k| (k / 1024).to_string())
+    );
+    assert!(peak.is_none_or(|k| k < 1024 * 1024), "memory stays bounded: {peak:?} KiB");
+}
+
+/// One HTTP exchange over a fresh connection: the status line, or what went wrong. `pace`
+/// writes the request in pieces with pauses (a slow client); `cut` sends only part of the body.
+async fn exchange(addr: std::net::SocketAddr, session: &str, body: &[u8], pace: bool, cut: bool) -> Option<String> {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.ok()?;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let request = [head.as_bytes(), body].concat();
+    let sent = if cut { &request[..head.len() + body.len() / 2] } else { &request[..] };
+    if pace {
+        for piece in sent.chunks(sent.len().div_ceil(4).max(1)) {
+            stream.write_all(piece).await.ok()?;
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    } else {
+        stream.write_all(sent).await.ok()?;
+    }
+    if cut {
+        return None;
+    }
+    let mut response = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut response)).await.ok()?.ok()?;
+    String::from_utf8_lossy(&response).lines().next().map(str::to_string)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_tap_survives_a_seeded_fuzz_campaign() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), ServeOptions::default(), shutdown.clone()));
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "1"}}});
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let body = initialize.to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let session = response.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("mcp-session-id:").map(|v| v.trim().to_string())).expect("a session");
+
+    let mut rng = Rng(seed() ^ 0x4854_5450);
+    let (mut next_id, mut answered, mut cut, mut statuses) = (0, 0, 0, HashMap::<String, usize>::new());
+    let total = frames_wanted(3000) / 10;
+    for _ in 0..total {
+        let frame = fuzzed(&mut rng, &mut next_id);
+        let (pace, cut_here) = (rng.below(10) == 0, rng.below(20) == 0);
+        match exchange(addr, &session, &frame.bytes, pace, cut_here).await {
+            Some(status) => {
+                let code = status.split_whitespace().nth(1).unwrap_or("?").to_string();
+                if frame.answered_as.is_some() {
+                    assert!(!code.starts_with('5'), "a well-formed request is served: {status} for {}", String::from_utf8_lossy(&frame.bytes));
+                    answered += 1;
+                }
+                // Every body the server cannot take gets a JSON-RPC error, never a plain-text 415.
+                assert_ne!(code, "415", "{}", String::from_utf8_lossy(&frame.bytes));
+                *statuses.entry(code).or_default() += 1;
+            }
+            None if cut_here => cut += 1,
+            None => panic!("no answer to {}", String::from_utf8_lossy(&frame.bytes)),
+        }
+    }
+    shutdown.cancel();
+    tokio::time::timeout(Duration::from_secs(10), server).await.expect("the server stops").expect("no panic").expect("no error");
+    let events = read_journal(&path).unwrap().events;
+    let requests = events.iter().filter(|e| e.kind == EventKind::HttpRequest).count();
+    // The initialize, then every fuzzed request (cut ones too: their head arrived).
+    assert_eq!(requests, 1 + total, "every request is journalled");
+    let mut statuses: Vec<_> = statuses.into_iter().collect();
+    statuses.sort();
+    println!("http fuzz: {total} requests ({cut} cut, {answered} well-formed served), statuses {statuses:?}, longest answer {} ms", longest_answer_us(&events) / 1000);
+}
