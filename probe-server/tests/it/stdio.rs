@@ -161,6 +161,13 @@ async fn a_request_reusing_an_id_in_flight_is_refused_and_the_first_still_answer
 const INITIALIZE_2025: &[u8] =
     b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n";
 
+/// Initializes a 2025-11-25 session and says it is initialized.
+async fn open_session<W: tokio::io::AsyncWrite + Unpin, R: tokio::io::AsyncBufRead + Unpin>(client_write: &mut W, replies: &mut R) {
+    send(client_write, INITIALIZE_2025).await;
+    assert!(next_reply(replies).await["result"].is_object(), "the session opens");
+    send(client_write, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await;
+}
+
 /// Issue 21, defect 2: a second `initialize` asking for 2026-07-28 switched a legacy session to
 /// modern behaviour (ping answered -32601) while the journal and the first answer said
 /// 2025-11-25. Now it is refused and the session keeps the version it was answered.
@@ -192,9 +199,7 @@ async fn a_second_initialize_is_refused_and_the_session_keeps_its_version() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_id_the_sdk_cannot_echo_is_refused_with_the_id_as_sent() {
     let (_dir, mut client_write, mut replies, serving) = serve_in_memory();
-    send(&mut client_write, INITIALIZE_2025).await;
-    next_reply(&mut replies).await;
-    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await;
+    open_session(&mut client_write, &mut replies).await;
     for (sent, echoed) in [("7.0", Value::from(7.0)), ("18446744073709551615", Value::from(u64::MAX))] {
         send(&mut client_write, format!("{{\"jsonrpc\":\"2.0\",\"id\":{sent},\"method\":\"ping\"}}\n").as_bytes()).await;
         let refused = next_reply(&mut replies).await;
@@ -213,9 +218,7 @@ async fn an_id_the_sdk_cannot_echo_is_refused_with_the_id_as_sent() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ill_typed_params_of_a_known_method_get_invalid_params() {
     let (_dir, mut client_write, mut replies, serving) = serve_in_memory();
-    send(&mut client_write, INITIALIZE_2025).await;
-    next_reply(&mut replies).await;
-    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await;
+    open_session(&mut client_write, &mut replies).await;
     for (id, line) in [
         (2, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":5}}"),
         (3, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/read\",\"params\":{\"uri\":[]}}"),
