@@ -445,11 +445,9 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
             return json_error(journal, &session, StatusCode::BAD_REQUEST, -32700, format!("body cut short: {error}"));
         }
     };
-    if let Some(values) = super::too_many_values(&bytes, super::MAX_VALUES) {
-        let mut entry = Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::Oversize);
-        entry.raw = Some(crate::journal::RawText::from_bytes(&bytes));
-        journal.log(entry.with_detail(json!({"values": values, "limit": super::MAX_VALUES})));
-        return json_error(journal, &session, StatusCode::PAYLOAD_TOO_LARGE, -32600, format!("a body of {values} JSON values exceeds the {}-value limit", super::MAX_VALUES));
+    if let Some((entry, message)) = super::too_many_values_refusal(&session, Transport::Http, &bytes) {
+        journal.log(entry);
+        return json_error(journal, &session, StatusCode::PAYLOAD_TOO_LARGE, -32600, message);
     }
     let mut frame = None;
     if parts.method == axum::http::Method::POST {

@@ -44,31 +44,45 @@ pub fn too_many_values(bytes: &[u8], limit: usize) -> Option<usize> {
     (count > limit).then_some(count)
 }
 
-/// The request methods the SDK types. A request of one of these that it could only take as a
-/// custom request has params of the wrong shape: -32602, not the handler's -32601.
-const TYPED_METHODS: &[&str] = &[
-    "ping",
-    "initialize",
-    "server/discover",
-    "completion/complete",
-    "logging/setLevel",
-    "prompts/get",
-    "prompts/list",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "subscriptions/listen",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "tools/call",
-    "tools/list",
-    "tasks/get",
-    "tasks/update",
-    "tasks/cancel",
-    "skills/list",
-    "skills/get",
-    "resources/directory/read",
-];
+/// A frame refused before parsing for holding more than [`MAX_VALUES`] JSON values: its journal
+/// entry (kind oversize, its bytes, the count) and the error message to answer with.
+pub(crate) fn too_many_values_refusal(session: &str, transport: crate::journal::Transport, bytes: &[u8]) -> Option<(crate::journal::Entry, String)> {
+    use crate::journal::{Direction, Entry, EventKind};
+    let values = too_many_values(bytes, MAX_VALUES)?;
+    let mut entry = Entry::new(session, transport, Direction::ClientToServer, EventKind::Oversize);
+    entry.raw = Some(RawText::from_bytes(bytes));
+    let entry = entry.with_detail(json!({"values": values, "limit": MAX_VALUES}));
+    Some((entry, format!("a frame of {values} JSON values exceeds the {MAX_VALUES}-value limit")))
+}
+
+/// The request methods the SDK types, by its own names. A request of one of these that it could
+/// only take as a custom request has params of the wrong shape: -32602, not the handler's -32601.
+const TYPED_METHODS: &[&str] = {
+    use rmcp::model::*;
+    &[
+        PingRequestMethod::VALUE,
+        InitializeResultMethod::VALUE,
+        DiscoverRequestMethod::VALUE,
+        CompleteRequestMethod::VALUE,
+        SetLevelRequestMethod::VALUE,
+        GetPromptRequestMethod::VALUE,
+        ListPromptsRequestMethod::VALUE,
+        ListResourcesRequestMethod::VALUE,
+        ListResourceTemplatesRequestMethod::VALUE,
+        ReadResourceRequestMethod::VALUE,
+        SubscriptionsListenRequestMethod::VALUE,
+        SubscribeRequestMethod::VALUE,
+        UnsubscribeRequestMethod::VALUE,
+        CallToolRequestMethod::VALUE,
+        ListToolsRequestMethod::VALUE,
+        GetTaskMethod::VALUE,
+        UpdateTaskMethod::VALUE,
+        CancelTaskMethod::VALUE,
+        ListSkillsRequestMethod::VALUE,
+        GetSkillRequestMethod::VALUE,
+        ReadResourceDirectoryRequestMethod::VALUE,
+    ]
+};
 
 /// Whether a typed request arrived as a custom one: its method is one the SDK types.
 fn ill_typed(message: &RxJsonRpcMessage<RoleServer>) -> Option<&str> {
@@ -86,7 +100,7 @@ fn ill_typed(message: &RxJsonRpcMessage<RoleServer>) -> Option<&str> {
 fn echoed_exactly(id: &Value) -> bool {
     match id {
         Value::String(_) => true,
-        Value::Number(n) => n.is_i64() || n.is_u64() && n.as_u64().is_some_and(|u| i64::try_from(u).is_ok()),
+        Value::Number(n) => n.is_i64(),
         _ => false,
     }
 }
@@ -183,8 +197,7 @@ impl Summary {
         if std::mem::take(&mut self.held_cr) {
             self.absorb(b"\r");
         }
-        let sha256 = self.hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
-        (self.len, sha256, self.head)
+        (self.len, crate::journal::hex(&self.hasher.finalize()), self.head)
     }
 
     pub(crate) fn raw(self) -> RawText {

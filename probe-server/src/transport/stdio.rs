@@ -276,11 +276,9 @@ async fn pump_input<R: AsyncRead + Unpin>(
             journal_frame(EventKind::Blank, &line, None);
             continue;
         }
-        if let Some(values) = super::too_many_values(&line, super::MAX_VALUES) {
-            let mut entry = Entry::new(SESSION, Transport::Stdio, Direction::ClientToServer, EventKind::Oversize);
-            entry.raw = Some(RawText::from_bytes(&line));
-            journal.log(entry.with_detail(json!({"values": values, "limit": super::MAX_VALUES})));
-            outbound.send(error_frame(Value::Null, -32600, &format!("a frame of {values} JSON values exceeds the {}-value limit", super::MAX_VALUES)));
+        if let Some((entry, message)) = super::too_many_values_refusal(SESSION, Transport::Stdio, &line) {
+            journal.log(entry);
+            outbound.send(error_frame(Value::Null, -32600, &message));
             continue;
         }
         let value: Value = match serde_json::from_slice(&line) {

@@ -100,9 +100,6 @@ pub struct Interactive {
 pub struct Pace {
     /// How long a key may take to change the screen before the next key is sent anyway.
     pub key_echo_ms: u64,
-    /// How long, after that, a key whose effect the plan needs (the focus moving, a character
-    /// appearing) may still take to show it before the plan stops.
-    pub key_effect_ms: u64,
     /// How long the screen must stay still after a key's echo before the next key.
     pub key_settle_ms: u64,
     /// Between two typed characters.
@@ -121,16 +118,13 @@ pub struct Pace {
 
 impl Default for Pace {
     fn default() -> Pace {
-        Pace { key_echo_ms: 400, key_effect_ms: 1500, key_settle_ms: 150, char_ms: 30, screen_quiet_ms: 300, ready_pause_ms: 500, url_watch_ms: 2000, settle_max_ms: 1000 }
+        Pace { key_echo_ms: 400, key_settle_ms: 150, char_ms: 30, screen_quiet_ms: 300, ready_pause_ms: 500, url_watch_ms: 2000, settle_max_ms: 1000 }
     }
 }
 
 impl Pace {
     pub fn key_echo(&self) -> Duration {
         Duration::from_millis(self.key_echo_ms)
-    }
-    pub fn key_effect(&self) -> Duration {
-        Duration::from_millis(self.key_effect_ms)
     }
     pub fn key_settle(&self) -> Duration {
         Duration::from_millis(self.key_settle_ms)

@@ -52,8 +52,8 @@ empty_value = "(empty)"
 
 # The host draws each screen in one write and reads keys in order: no key needs to wait for a
 # redraw, and a page it opens on its own is opened before the request is drawn. A key it ignores
-# (the faults' point) costs the echo wait, so it is short; the wait for an effect the plan needs
-# keeps its default, room for a loaded machine.
+# (the faults' point) costs the echo wait, so it is short; the driver's wait for an effect the
+# plan needs stays long, room for a loaded machine.
 [pace]
 key_echo_ms = 300
 key_settle_ms = 0

@@ -99,6 +99,9 @@ struct Stop(String);
 
 type Step = Result<(), Stop>;
 
+/// How long a key whose effect is expected may take to show it (callers wait for the effect;
+/// `press` itself waits only the profile's `pace.key_echo_ms` for any change).
+const KEY_EFFECT: Duration = Duration::from_millis(1500);
 /// How long the host has to answer the server once the person has answered the form.
 const ANSWER_WAIT: Duration = Duration::from_secs(10);
 /// How long to wait for the server to withdraw its request (it does after 6 s).
@@ -325,7 +328,7 @@ impl Driver<'_> {
         // Wait for the text's end to be drawn (the caller checks where it landed), then for the
         // redraw to finish.
         let tail: String = text.chars().rev().take(16).collect::<Vec<_>>().into_iter().rev().collect();
-        self.pty.wait_for(self.plan.pace.key_effect(), |s| s != before && s.contains(&tail));
+        self.pty.wait_for(KEY_EFFECT, |s| s != before && s.contains(&tail));
         self.pty.settle(pace.key_settle(), pace.settle_max());
         Ok(())
     }
@@ -335,10 +338,10 @@ impl Driver<'_> {
         focused_in(screen, &self.plan.keys.focus_marker, self.message)
     }
 
-    /// Waits (up to the pace's `key_effect_ms`) for the focused lines to differ from `before`.
+    /// Waits (up to `KEY_EFFECT`) for the focused lines to differ from `before`.
     fn focus_changed_from(&mut self, before: &[String]) -> bool {
         let (marker, message) = (self.plan.keys.focus_marker.clone(), self.message);
-        self.pty.wait_for(self.plan.pace.key_effect(), |s| focused_in(s, &marker, message) != before).is_some()
+        self.pty.wait_for(KEY_EFFECT, |s| focused_in(s, &marker, message) != before).is_some()
     }
 
     fn is_focused(&self, screen: &str, label: &str) -> bool {
