@@ -36,6 +36,9 @@ pub struct ServeOptions {
     /// How long a server→client request waits for its answer outside the interactive variants
     /// (default [`CLIENT_ANSWER_TIMEOUT`]).
     pub answer_timeout: Option<Duration>,
+    /// Over HTTP: how long a request head, or the next chunk of a body, may take to arrive
+    /// (default [`crate::transport::http::READ_TIMEOUT`]).
+    pub read_timeout: Option<Duration>,
 }
 
 /// How long the server waits for a client's answer to a server→client request.

@@ -35,6 +35,12 @@ use crate::note::Note;
 use crate::server::{ProbeServer, ServeOptions};
 use crate::variant::Variant;
 
+/// The most sessions open at once: one more `initialize` is answered 503.
+pub const MAX_SESSIONS: usize = 256;
+
+/// How long the tap waits for a request head, or for the next chunk of a body, by default.
+pub const READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The path the MCP endpoint is mounted at.
 pub const MCP_PATH: &str = "/mcp";
 /// The largest POST body parsed: the frame limit both transports share. A longer body is read
@@ -61,6 +67,10 @@ struct TapState {
     dropped_a_stream: Arc<AtomicBool>,
     /// The version each session negotiated, learned from its initialize answer.
     versions: Versions,
+    /// rmcp's sessions: which exist, and how many.
+    sessions: Arc<LocalSessionManager>,
+    /// How long a body may pause between two of its chunks.
+    read_timeout: std::time::Duration,
 }
 
 type Versions = Arc<Mutex<HashMap<String, String>>>;
@@ -90,6 +100,11 @@ impl Priming {
 }
 
 impl TapState {
+    /// Whether rmcp holds an open session of this id (it answers a DELETE 202 whatever the id).
+    async fn session_open(&self, session: &str) -> bool {
+        self.sessions.sessions.read().await.contains_key(session)
+    }
+
     /// Whether this request must be answered 404 because its session expired. In the
     /// `session-expires` variant the first session expires at its first request after
     /// initialization.
@@ -376,11 +391,17 @@ enum BodyRead {
 }
 
 /// Reads a body, holding at most `limit` bytes of it.
-async fn read_body(body: Body, limit: usize) -> BodyRead {
+/// A body that pauses longer than `idle` between two chunks is cut there.
+async fn read_body(body: Body, limit: usize, idle: std::time::Duration) -> BodyRead {
     let mut chunks = body.into_data_stream();
     let mut kept: Vec<u8> = Vec::new();
     let mut summary: Option<super::Summary> = None;
-    while let Some(chunk) = chunks.next().await {
+    loop {
+        let chunk = match tokio::time::timeout(idle, chunks.next()).await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => break,
+            Err(_) => Err(axum::Error::new(format!("no byte of the body for {} s", idle.as_secs_f32()))),
+        };
         match chunk {
             Ok(bytes) => match &mut summary {
                 Some(summary) => summary.absorb(&bytes),
@@ -426,7 +447,10 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         return (StatusCode::FORBIDDEN, "foreign Origin or Host refused").into_response();
     }
     journal.log(Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::HttpRequest).with_detail(detail));
-    let bytes = match read_body(body, MAX_BODY).await {
+    if parts.method == axum::http::Method::DELETE && session != "-" && !state.session_open(&session).await {
+        return json_error(journal, &session, StatusCode::NOT_FOUND, -32001, format!("no open session {session}"));
+    }
+    let bytes = match read_body(body, MAX_BODY, state.read_timeout).await {
         BodyRead::Whole(bytes) => bytes,
         BodyRead::Oversize(summary) => {
             let mut entry = Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::Oversize);
@@ -471,6 +495,11 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
             let answer = refusal.answer.unwrap_or(super::Answer { id: Value::Null, code: -32600, message: "invalid response: not a JSON-RPC response the server can take".into() });
             return json_error_with_id(journal, &session, StatusCode::BAD_REQUEST, answer.id, answer.code, answer.message);
         }
+    }
+    let opens_session = session == "-" && frame.as_ref().and_then(|f| f.get("method")).and_then(Value::as_str) == Some("initialize");
+    if opens_session && state.sessions.sessions.read().await.len() >= MAX_SESSIONS {
+        let id = frame.as_ref().and_then(|f| f.get("id")).cloned().unwrap_or(Value::Null);
+        return json_error_with_id(journal, &session, StatusCode::SERVICE_UNAVAILABLE, id, -32000, format!("{MAX_SESSIONS} sessions are open: no more"));
     }
     if state.expires(&session, frame.as_ref()) {
         return json_error(journal, &session, StatusCode::NOT_FOUND, -32001, "session expired".into());
@@ -534,7 +563,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
 
 /// Serves the probe server on `listener` until `shutdown` is cancelled.
 pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeOptions, shutdown: CancellationToken) -> std::io::Result<()> {
-    let variant = options.variant;
+    let (variant, read_timeout) = (options.variant, options.read_timeout);
     let handler = ProbeServer::new(journal.clone(), "http", Transport::Http, options);
     let local: SocketAddr = listener.local_addr()?;
     handler.note_serving(json!({"loopback": local.ip().is_loopback()}));
@@ -552,17 +581,12 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
     }
     // Host and Origin are checked (and journalled) by the tap; rmcp's own guard would refuse unjournalled.
     config.allowed_hosts = Vec::new();
-    let service = StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(LocalSessionManager::default()), config);
-    let app = axum::Router::new().nest_service(MCP_PATH, service).layer(axum::middleware::from_fn_with_state(
-        TapState { journal: journal.clone(), variant, expired: Arc::default(), dropped_a_stream: Arc::default(), versions: Arc::default() },
-        tap,
-    ));
-    // Small SSE writes must not wait for delayed ACKs (a 40 ms stall per answer otherwise).
-    use axum::serve::ListenerExt;
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, app).with_graceful_shutdown(shutdown.cancelled_owned()).await
+    let sessions = Arc::new(LocalSessionManager::default());
+    let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions.clone(), config);
+    let read_timeout = read_timeout.unwrap_or(READ_TIMEOUT);
+    let state = TapState { journal: journal.clone(), variant, expired: Arc::default(), dropped_a_stream: Arc::default(), versions: Arc::default(), sessions, read_timeout };
+    let app = axum::Router::new().nest_service(MCP_PATH, service).layer(axum::middleware::from_fn_with_state(state, tap));
+    super::connections::serve(listener, app, journal, super::connections::Limits { read_timeout }, shutdown).await
 }
 
 #[cfg(test)]

@@ -7,8 +7,11 @@ use sha2::{Digest, Sha256};
 use crate::journal::{RawText, HEAD_BYTES};
 use crate::note::Note;
 
+mod connections;
 pub mod http;
 pub mod stdio;
+
+pub use connections::{MAX_CONNECTIONS, MAX_HEADERS};
 
 /// The largest frame either transport parses: a stdio line (a CRLF ending's CR aside) or an HTTP
 /// POST body. A longer one is journalled as length + sha256 + head, never held whole, and

@@ -32,12 +32,15 @@ struct Served {
 
 impl Served {
     async fn start(variant: probe_server::Variant) -> Served {
+        Served::start_with(ServeOptions { variant, ..ServeOptions::default() }).await
+    }
+
+    async fn start_with(options: ServeOptions) -> Served {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.jsonl");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let shutdown = CancellationToken::new();
-        let options = ServeOptions { variant, ..ServeOptions::default() };
         let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), options, shutdown.clone()));
         Served { addr, path, shutdown, server, _dir: dir }
     }
@@ -249,4 +252,150 @@ async fn bodies_the_sdk_cannot_type_get_the_same_json_rpc_errors_as_on_stdio() {
         assert!(response.contains(&format!("\"code\":{code}")) && response.contains(&format!("\"id\":{id}")), "{body} -> {response}");
     }
     served.stop().await;
+}
+
+/// Polls the journal at `path` until `done` holds for its events (the server journals a closed
+/// connection when it notices the close).
+async fn journal_until(path: &std::path::Path, done: impl Fn(&[probe_server::journal::Event]) -> bool) {
+    let polled = async {
+        loop {
+            let events = read_journal(path).map(|r| r.events).unwrap_or_default();
+            if done(&events) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), polled).await.expect("the journal shows it in time");
+}
+
+fn refused_connections(events: &[probe_server::journal::Event]) -> Vec<&probe_server::journal::Event> {
+    events.iter().filter(|e| e.kind == EventKind::Refused && e.detail.as_ref().is_some_and(|d| d.get("connection").is_some())).collect()
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+/// Writes `body` as a POST in the session, half-closes, and reads the whole answer.
+async fn post_then_half_close(addr: std::net::SocketAddr, extra_headers: &str, body: &str) -> String {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra_headers}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.shutdown().await.unwrap();
+    let mut response = String::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_string(&mut response)).await.unwrap().unwrap();
+    response
+}
+
+/// Issue 21, defect 6: a POST followed by a half-close lost its request when the answer took a
+/// moment (12 of 20 unanswered, 8 never journalled), and requests the HTTP parser refused (a
+/// bad Content-Length, 1,000 headers) were not journalled at all. Now the half-closed request
+/// is served whatever its answer waits for, and a refused head is answered by the parser and
+/// journalled as refused with its last bytes.
+#[tokio::test]
+async fn a_half_closed_post_is_answered_and_a_refused_head_is_journalled() {
+    let options = ServeOptions { answer_timeout: Some(Duration::from_millis(100)), ..ServeOptions::default() };
+    let served = Served::start_with(options).await;
+    let addr = served.addr;
+    let session = session_id(&post_then_half_close(addr, "", INITIALIZE).await);
+    let in_session = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
+    let _ = post(addr, &in_session, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    // The tool asks the client for its roots and answers once that request times out: the
+    // answer comes well after the client's half-close.
+    for id in 10..14 {
+        let call = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{}","arguments":{{}}}}}}"#, probe_server::surface::TOOL_ROOTS);
+        let answer = post_then_half_close(addr, &in_session, &call).await;
+        assert!(answer.contains(&format!("\"id\":{id}")) && answer.contains("\"result\""), "{answer}");
+    }
+    let bad_length = request(addr, &format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Length: abc\r\n\r\n{{}}")).await;
+    assert!(bad_length.starts_with("HTTP/1.1 400"), "{bad_length}");
+    let many: String = (0..1000).map(|i| format!("X-Header-{i}: {i}\r\n")).collect();
+    let too_many = request(addr, &format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n{many}Content-Length: 2\r\n\r\n{{}}")).await;
+    assert!(too_many.starts_with("HTTP/1.1 431") || too_many.starts_with("HTTP/1.1 400"), "{too_many}");
+    journal_until(&served.path, |events| refused_connections(events).len() == 2).await;
+    let events = served.stop().await.events;
+    let refused = refused_connections(&events);
+    // Each connection is journalled when it closes, in either order.
+    let with = |text: &str| refused.iter().find(|e| e.raw.as_deref().is_some_and(|raw| raw.contains(text))).copied();
+    assert!(with("Content-Length: abc").is_some(), "{refused:?}");
+    let too_large = with("X-Header-").expect("the head with too many headers is journalled");
+    let detail = too_large.detail.as_ref().unwrap();
+    assert_eq!((detail["connection"].as_str(), detail["raw_is_tail"].as_bool()), (Some("message head is too large"), Some(true)), "{detail}");
+}
+
+/// Issue 21, defect 9: slow connections stayed open without limit. A head that stops arriving
+/// is dropped after the read timeout and journalled; a body that pauses as long is cut there,
+/// answered, and keeps the bytes that came.
+#[tokio::test]
+async fn a_stalled_head_or_body_times_out_and_is_journalled() {
+    let options = ServeOptions { read_timeout: Some(Duration::from_millis(200)), ..ServeOptions::default() };
+    let served = Served::start_with(options).await;
+    let addr = served.addr;
+    let mut stalled = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stalled.write_all(b"POST /mcp HTTP/1.1\r\nHo").await.unwrap();
+    let mut rest = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stalled.read_to_end(&mut rest)).await.expect("the server closes a stalled head").unwrap();
+
+    let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n");
+    slow.write_all(head.as_bytes()).await.unwrap();
+    slow.write_all(b"{\"jsonrpc\"").await.unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(10), slow.read_to_string(&mut answer)).await.expect("a stalled body is answered").unwrap();
+    assert!(answer.starts_with("HTTP/1.1 400") && answer.contains("-32700") && answer.contains("no byte of the body"), "{answer}");
+
+    journal_until(&served.path, |events| !refused_connections(events).is_empty()).await;
+    let events = served.stop().await.events;
+    let timed_out = refused_connections(&events)[0];
+    assert_eq!(timed_out.raw.as_deref(), Some("POST /mcp HTTP/1.1\r\nHo"));
+    let cut = events.iter().find(|e| e.kind == EventKind::Partial).expect("the stalled body is journalled");
+    assert_eq!(cut.raw.as_deref(), Some("{\"jsonrpc\""));
+}
+
+/// Issue 21, defect 9: a DELETE of an unknown session was answered 202. Now only an open
+/// session is deleted (202); one that never existed, or was deleted already, is 404.
+#[tokio::test]
+async fn deleting_a_session_that_is_not_open_is_404() {
+    let served = Served::start(probe_server::Variant::Standard).await;
+    let addr = served.addr;
+    let session = session_id(&post(addr, "", INITIALIZE).await);
+    let delete = |id: &str| format!("DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\n\r\n");
+    let first = request(addr, &delete(&session)).await;
+    assert!(first.starts_with("HTTP/1.1 202"), "{first}");
+    let again = request(addr, &delete(&session)).await;
+    assert!(again.starts_with("HTTP/1.1 404") && again.contains("-32001"), "{again}");
+    let unknown = request(addr, &delete("no-such-session")).await;
+    assert!(unknown.starts_with("HTTP/1.1 404"), "{unknown}");
+    served.stop().await;
+}
+
+/// Issue 21, defect 9: sessions and connections had no cap. One session over
+/// [`probe_server::transport::http::MAX_SESSIONS`] is answered 503 with its id; one connection
+/// over [`probe_server::transport::MAX_CONNECTIONS`] is closed and journalled as refused.
+#[tokio::test]
+async fn sessions_and_connections_are_capped() {
+    use probe_server::transport::{http::MAX_SESSIONS, MAX_CONNECTIONS};
+    let served = Served::start(probe_server::Variant::Standard).await;
+    let addr = served.addr;
+    for _ in 0..MAX_SESSIONS {
+        assert!(post(addr, "", INITIALIZE).await.starts_with("HTTP/1.1 200"));
+    }
+    let over = post(addr, "", INITIALIZE).await;
+    assert!(over.starts_with("HTTP/1.1 503") && over.contains("\"id\":1"), "{over}");
+
+    let mut open = Vec::new();
+    for _ in 0..MAX_CONNECTIONS {
+        open.push(tokio::net::TcpStream::connect(addr).await.unwrap());
+    }
+    // The server takes the connections in order; the last one only once all the others hold a slot.
+    let mut last = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut nothing = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), last.read_to_end(&mut nothing)).await.expect("the connection over the cap is closed").unwrap();
+    assert!(nothing.is_empty());
+    drop(open);
+    journal_until(&served.path, |events| !refused_connections(events).is_empty()).await;
+    let events = served.stop().await.events;
+    assert!(refused_connections(&events)[0].detail.as_ref().unwrap()["connection"].as_str().unwrap().contains("limit"));
 }
