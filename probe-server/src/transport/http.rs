@@ -505,6 +505,9 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         return json_error(journal, &session, StatusCode::NOT_FOUND, -32001, "session expired".into());
     }
     let is_get = parts.method == axum::http::Method::GET;
+    let was_post = parts.method == axum::http::Method::POST;
+    // Only a request's id is echoed; answers to notifications and responses carry null.
+    let request_id = frame.as_ref().filter(|f| f.get("method").is_some()).and_then(|f| f.get("id")).cloned().unwrap_or(Value::Null);
     let drop_stream = state.variant == Variant::StreamDrop && is_get;
     let priming = state.priming(&session, &parts.headers, frame.as_ref(), is_get);
     // The SDK gets the frame as the tap read it: a body with duplicate member names (which the SDK's
@@ -554,11 +557,43 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         bytes = Bytes::from(rewritten);
         parts_out.headers.remove(axum::http::header::CONTENT_LENGTH);
     }
+    let mut sdk_said = None;
+    if let Some(answer) = was_post.then(|| error_answer_with_id(parts_out.status, &content_type, &bytes, request_id.clone())).flatten() {
+        sdk_said = Some(String::from_utf8_lossy(&bytes).into_owned());
+        bytes = Bytes::from(answer);
+        parts_out.headers.remove(axum::http::header::CONTENT_LENGTH);
+        parts_out.headers.insert(axum::http::header::CONTENT_TYPE, axum::http::HeaderValue::from_static("application/json"));
+    }
     if !bytes.is_empty() {
         let (kind, parsed) = classify_body(&bytes);
-        journal.log(Entry::frame(&out_session, Transport::Http, Direction::ServerToClient, kind, &bytes, parsed.as_ref()));
+        let entry = Entry::frame(&out_session, Transport::Http, Direction::ServerToClient, kind, &bytes, parsed.as_ref());
+        journal.log(match sdk_said {
+            Some(said) => entry.with_detail(json!({"sdk_body": said})),
+            None => entry,
+        });
     }
     Response::from_parts(parts_out, Body::from(bytes))
+}
+
+/// The SDK's refusal of a POST made a JSON-RPC error with an `id` member: its JSON errors that
+/// lack one get the request's id (null for anything but a request), its plain-text refusals
+/// (an unsupported `MCP-Protocol-Version`) become a -32600 error. `None`: the answer stands.
+fn error_answer_with_id(status: StatusCode, content_type: &str, body: &[u8], request_id: Value) -> Option<String> {
+    if !status.is_client_error() {
+        return None;
+    }
+    if content_type.starts_with("application/json") {
+        let mut answer: Map<String, Value> = serde_json::from_slice(body).ok()?;
+        if answer.contains_key("id") || !answer.contains_key("error") {
+            return None;
+        }
+        answer.insert("id".into(), request_id);
+        return Some(Value::Object(answer).to_string());
+    }
+    let message = String::from_utf8_lossy(body);
+    let message = message.trim();
+    let message = if message.is_empty() { status.canonical_reason().unwrap_or("refused") } else { message };
+    Some(json!({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32600, "message": message}}).to_string())
 }
 
 /// Serves the probe server on `listener` until `shutdown` is cancelled.

@@ -1,10 +1,10 @@
 //! A bounded, seeded fuzz campaign against both taps: well-formed requests of every method the
 //! server answers on its own, mutated (odd ids, ill-typed params, missing members, flipped and
 //! invalid bytes, cut frames, duplicate keys, deep nesting, large strings, blank lines), and over
-//! HTTP also cut and slow connections. It checks that nothing panics, every inbound frame is
-//! journalled, every well-formed request is answered exactly once, and the test's memory stays
-//! bounded. The seed is fixed, so a failure reproduces; `FUZZ_SEED` and `FUZZ_FRAMES` widen a local
-//! run.
+//! HTTP also cut, slow and half-closed connections and heads the HTTP parser refuses. It checks
+//! that nothing panics, every inbound frame is journalled, every well-formed request is answered
+//! exactly once, and the test's memory stays bounded. The seed is fixed, so a failure
+//! reproduces; `FUZZ_SEED` and `FUZZ_FRAMES` widen a local run.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -240,17 +240,43 @@ async fn the_stdio_tap_survives_a_seeded_fuzz_campaign() {
     assert!(peak.is_none_or(|k| k < 1024 * 1024), "memory stays bounded: {peak:?} KiB");
 }
 
-/// One HTTP exchange over a fresh connection: the status line, or what went wrong. `pace`
-/// writes the request in pieces with pauses (a slow client); `cut` sends only part of the body.
-async fn exchange(addr: std::net::SocketAddr, session: &str, body: &[u8], pace: bool, cut: bool) -> Option<String> {
+/// How one fuzzed HTTP request is sent.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sending {
+    /// In one write.
+    Whole,
+    /// In pieces with pauses (a slow client).
+    Paced,
+    /// Whole, then the client half-closes its side before reading the answer.
+    HalfClosed,
+    /// Only part of the body, then the connection goes.
+    Cut,
+    /// With a head the HTTP parser refuses (a Content-Length that is not a number).
+    BadHead,
+}
+
+impl Sending {
+    fn pick(rng: &mut Rng) -> Sending {
+        match rng.below(40) {
+            0..=3 => Sending::Paced,
+            4..=7 => Sending::HalfClosed,
+            8 | 9 => Sending::Cut,
+            10 => Sending::BadHead,
+            _ => Sending::Whole,
+        }
+    }
+}
+
+/// One HTTP exchange over a fresh connection: the status line, or `None` for a cut request.
+async fn exchange(addr: std::net::SocketAddr, session: &str, body: &[u8], sending: Sending) -> Option<String> {
     let mut stream = tokio::net::TcpStream::connect(addr).await.ok()?;
+    let length = if sending == Sending::BadHead { "1x".to_string() } else { body.len().to_string() };
     let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-11-25\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n"
     );
     let request = [head.as_bytes(), body].concat();
-    let sent = if cut { &request[..head.len() + body.len() / 2] } else { &request[..] };
-    if pace {
+    let sent = if sending == Sending::Cut { &request[..head.len() + body.len() / 2] } else { &request[..] };
+    if sending == Sending::Paced {
         for piece in sent.chunks(sent.len().div_ceil(4).max(1)) {
             stream.write_all(piece).await.ok()?;
             tokio::time::sleep(Duration::from_millis(5)).await;
@@ -258,8 +284,10 @@ async fn exchange(addr: std::net::SocketAddr, session: &str, body: &[u8], pace: 
     } else {
         stream.write_all(sent).await.ok()?;
     }
-    if cut {
-        return None;
+    match sending {
+        Sending::Cut => return None,
+        Sending::HalfClosed => stream.shutdown().await.ok()?,
+        _ => {}
     }
     let mut response = Vec::new();
     tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut response)).await.ok()?.ok()?;
@@ -288,13 +316,19 @@ async fn the_http_tap_survives_a_seeded_fuzz_campaign() {
     let session = response.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("mcp-session-id:").map(|v| v.trim().to_string())).expect("a session");
 
     let mut rng = Rng(seed() ^ 0x4854_5450);
-    let (mut next_id, mut answered, mut cut, mut statuses) = (0, 0, 0, HashMap::<String, usize>::new());
+    let (mut next_id, mut answered, mut statuses) = (0, 0, HashMap::<String, usize>::new());
+    let (mut cut, mut bad_heads, mut half_closed) = (0, 0, 0);
     let total = frames_wanted(3000) / 10;
     for _ in 0..total {
         let frame = fuzzed(&mut rng, &mut next_id);
-        let (pace, cut_here) = (rng.below(10) == 0, rng.below(20) == 0);
-        match exchange(addr, &session, &frame.bytes, pace, cut_here).await {
+        let sending = Sending::pick(&mut rng);
+        match exchange(addr, &session, &frame.bytes, sending).await {
+            Some(status) if sending == Sending::BadHead => {
+                assert!(status.starts_with("HTTP/1.1 400"), "a refused head is answered 400: {status}");
+                bad_heads += 1;
+            }
             Some(status) => {
+                half_closed += usize::from(sending == Sending::HalfClosed);
                 let code = status.split_whitespace().nth(1).unwrap_or("?").to_string();
                 if frame.answered_as.is_some() {
                     assert!(!code.starts_with('5'), "a well-formed request is served: {status} for {}", String::from_utf8_lossy(&frame.bytes));
@@ -304,7 +338,7 @@ async fn the_http_tap_survives_a_seeded_fuzz_campaign() {
                 assert_ne!(code, "415", "{}", String::from_utf8_lossy(&frame.bytes));
                 *statuses.entry(code).or_default() += 1;
             }
-            None if cut_here => cut += 1,
+            None if sending == Sending::Cut => cut += 1,
             None => panic!("no answer to {}", String::from_utf8_lossy(&frame.bytes)),
         }
     }
@@ -312,9 +346,15 @@ async fn the_http_tap_survives_a_seeded_fuzz_campaign() {
     tokio::time::timeout(Duration::from_secs(10), server).await.expect("the server stops").expect("no panic").expect("no error");
     let events = read_journal(&path).unwrap().events;
     let requests = events.iter().filter(|e| e.kind == EventKind::HttpRequest).count();
-    // The initialize, then every fuzzed request (cut ones too: their head arrived).
-    assert_eq!(requests, 1 + total, "every request is journalled");
+    // The initialize, then every fuzzed request whose head parsed (cut ones too: their head
+    // arrived); the refused heads are journalled as refused connections.
+    assert_eq!(requests, 1 + total - bad_heads, "every request is journalled");
+    let refused = events.iter().filter(|e| e.kind == EventKind::Refused && e.detail.as_ref().is_some_and(|d| d.get("connection").is_some())).count();
+    assert_eq!(refused, bad_heads, "every refused head is journalled");
     let mut statuses: Vec<_> = statuses.into_iter().collect();
     statuses.sort();
-    println!("http fuzz: {total} requests ({cut} cut, {answered} well-formed served), statuses {statuses:?}, longest answer {} ms", longest_answer_us(&events) / 1000);
+    println!(
+        "http fuzz: {total} requests ({cut} cut, {half_closed} half-closed, {bad_heads} refused heads, {answered} well-formed served), statuses {statuses:?}, longest answer {} ms",
+        longest_answer_us(&events) / 1000
+    );
 }

@@ -399,3 +399,31 @@ async fn sessions_and_connections_are_capped() {
     let events = served.stop().await.events;
     assert!(refused_connections(&events)[0].detail.as_ref().unwrap()["connection"].as_str().unwrap().contains("limit"));
 }
+
+/// Issue 21, defect 8: errors the SDK gives without the tap (the stateless 2026-07-28 path) had
+/// no `id` member, and an unsupported `MCP-Protocol-Version` got plain text. Now every refusal of
+/// a POST is a JSON-RPC error with an id: the request's, or null for a notification or response.
+#[tokio::test]
+async fn the_sdks_own_refusals_carry_an_id() {
+    let served = Served::start(probe_server::Variant::Standard).await;
+    let addr = served.addr;
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let modern = "MCP-Protocol-Version: 2026-07-28\r\n";
+    let cases = [
+        ("MCP-Protocol-Version: 2099-01-01\r\n".to_string(), r#"{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{}}"#.to_string(), "9"),
+        (modern.to_string(), format!(r#"{{"jsonrpc":"2.0","id":10,"method":"tools/list","params":{{{meta}}}}}"#), "10"),
+        (modern.to_string(), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(), "null"),
+        (modern.to_string(), r#"{"jsonrpc":"2.0","id":11,"result":{}}"#.to_string(), "null"),
+    ];
+    for (headers, body, id) in cases {
+        let answer = post(addr, &headers, &body).await;
+        assert!(answer.starts_with("HTTP/1.1 4"), "{body} -> {answer}");
+        assert!(answer.to_ascii_lowercase().contains("content-type: application/json"), "{body} -> {answer}");
+        let json = answer.split("\r\n\r\n").nth(1).unwrap();
+        let value: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{body} -> {answer}: {e}"));
+        assert_eq!(value["id"].to_string(), id, "{body} -> {answer}");
+        assert!(value["error"]["code"].is_i64(), "{body} -> {answer}");
+    }
+    let events = served.stop().await.events;
+    assert!(events.iter().any(|e| e.detail.as_ref().is_some_and(|d| d["sdk_body"].as_str().is_some_and(|b| b.contains("2099-01-01")))), "what the SDK said is kept");
+}
