@@ -10,12 +10,22 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
 async fn post(addr: std::net::SocketAddr, extra_headers: &str, body: &str) -> String {
+    send_post(addr, extra_headers, body, false).await
+}
+
+/// Writes `body` as a POST and reads the whole answer; `half_close` shuts the client's side
+/// after the request instead of asking for `Connection: close`.
+async fn send_post(addr: std::net::SocketAddr, extra_headers: &str, body: &str, half_close: bool) -> String {
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let close = if half_close { "" } else { "Connection: close\r\n" };
     let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra_headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra_headers}Content-Length: {}\r\n{close}\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).await.unwrap();
+    if half_close {
+        stream.shutdown().await.unwrap();
+    }
     let mut response = String::new();
     tokio::time::timeout(Duration::from_secs(10), stream.read_to_string(&mut response)).await.unwrap().unwrap();
     response
@@ -275,18 +285,8 @@ fn refused_connections(events: &[probe_server::journal::Event]) -> Vec<&probe_se
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 
-/// Writes `body` as a POST in the session, half-closes, and reads the whole answer.
 async fn post_then_half_close(addr: std::net::SocketAddr, extra_headers: &str, body: &str) -> String {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra_headers}Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await.unwrap();
-    stream.shutdown().await.unwrap();
-    let mut response = String::new();
-    tokio::time::timeout(Duration::from_secs(10), stream.read_to_string(&mut response)).await.unwrap().unwrap();
-    response
+    send_post(addr, extra_headers, body, true).await
 }
 
 /// Issue 21, defect 6: a POST followed by a half-close lost its request when the answer took a

@@ -1,7 +1,7 @@
 //! One run: start the probe server with a fresh journal, drive the reference client against it,
 //! read the journal back and judge it with every probe.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use probe_server::journal::read_journal;
@@ -62,8 +62,8 @@ const REFERENCE_WITHDRAW_AFTER_MS: u64 = 1500;
 /// How long the stdio server may take to notice the client has gone and finish its journal.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Runs the reference client once. `server_exe` is this tool's own executable, started with
-/// `serve --stdio` for stdio runs.
+/// Runs the reference client once. `server_exe` is this tool's own executable, which the fake
+/// terminal host of the interactive runs starts with `serve --stdio`.
 pub async fn run_reference(spec: RunSpec, server_exe: &Path, keep_dir: Option<&Path>) -> RunResult {
     let started = std::time::Instant::now();
     let mut result = run_reference_untimed(spec, server_exe, keep_dir).await;
@@ -84,7 +84,7 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
     let model_url = spec.host.then(|| session.stub_url());
     let outcome = match transport {
         _ if interactive => run_terminal(spec, server_exe, &session.scratch, &journal_path).await,
-        Transport::Stdio => run_stdio(spec, server_exe, &journal_path, model_url.as_deref()).await,
+        Transport::Stdio => run_stdio(spec, &journal_path, model_url.as_deref()).await,
         Transport::Http => run_http(spec, &session.server_url(), model_url.as_deref()).await,
     };
     let closed = session.close().await.map_err(RunError::from);
@@ -136,9 +136,11 @@ async fn drive(endpoint: &Endpoint, spec: RunSpec, model_url: Option<&str>) -> R
     }?)
 }
 
-async fn run_stdio(spec: RunSpec, server_exe: &Path, journal: &Path, model_url: Option<&str>) -> Result<(), RunError> {
-    let args = session::stdio_server_args(journal, spec.variant, EraPolicy::Dual);
-    let endpoint = Endpoint::Stdio { program: PathBuf::from(server_exe), args };
+/// A stdio run: the probe server's stdio tap in this process, over an in-memory pipe (the
+/// launched `serve --stdio` is what real clients and the interactive runs start).
+async fn run_stdio(spec: RunSpec, journal: &Path, model_url: Option<&str>) -> Result<(), RunError> {
+    let options = ServeOptions { variant: spec.variant, era: EraPolicy::Dual, ..ServeOptions::default() };
+    let endpoint = Endpoint::InProcess { journal: journal.to_path_buf(), options };
     let outcome = drive(&endpoint, spec, model_url).await;
     wait_for_input_closed(journal).await?;
     outcome

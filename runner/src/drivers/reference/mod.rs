@@ -33,6 +33,9 @@ use wire::Rewriting;
 pub enum Endpoint {
     /// Spawn this program with these arguments and speak over its stdio.
     Stdio { program: PathBuf, args: Vec<String> },
+    /// The probe server's stdio tap served in this process over an in-memory pipe, journalling to
+    /// `journal`: the same tap and the same bytes as `Stdio`, without a process to start.
+    InProcess { journal: PathBuf, options: probe_server::ServeOptions },
     /// A Streamable HTTP endpoint URL.
     Http { url: String },
 }
@@ -57,6 +60,9 @@ type Client = RunningService<RoleClient, ReferenceHandler>;
 fn params<T: DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).expect("reference client parameters fit the SDK types")
 }
+
+/// The in-process pipe's buffer: a pipe's usual capacity.
+const PIPE_BUFFER: usize = 64 * 1024;
 
 /// Runs the reference client's whole script against `endpoint` in `era`.
 pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, variation: Option<Variation>) -> Result<(), ReferenceError> {
@@ -83,6 +89,15 @@ async fn connect(endpoint: &Endpoint, era: Era, handler: ReferenceHandler) -> Re
             command.args(args);
             let (process, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
             handler.clone().serve_with_lifecycle(Rewriting::new(process, ablation, variation), mode).await
+        }
+        Endpoint::InProcess { journal, options } => {
+            let journal = probe_server::journal::Journal::create(journal).map_err(std::io::Error::other)?;
+            let (ours, theirs) = tokio::io::duplex(PIPE_BUFFER);
+            let (server_reads, server_writes) = tokio::io::split(theirs);
+            tokio::spawn(probe_server::transport::stdio::serve_stdio(server_reads, server_writes, journal, options.clone()));
+            let (reads, writes) = tokio::io::split(ours);
+            let pipe = rmcp::transport::async_rw::AsyncRwTransport::new_client(reads, writes);
+            handler.clone().serve_with_lifecycle(Rewriting::new(pipe, ablation, variation), mode).await
         }
         Endpoint::Http { url } => {
             if variation == Some(Variation::GetBeforeSession) {
