@@ -12,6 +12,10 @@ pub struct OfferedTool {
     /// Codex groups MCP tools under a namespace; a call must name it.
     pub namespace: Option<String>,
     pub schema: Value,
+    /// A deferred tool the host lets the model call only through this proxy tool (its arguments
+    /// `{"name", "arguments"}`), once a search returned the tool's declaration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
 }
 
 /// What the model stub played in one answer: written by the stub into its journal under

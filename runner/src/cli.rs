@@ -45,7 +45,7 @@ pub enum Command {
     Serve(ServeArgs),
     /// Probe a client and print its capability matrix. Without CLIENT, probes the built-in
     /// reference client.
-    Probe(ProbeArgs),
+    Probe(Box<ProbeArgs>),
     /// Prove every probe: the full reference client must pass each, and each probe must fail
     /// under its ablation. Exits 1 on any mismatch.
     SelfTest(SelfTestArgs),
@@ -96,11 +96,15 @@ pub struct ModelStubArgs {
 
 #[derive(Debug, Args)]
 pub struct ReferenceHostArgs {
-    /// The model's base URL (the stub's `{stub_url}`).
+    /// The model's base URL (the stub's `{stub_url}`); default: the environment variable
+    /// `MCP_CLIENT_PROBE_MODEL_URL`.
     #[arg(long, value_name = "URL")]
-    pub model_url: String,
+    pub model_url: Option<String>,
+    /// Read the probe server's command line (shell-quoted) or URL from this file instead.
+    #[arg(long, value_name = "FILE", conflicts_with = "server")]
+    pub server_file: Option<PathBuf>,
     /// The probe server: a URL, or a command and its arguments.
-    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub server: Vec<String>,
 }
 
@@ -239,6 +243,14 @@ pub fn default_client_jobs() -> usize {
     1
 }
 
+/// `KEY=VALUE` (or `PATH=TEXT`) split at its first `=`; the key may not be empty.
+fn parse_assignment(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
+        _ => Err(format!("{s:?} is not KEY=VALUE")),
+    }
+}
+
 /// `--jobs` was not a number of runs from 1 to 1024.
 #[derive(Debug, thiserror::Error)]
 #[error("{0:?} is not a number of runs from 1 to 1024")]
@@ -324,6 +336,23 @@ pub struct ProbeArgs {
     /// `{stub_url}` in the command line becomes its base URL.
     #[arg(long, value_enum, requires = "command")]
     pub dialect: Option<crate::drivers::stub::Dialect>,
+    /// Probe the client this profile file describes (a TOML profile outside the catalogue).
+    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["client", "command"])]
+    pub profile: Option<PathBuf>,
+    /// For --command: the client's name in records and the matrix (default: the program's file name).
+    #[arg(long, value_name = "NAME", requires = "command")]
+    pub name: Option<String>,
+    /// For --command: the client's version in records and the matrix (default: unversioned).
+    #[arg(long, value_name = "VERSION", requires = "command")]
+    pub client_version: Option<String>,
+    /// For --command: an environment variable for the client (repeatable; the value may use the
+    /// profile placeholders, e.g. `--env OPENAI_BASE_URL={stub_url}/v1`).
+    #[arg(long = "env", value_name = "KEY=VALUE", requires = "command", value_parser = parse_assignment)]
+    pub envs: Vec<(String, String)>,
+    /// For --command: a file to write before the client starts (repeatable; PATH relative to the
+    /// client's working directory, TEXT with placeholders, e.g. `--file mcp.json={"url":"{server_url}"}`).
+    #[arg(long = "file", value_name = "PATH=TEXT", requires = "command", value_parser = parse_assignment)]
+    pub files: Vec<(String, String)>,
     /// Where records go: `<DIR>/<client>/<version>/<transport>.json` with journals beside them
     /// (default: `records` under the cache directory; never the committed records unless asked).
     #[arg(long, value_name = "DIR", conflicts_with = "update")]

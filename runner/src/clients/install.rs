@@ -90,7 +90,8 @@ async fn install_files(profile: &Profile, dir: &Path) -> Result<(), InstallError
     if !venv.join("bin/pip").exists() {
         run(tokio::process::Command::new(&interpreter).args(["-m", "venv"]).arg(&venv), "python -m venv").await?;
     }
-    let spec = format!("{package}=={version}");
+    let extras = if profile.install.extras.is_empty() { String::new() } else { format!("[{}]", profile.install.extras.join(",")) };
+    let spec = format!("{package}{extras}=={version}");
     run(tokio::process::Command::new(venv.join("bin/pip")).args(["install", "-q", "--disable-pip-version-check", &spec]), &format!("pip install {spec}")).await
 }
 

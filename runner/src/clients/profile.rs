@@ -4,7 +4,7 @@
 //!
 //! Strings may use placeholders, filled per run: `{home}`, `{work}`, `{stub_url}`, `{prompt}`,
 //! `{server_url}`, `{server_command}`, `{server_command_json}`, `{server_args_json}`,
-//! `{server_command_line}`. An argument that is exactly `{server}` expands to the server's command
+//! `{server_argv_json}` (command and arguments in one JSON array), `{server_command_line}`. An argument that is exactly `{server}` expands to the server's command
 //! and arguments (stdio) or its URL (HTTP).
 
 use std::collections::BTreeMap;
@@ -21,8 +21,8 @@ pub enum ProfileError {
     Read { path: String, source: std::io::Error },
     #[error("profile {path} is not valid: {message}")]
     Invalid { path: String, message: String },
-    #[error("no client profile named {0:?} (known: {1})")]
-    Unknown(String, String),
+    #[error("no client profile named {0:?} in {2} (known: {1}; profiles are read from MCP_CLIENT_PROBE_PROFILES, else fixtures/clients of the checkout you stand in, else the built-in ones)")]
+    Unknown(String, String, String),
 }
 
 /// What is wrong with a profile's `[interactive]` section.
@@ -246,6 +246,9 @@ pub struct Install {
     pub pypi: Option<String>,
     /// Python version for PyPI clients ("3.13"): found under pyenv or on PATH.
     pub python: Option<String>,
+    /// The PyPI package's extras to install with it (`["mcp"]` installs `package[mcp]`).
+    #[serde(default)]
+    pub extras: Vec<String>,
     /// The pinned version.
     pub version: String,
     /// The executable, relative to the install directory.
@@ -383,7 +386,7 @@ pub fn find(dir: &Path, spec: &str) -> Result<Profile, ProfileError> {
     let (name, version) = spec.split_once('@').map_or((spec, None), |(n, v)| (n, Some(v)));
     let all = load_all(dir)?;
     let names = all.iter().map(|p| p.name.clone()).collect::<Vec<_>>().join(", ");
-    let mut profile = all.into_iter().find(|p| p.name == name).ok_or_else(|| ProfileError::Unknown(name.into(), names))?;
+    let mut profile = all.into_iter().find(|p| p.name == name).ok_or_else(|| ProfileError::Unknown(name.into(), names, dir.display().to_string()))?;
     if let Some(version) = version {
         profile.install.version = version.to_string();
     }

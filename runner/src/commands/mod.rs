@@ -19,10 +19,13 @@ use crate::cli::{Command, Format};
 use crate::exit::{self, bad_input};
 use crate::{drivers::reference, drivers::stub};
 
+/// Where `reference-host` finds the model's URL without `--model-url`.
+pub const MODEL_URL_VAR: &str = "MCP_CLIENT_PROBE_MODEL_URL";
+
 pub async fn dispatch(command: Command) -> Result<u8> {
     match command {
         Command::Serve(args) => crate::commands::serve::serve(args).await.map(|_| exit::OK),
-        Command::Probe(args) => probe::probe(args).await,
+        Command::Probe(args) => probe::probe(*args).await,
         Command::SelfTest(args) => self_test::self_test(args).await,
         Command::Judge(args) => judge::judge(args),
         Command::Clients(command) => clients::clients(command).await,
@@ -138,12 +141,23 @@ pub async fn dispatch(command: Command) -> Result<u8> {
             Ok(exit::OK)
         }
         Command::ReferenceHost(args) => {
-            let endpoint = match args.server.split_first() {
+            let server = match &args.server_file {
+                Some(file) => {
+                    let text = std::fs::read_to_string(file).map_err(|e| bad_input(format!("cannot read {}: {e}", file.display())))?;
+                    shell_words::split(text.trim()).map_err(|e| bad_input(format!("{}: {e}", file.display())))?
+                }
+                None => args.server.clone(),
+            };
+            let model_url = match args.model_url.clone().or_else(|| std::env::var(MODEL_URL_VAR).ok()) {
+                Some(url) => url,
+                None => return Err(bad_input(format!("give --model-url or set {MODEL_URL_VAR}"))),
+            };
+            let endpoint = match server.split_first() {
                 Some((url, [])) if url.starts_with("http://") => reference::Endpoint::Http { url: url.clone() },
                 Some((program, rest)) => reference::Endpoint::Stdio { program: program.into(), args: rest.to_vec() },
                 None => return Err(bad_input("give the probe server's command line or URL")),
             };
-            reference::host::run(&endpoint, Era::Legacy, None, None, &args.model_url).await?;
+            reference::host::run(&endpoint, Era::Legacy, None, None, &model_url).await?;
             Ok(exit::OK)
         }
         Command::TerminalHost(args) => {

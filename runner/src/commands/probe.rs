@@ -11,7 +11,7 @@ use crate::session::run::{self, RunSpec};
 use crate::{clients::install, clients::profile, drivers::stub, records as record, records::baseline, records::matrix, selftest, session::client};
 
 pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
-    if args.client.is_some() || args.command.is_some() {
+    if args.client.is_some() || args.command.is_some() || args.profile.is_some() {
         return probe_client(args).await;
     }
     if args.repeat > 1
@@ -56,25 +56,74 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     Ok(if results.iter().any(|r| r.harness_error.is_some()) { exit::HARNESS } else { exit::OK })
 }
 
+/// How a client given by command line is described: `--name`, `--client-version`, `--env`,
+/// `--file`, `--dialect` and `--timeout`.
+pub struct CommandClient<'a> {
+    pub command_line: &'a str,
+    pub timeout: u64,
+    pub dialect: Option<stub::Dialect>,
+    pub name: Option<&'a str>,
+    pub version: Option<&'a str>,
+    pub env: &'a [(String, String)],
+    pub files: &'a [(String, String)],
+}
+
+/// The dummy keys a host given by command line gets with a model dialect, as profiles give them.
+const DUMMY_KEYS: [(&str, &str); 3] = [
+    ("ANTHROPIC_API_KEY", "sk-ant-mcp-client-probe-dummy-000000000000"),
+    ("OPENAI_API_KEY", "sk-mcp-client-probe-dummy-000000000000"),
+    ("GEMINI_API_KEY", "mcp-client-probe-dummy-000000000000"),
+];
+
 /// A profile for a client given by command line: no install, the server as arguments, a model
-/// stub when the host speaks a model dialect.
-fn command_profile(command_line: &str, timeout: u64, dialect: Option<stub::Dialect>) -> Result<(profile::Profile, std::path::PathBuf)> {
-    let words: Vec<String> = command_line.split_whitespace().map(str::to_string).collect();
+/// stub when the host speaks a model dialect. The command line is split as a shell would
+/// (quotes and backslashes), without running a shell.
+fn command_profile(client: &CommandClient<'_>) -> Result<(profile::Profile, std::path::PathBuf)> {
+    let command_line = client.command_line;
+    let words = shell_words::split(command_line).map_err(|e| bad_input(format!("--command {command_line:?}: {e}")))?;
     let Some((program, args)) = words.split_first() else { return Err(bad_input("--command is empty")) };
-    const SERVER_PLACEHOLDERS: [&str; 3] = ["{server}", "{server_url}", "{server_command_line}"];
-    if !args.iter().any(|a| SERVER_PLACEHOLDERS.iter().any(|p| a.contains(p))) {
-        return Err(bad_input(format!("--command {command_line:?} never names the probe server: put {{server}} (or {{server_url}}, {{server_command_line}}) where it goes")));
+    const SERVER_PLACEHOLDERS: [&str; 4] = ["{server}", "{server_url}", "{server_command_line}", "{server_argv_json}"];
+    let mut texts = args.iter().chain(client.env.iter().map(|(_, v)| v)).chain(client.files.iter().map(|(_, t)| t));
+    if !texts.any(|a| SERVER_PLACEHOLDERS.iter().any(|p| a.contains(p))) {
+        return Err(bad_input(format!(
+            "--command {command_line:?} never names the probe server: put {{server}} (or {{server_url}}, {{server_command_line}}) where it goes, in the command line, an --env or a --file"
+        )));
+    }
+    let mut all = args.iter().chain(client.env.iter().map(|(_, v)| v)).chain(client.files.iter().map(|(_, t)| t));
+    if client.dialect.is_none() && all.any(|t| t.contains("{stub_url}")) {
+        return Err(bad_input("{stub_url} needs --dialect: the model stub only runs for a host that speaks a model dialect"));
     }
     let program = find_program(program)?.display().to_string();
-    let program = &program;
+    let mut env: std::collections::BTreeMap<String, String> = Default::default();
+    if client.dialect.is_some() {
+        env.extend(DUMMY_KEYS.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    }
+    env.extend(client.env.iter().cloned());
+    let files = client
+        .files
+        .iter()
+        .map(|(path, text)| {
+            let path = if path.starts_with('/') || path.starts_with('{') { path.clone() } else { format!("{{work}}/{path}") };
+            profile::ConfigFile { path, content: Some(text.clone()), stdio: None, http: None }
+        })
+        .collect();
+    let name = client.name.map(str::to_string).unwrap_or_else(|| std::path::Path::new(&program).file_name().and_then(|n| n.to_str()).unwrap_or("command").to_string());
     let profile = profile::Profile {
-        name: std::path::Path::new(program).file_name().and_then(|n| n.to_str()).unwrap_or("command").to_string(),
+        name,
         description: format!("command line: {command_line}"),
-        dialect,
-        install: profile::Install { npm: None, pypi: None, python: None, version: "unversioned".into(), executable: program.clone(), shares: None },
+        dialect: client.dialect,
+        install: profile::Install {
+            npm: None,
+            pypi: None,
+            python: None,
+            extras: Vec::new(),
+            version: client.version.unwrap_or("unversioned").into(),
+            executable: program.clone(),
+            shares: None,
+        },
         version: profile::VersionCheck { args: Vec::new(), word: 1 },
-        files: Vec::new(),
-        launch: profile::Launch { args: args.to_vec(), steps: Vec::new(), env: Default::default(), prompt: String::new(), timeout_secs: timeout, max_parallel: None },
+        files,
+        launch: profile::Launch { args: args.to_vec(), steps: Vec::new(), env, prompt: String::new(), timeout_secs: client.timeout, max_parallel: None },
         skills: None,
         interactive: None,
     };
@@ -157,19 +206,34 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     }
     let timeout = args.timeout.unwrap_or(60);
     let target = if let Some(command) = &args.command {
-        let (profile, executable) = command_profile(command, timeout, args.dialect)?;
+        let client = CommandClient {
+            command_line: command,
+            timeout,
+            dialect: args.dialect,
+            name: args.name.as_deref(),
+            version: args.client_version.as_deref(),
+            env: &args.envs,
+            files: &args.files,
+        };
+        let (profile, executable) = command_profile(&client)?;
         check_runs(&profile, &args)?;
         client::Target { version: profile.install.version.clone(), profile, executable }
     } else {
         let spec = args.client.clone().unwrap_or_default();
         if spec.contains('/') {
-            let (profile, executable) = command_profile(&format!("{spec} {{server}}"), timeout, None)?;
+            let command_line = format!("{} {{server}}", shell_words::quote(&spec));
+            let client = CommandClient { command_line: &command_line, timeout, dialect: None, name: None, version: None, env: &[], files: &[] };
+            let (profile, executable) = command_profile(&client)?;
             client::Target { version: profile.install.version.clone(), profile, executable }
         } else {
             if args.timeout.is_some() {
-                return Err(bad_input(format!("--timeout applies to --command and path clients; the profile of {spec} sets its own")));
+                return Err(bad_input("--timeout applies to --command and path clients; a profile sets its own"));
             }
-            let profile = profile::find(&profile::default_dir(), &spec).map_err(|e| bad_input(e.to_string()))?;
+            let profile = match &args.profile {
+                Some(file) => profile::Profile::load(file),
+                None => profile::find(&profile::default_dir(), &spec),
+            }
+            .map_err(|e| bad_input(e.to_string()))?;
             check_runs(&profile, &args)?;
             crate::progress!("{}@{}: installing if needed", profile.name, profile.install.version);
             let installed = install::ensure_installed(&profile).await?;

@@ -356,6 +356,7 @@ fn run_vars(paths: RunPaths<'_>, stub_url: &str, prompt: &str, server_url: &str,
         ("server_command", command.clone()),
         ("server_command_json", json_str(&command)),
         ("server_args_json", serde_json::to_string(&server_args).unwrap_or_default()),
+        ("server_argv_json", serde_json::to_string(&std::iter::once(&command).chain(&server_args).collect::<Vec<_>>()).unwrap_or_default()),
         ("server_command_line", std::iter::once(command.clone()).chain(server_args.iter().cloned()).collect::<Vec<_>>().join(" ")),
     ] {
         vars.values.insert(key, value);

@@ -124,6 +124,32 @@ fn a_host_without_a_profile_gets_affordance_verdicts_through_the_model_stub() {
     assert!(records.join("mcp-client-probe/unversioned/stdio.model.jsonl").exists());
 }
 
+/// A host without a profile, probed from one `probe --command` line and no wrapper script: the
+/// command line shell-quoted, the model's URL handed over in an environment variable and the
+/// server's command line in a file, the client named and versioned.
+#[test]
+fn a_host_is_probed_from_one_command_line_with_env_and_file_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = dir.path().join("records");
+    let exe = env!("CARGO_BIN_EXE_mcp-client-probe");
+    let output = probe_cmd()
+        .args(["probe", "--transport", "stdio", "--dialect", "chat", "--format", "json", "--records", records.to_str().unwrap()])
+        .args(["--name", "fake-host", "--client-version", "1.2.3"])
+        .args(["--env", "MCP_CLIENT_PROBE_MODEL_URL={stub_url}", "--file", "server.txt={server_command_line}"])
+        .arg("--command")
+        .arg(format!("'{exe}' reference-host --server-file server.txt"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(records.join("fake-host/1.2.3/stdio.json")).unwrap()).unwrap();
+    assert_eq!((record["client"].as_str(), record["version"].as_str()), (Some("fake-host"), Some("1.2.3")));
+    let affordances: Vec<&Value> = record["verdicts"].as_array().unwrap().iter().filter(|v| v["probe"].as_str().unwrap().starts_with("affordances.")).collect();
+    assert!(affordances.len() >= 12);
+    for verdict in affordances {
+        assert_eq!(verdict["outcome"], "yes", "{verdict}");
+    }
+}
+
 /// Ctrl-C during a probe: the runner kills every process of the run (the client ignores SIGTERM),
 /// leaves no record and no staging directory behind, and exits 130.
 #[test]

@@ -10,7 +10,7 @@ pub fn offered(body: &Value) -> Vec<OfferedTool> {
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|t| Some(OfferedTool { name: t["name"].as_str()?.to_string(), namespace: None, schema: t.get("input_schema").cloned().unwrap_or(Value::Null) }))
+        .filter_map(|t| Some(OfferedTool { name: t["name"].as_str()?.to_string(), namespace: None, schema: t.get("input_schema").cloned().unwrap_or(Value::Null), via: None }))
         .collect()
 }
 

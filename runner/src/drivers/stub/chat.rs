@@ -11,7 +11,12 @@ use super::Reply;
 pub fn offered(body: &Value) -> Vec<OfferedTool> {
     super::plan::grouped_tools(body, |t, namespace| {
         let f = &t["function"];
-        Some(OfferedTool { name: f["name"].as_str()?.to_string(), namespace: namespace.map(str::to_string), schema: f.get("parameters").cloned().unwrap_or(Value::Null) })
+        Some(OfferedTool {
+            name: f["name"].as_str()?.to_string(),
+            namespace: namespace.map(str::to_string),
+            schema: f.get("parameters").cloned().unwrap_or(Value::Null),
+            via: None,
+        })
     })
 }
 

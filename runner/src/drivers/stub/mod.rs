@@ -1,5 +1,5 @@
 //! The scripted model stub: a loopback HTTP server that plays the model's turns for an agent host,
-//! in the Anthropic Messages, OpenAI Responses and OpenAI Chat Completions dialects.
+//! in the Anthropic Messages, OpenAI Responses, OpenAI Chat Completions and Gemini dialects.
 //!
 //! Each reply is chosen from the request alone (the catalogue offered and the number of tool
 //! results already present), so a host's retry replays the same step. Every request and reply is
@@ -7,6 +7,7 @@
 
 pub mod anthropic;
 pub mod chat;
+pub mod gemini;
 pub mod plan;
 pub mod responses;
 pub mod view;
@@ -67,6 +68,7 @@ pub enum Dialect {
     Anthropic,
     Responses,
     Chat,
+    Gemini,
 }
 
 impl Dialect {
@@ -77,19 +79,39 @@ impl Dialect {
             Some(Dialect::Responses)
         } else if path.ends_with("/chat/completions") {
             Some(Dialect::Chat)
+        } else if gemini::endpoint(path).is_some() {
+            Some(Dialect::Gemini)
         } else {
             None
         }
     }
 }
 
+/// The tools a request declares, in the dialect's shape.
+pub fn declared(dialect: Dialect, body: &Value) -> Vec<plan::OfferedTool> {
+    match dialect {
+        Dialect::Anthropic => anthropic::offered(body),
+        Dialect::Responses => responses::offered(body),
+        Dialect::Chat => chat::offered(body),
+        Dialect::Gemini => gemini::offered(body),
+    }
+}
+
+/// How many tool results a request carries.
+fn results(dialect: Dialect, body: &Value) -> usize {
+    match dialect {
+        Dialect::Anthropic => anthropic::results(body),
+        Dialect::Responses => responses::results(body),
+        Dialect::Chat => chat::results(body),
+        Dialect::Gemini => gemini::results(body),
+    }
+}
+
 /// The reply to one model request, what it was, and how long to hold it back (ms).
 pub fn answer(dialect: Dialect, body: &Value, scope: Scope) -> (Reply, Option<Step>, u64) {
-    let (offered, results) = match dialect {
-        Dialect::Anthropic => (anthropic::offered(body), anthropic::results(body)),
-        Dialect::Responses => (responses::offered(body), responses::results(body)),
-        Dialect::Chat => (chat::offered(body), chat::results(body)),
-    };
+    let (mut offered, results) = (declared(dialect, body), results(dialect, body));
+    let proxied = plan::proxied(body, &offered);
+    offered.extend(proxied);
     // Side requests (titles, summaries) offer no tools: answer briefly, outside the script.
     let mentioned = plan::mentioned_tools(body);
     let (linked, skills_dir, only) = (plan::linked_uri(body), plan::skills_dir(body), plan::only_tool(body));
@@ -99,10 +121,12 @@ pub fn answer(dialect: Dialect, body: &Value, scope: Scope) -> (Reply, Option<St
         let args = (&offered[..], &mentioned[..], linked.as_deref(), skills_dir.as_deref(), only.as_deref());
         (plan::step(args.0, args.1, args.2, args.3, args.4, scope, results), plan::hold_back_ms(args.0, args.1, args.2, args.3, args.4, scope, results))
     };
+    let wire = plan::on_the_wire(&step, &offered);
     let reply = match dialect {
-        Dialect::Anthropic => anthropic::reply(body, &step, results),
-        Dialect::Responses => responses::reply(body, &step, results),
-        Dialect::Chat => chat::reply(body, &step, results),
+        Dialect::Anthropic => anthropic::reply(body, &wire, results),
+        Dialect::Responses => responses::reply(body, &wire, results),
+        Dialect::Chat => chat::reply(body, &wire, results),
+        Dialect::Gemini => gemini::reply(body, &wire, results),
     };
     (reply, (!offered.is_empty()).then_some(step), hold)
 }
@@ -111,12 +135,13 @@ const SESSION: &str = "model-stub";
 
 fn headers_detail(headers: &HeaderMap) -> Value {
     let get = |k: &str| headers.get(k).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let has_api_key = ["x-api-key", "authorization", "x-goog-api-key"].iter().any(|k| headers.contains_key(*k));
     json!({
         "user-agent": get("user-agent"),
         "anthropic-version": get("anthropic-version"),
         "anthropic-beta": get("anthropic-beta"),
         "content-type": get("content-type"),
-        "has-api-key": headers.contains_key("x-api-key") || headers.contains_key("authorization"),
+        "has-api-key": has_api_key,
     })
 }
 
@@ -125,14 +150,20 @@ async fn handle(State(Stub { journal, scope }): State<Stub>, method: Method, uri
     let mut request = Entry::frame(SESSION, Transport::Http, Direction::ClientToServer, EventKind::HttpRequest, &body, None);
     request.method = Some(format!("{method} {path}"));
     journal.log(request.with_detail(json!({"path": path, "query": uri.query(), "headers": headers_detail(&headers)})));
+    if gemini::is_count_tokens(&path) {
+        return gemini::count_tokens().into_response();
+    }
     let Some(dialect) = Dialect::from_path(&path).filter(|_| method == Method::POST) else {
         // Preflights (HEAD /), model listings and anything else: a harmless empty answer.
         return (StatusCode::OK, [("content-type", "application/json")], r#"{"data":[],"object":"list"}"#).into_response();
     };
-    let Ok(parsed) = serde_json::from_slice::<Value>(&body) else {
+    let Ok(mut parsed) = serde_json::from_slice::<Value>(&body) else {
         journal.log(Entry::note(SESSION, Transport::Http, Note::ModelRequestUnparsable.detail(json!({"path": path}))));
         return (StatusCode::BAD_REQUEST, "body is not JSON").into_response();
     };
+    if gemini::endpoint(&path) == Some(true) {
+        parsed["stream"] = json!(true);
+    }
     journal.log(Entry::note(SESSION, Transport::Http, view::view(dialect, &parsed)));
     let (reply, step, hold_ms) = answer(dialect, &parsed, scope);
     if hold_ms > 0 {
@@ -273,6 +304,36 @@ mod tests {
         let (_, later) = post(&stub.base_url, "/v1/chat/completions", &fixture("chat-after-two-results")).await;
         assert_eq!(sse_data(&later)[0]["choices"][0]["delta"]["tool_calls"][0]["function"]["name"], "probe__probe_elicit_form");
         stub.stop().await;
+    }
+
+    /// The chat fixture's conversation as Gemini says it: the same tools, declared as functions.
+    fn gemini_first_turn() -> Value {
+        let chat = fixture("chat-first-turn");
+        let declarations: Vec<Value> = chat["tools"].as_array().unwrap().iter().map(|t| t["function"].clone()).collect();
+        json!({"contents": [{"role": "user", "parts": [{"text": "go"}]}], "tools": [{"functionDeclarations": declarations}],
+            "systemInstruction": {"parts": [{"text": chat["messages"][0]["content"]}]}})
+    }
+
+    #[tokio::test]
+    async fn gemini_streams_a_function_call_and_counts_tokens_outside_the_script() {
+        let (stub, dir) = stub().await;
+        let request = gemini_first_turn();
+        let (content_type, body) = post(&stub.base_url, "/v1beta/models/stub-model:streamGenerateContent?alt=sse", &request).await;
+        assert_eq!(content_type, "text/event-stream");
+        let events = sse_data(&body);
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0]["candidates"][0]["content"]["parts"][0]["functionCall"]["name"], "probe__probe_progress");
+        let (content_type, plain) = post(&stub.base_url, "/v1beta/models/stub-model:generateContent", &request).await;
+        assert_eq!(content_type, "application/json");
+        let plain: Value = serde_json::from_str(&plain).unwrap();
+        assert_eq!(plain["candidates"][0]["content"]["parts"][0], events[0]["candidates"][0]["content"]["parts"][0], "the same step, streamed or not");
+        let (_, counted) = post(&stub.base_url, "/v1beta/models/stub-model:countTokens", &request).await;
+        assert_eq!(serde_json::from_str::<Value>(&counted).unwrap()["totalTokens"], 1);
+        stub.stop().await;
+        let events = read_journal(&dir.path().join("model.jsonl")).unwrap().events;
+        let view = events.iter().find(|e| e.detail.as_ref().is_some_and(|d| d["event"] == "model_view")).unwrap().detail.clone().unwrap();
+        assert_eq!(view["dialect"], "gemini");
+        assert!(view["tools"].as_array().unwrap().iter().any(|t| t["name"] == "probe__probe_progress" && t["schema"].is_object()), "{view}");
     }
 
     #[tokio::test]

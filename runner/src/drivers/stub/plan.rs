@@ -114,6 +114,72 @@ pub fn mentioned_tools(body: &Value) -> Vec<String> {
     found.into_iter().collect()
 }
 
+/// Whether a tool is a proxy that calls a deferred tool by name: `{"name", "arguments"}` in its
+/// schema and "call" in its name.
+fn is_proxy(tool: &OfferedTool) -> bool {
+    tool.name.to_ascii_lowercase().contains("call") && has_property(&tool.schema, "name") && has_property(&tool.schema, "arguments")
+}
+
+/// Tool declarations a tool search handed back as text (`<function>{…}</function>`), in order.
+fn declarations_in_text(body: &Value) -> Vec<Value> {
+    fn walk(value: &Value, found: &mut Vec<Value>) {
+        match value {
+            Value::String(text) => {
+                let mut rest = text.as_str();
+                while let Some(start) = rest.find("<function>") {
+                    let after = &rest[start + "<function>".len()..];
+                    let Some(end) = after.find("</function>") else { break };
+                    if let Ok(declaration) = serde_json::from_str::<Value>(&after[..end]) {
+                        found.push(declaration);
+                    }
+                    rest = &after[end..];
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
+            Value::Object(map) => map.iter().filter(|(k, _)| k.as_str() != "tools").for_each(|(_, v)| walk(v, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    walk(body, &mut found);
+    found
+}
+
+/// The deferred tools a host lets the model call only through a proxy tool: every wanted tool
+/// whose declaration a search returned in the conversation and that the catalogue does not
+/// declare itself, offered through the catalogue's proxy (none without one).
+pub fn proxied(body: &Value, catalogue: &[OfferedTool]) -> Vec<OfferedTool> {
+    proxied_declarations(body, catalogue).into_iter().map(|(tool, _)| tool).collect()
+}
+
+/// [`proxied`], each tool with the declaration the search returned.
+pub fn proxied_declarations(body: &Value, catalogue: &[OfferedTool]) -> Vec<(OfferedTool, Value)> {
+    let Some(proxy) = catalogue.iter().find(|t| is_proxy(t)) else { return Vec::new() };
+    let mut tools: Vec<(OfferedTool, Value)> = Vec::new();
+    for declaration in declarations_in_text(body) {
+        let Some(name) = declaration["name"].as_str() else { continue };
+        if !wanted_name(name) || catalogue.iter().chain(tools.iter().map(|(t, _)| t)).any(|t| t.name == name) {
+            continue;
+        }
+        let schema = ["parametersJsonSchema", "parameters", "input_schema", "inputSchema"].iter().find_map(|k| declaration.get(*k)).cloned().unwrap_or(Value::Null);
+        let tool = OfferedTool { name: name.to_string(), namespace: None, schema, via: Some(proxy.name.clone()) };
+        tools.push((tool, declaration));
+    }
+    tools
+}
+
+/// A step as the host must receive it: a call of a proxied tool becomes a call of its proxy
+/// naming the tool and carrying its arguments.
+pub fn on_the_wire(step: &Step, catalogue: &[OfferedTool]) -> Step {
+    match step {
+        Step::Call { tool, arguments, purpose } => match tool.via.as_deref().and_then(|via| catalogue.iter().find(|t| t.name == via)) {
+            Some(proxy) => Step::Call { tool: proxy.clone(), arguments: json!({"name": tool.name, "arguments": arguments}), purpose: purpose.clone() },
+            None => step.clone(),
+        },
+        Step::Finish { .. } => step.clone(),
+    }
+}
+
 /// The skills directory the prompt names (`--skills-dir DIR`), if any: the skills variants'
 /// prompt for hosts that install skills through a slash command.
 pub fn skills_dir(body: &Value) -> Option<String> {
@@ -253,7 +319,27 @@ mod tests {
     use super::*;
 
     fn tool(name: &str, schema: Value) -> OfferedTool {
-        OfferedTool { name: name.into(), namespace: None, schema }
+        OfferedTool { name: name.into(), namespace: None, schema, via: None }
+    }
+
+    #[test]
+    fn tools_a_search_returned_are_called_through_the_hosts_proxy() {
+        let proxy_schema = json!({"type": "object", "properties": {"name": {"type": "string"}, "arguments": {"type": "object"}}});
+        let catalogue = vec![tool("tool_search", json!({"type": "object", "properties": {"query": {"type": "string"}}})), tool("tool_call", proxy_schema)];
+        let found = format!(
+            "<functions>\n<function>{}</function>\n<function>{}</function>\n</functions>",
+            json!({"name": "mcp__probe__probe_ping", "parametersJsonSchema": {"type": "object"}}),
+            json!({"name": "write_file", "parameters": {}})
+        );
+        let body = json!({"messages": [{"role": "user", "content": [{"type": "tool_result", "content": found}]}]});
+        let through = proxied(&body, &catalogue);
+        assert_eq!(through.len(), 1, "only wanted tools: {through:?}");
+        assert_eq!((through[0].name.as_str(), through[0].via.as_deref()), ("mcp__probe__probe_ping", Some("tool_call")));
+        let step = Step::Call { tool: through[0].clone(), arguments: json!({}), purpose: "p".into() };
+        let Step::Call { tool, arguments, .. } = on_the_wire(&step, &catalogue) else { panic!("a call") };
+        assert_eq!(tool.name, "tool_call");
+        assert_eq!(arguments, json!({"name": "mcp__probe__probe_ping", "arguments": {}}));
+        assert!(proxied(&body, &catalogue[..1]).is_empty(), "no proxy, nothing offered through one");
     }
 
     #[test]
@@ -398,7 +484,7 @@ mod tests {
 
     #[test]
     fn tools_in_a_namespace_are_called_by_their_bare_name() {
-        let catalogue = vec![OfferedTool { name: "probe_ping".into(), namespace: Some("mcp__probe".into()), schema: json!({}) }];
+        let catalogue = vec![OfferedTool { name: "probe_ping".into(), namespace: Some("mcp__probe".into()), schema: json!({}), via: None }];
         assert!(matches!(&plan(&catalogue, &[], None, None, None, Scope::Full)[0], Step::Call { tool, .. } if tool.namespace.as_deref() == Some("mcp__probe")));
     }
 }

@@ -9,7 +9,7 @@ use super::Reply;
 fn function(tool: &Value, namespace: Option<&str>) -> Option<OfferedTool> {
     let name = tool["name"].as_str()?;
     let schema = tool.get("parameters").cloned().unwrap_or(Value::Null);
-    Some(OfferedTool { name: name.to_string(), namespace: namespace.map(str::to_string), schema })
+    Some(OfferedTool { name: name.to_string(), namespace: namespace.map(str::to_string), schema, via: None })
 }
 
 pub fn offered(body: &Value) -> Vec<OfferedTool> {

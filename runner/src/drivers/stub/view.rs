@@ -45,7 +45,7 @@ fn entry(tool: &Value, namespace: Option<&str>) -> Option<Value> {
     if !full {
         return Some(json!({"name": name, "namespace": namespace}));
     }
-    let schema = ["input_schema", "parameters"].iter().find_map(|k| function.get(*k)).cloned().unwrap_or(Value::Null);
+    let schema = ["input_schema", "parameters", "parametersJsonSchema"].iter().find_map(|k| function.get(*k)).cloned().unwrap_or(Value::Null);
     let description = function.get("description").and_then(Value::as_str).map(capped);
     Some(json!({"name": name, "namespace": namespace, "description": description, "schema": schema}))
 }
@@ -54,6 +54,10 @@ fn entry(tool: &Value, namespace: Option<&str>) -> Option<Value> {
 pub fn tools(body: &Value) -> Vec<Value> {
     let mut out = Vec::new();
     for tool in body["tools"].as_array().into_iter().flatten() {
+        if let Some(declared) = tool.get("functionDeclarations").and_then(Value::as_array) {
+            out.extend(declared.iter().filter_map(|t| entry(t, None)));
+            continue;
+        }
         match tool.get("tools").and_then(Value::as_array) {
             Some(inner) => out.extend(inner.iter().filter_map(|t| entry(t, tool.get("name").and_then(Value::as_str)))),
             None => out.extend(entry(tool, None)),
@@ -73,6 +77,14 @@ pub fn tool_results(dialect: Dialect, body: &Value) -> Vec<String> {
             .flat_map(|m| m["content"].as_array().into_iter().flatten())
             .filter(|b| b["type"] == "tool_result")
             .map(|b| text_of(&b["content"]))
+            .collect(),
+        // A function response is an object: its `output` or `content` is the result's text.
+        Dialect::Gemini => super::gemini::function_responses(body)
+            .map(|r| match (r["response"].get("output"), r["response"].get("content")) {
+                (Some(output), _) => text_of(output),
+                (None, Some(content)) => text_of(content),
+                _ => text_of(&r["response"]),
+            })
             .collect(),
         Dialect::Responses => {
             body["input"].as_array().into_iter().flatten().filter(|i| i["type"].as_str().is_some_and(|t| t.ends_with("call_output"))).map(|i| text_of(&i["output"])).collect()
@@ -108,7 +120,17 @@ pub fn mentions(body: &Value, results: &[String]) -> Value {
 pub fn view(dialect: Dialect, body: &Value) -> Value {
     let results = tool_results(dialect, body);
     let deferred = super::plan::mentioned_tools(body);
-    Note::ModelView.detail(json!({"dialect": dialect, "tools": tools(body), "deferred": deferred, "tool_results": results, "mentions": mentions(body, &results)}))
+    // Tools a search declared in the conversation, callable only through the host's proxy tool,
+    // were shown to the model too: they join the catalogue, marked with their proxy.
+    let mut offered = tools(body);
+    for (tool, declaration) in super::plan::proxied_declarations(body, &super::declared(dialect, body)) {
+        if let Some(mut shown) = entry(&declaration, None) {
+            shown["schema"] = tool.schema;
+            shown["via"] = json!(tool.via);
+            offered.push(shown);
+        }
+    }
+    Note::ModelView.detail(json!({"dialect": dialect, "tools": offered, "deferred": deferred, "tool_results": results, "mentions": mentions(body, &results)}))
 }
 
 #[cfg(test)]
@@ -126,6 +148,10 @@ mod tests {
         assert_eq!(tool_results(Dialect::Chat, &chat), vec!["r1"]);
         assert_eq!(tool_results(Dialect::Anthropic, &anthropic), vec!["r1"]);
         assert_eq!(tool_results(Dialect::Responses, &responses), vec!["r1"]);
+        let gemini = json!({"contents": [{"role": "user", "parts": [{"functionResponse": {"name": "probe__probe_ping", "response": {"output": "r1"}}}]}],
+            "tools": [{"functionDeclarations": [{"name": "probe__probe_ping", "description": "d", "parametersJsonSchema": {"type": "object"}}]}]});
+        assert_eq!(tool_results(Dialect::Gemini, &gemini), vec!["r1"]);
+        assert_eq!(tools(&gemini)[0]["schema"], json!({"type": "object"}));
         let chat_tools = tools(&chat);
         assert_eq!(chat_tools[0]["schema"], json!({"type": "object"}));
         assert!(chat_tools[1].get("description").is_none(), "tools unrelated to MCP keep only their name");
