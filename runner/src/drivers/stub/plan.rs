@@ -33,6 +33,10 @@ pub enum Scope {
     #[default]
     Full,
     ResourcesOnly,
+    /// As `ResourcesOnly`, with the finishing reply held back [`SETTLE_MS`]: in the stream-drop
+    /// variant the host gets a settled time in which to reconnect the stream the server dropped,
+    /// instead of ending its run as soon as its model is done.
+    ResourcesThenSettle,
 }
 
 impl Scope {
@@ -40,6 +44,8 @@ impl Scope {
     pub fn for_variant(variant: probe_server::Variant) -> Scope {
         if variant.is_standard() || variant.is_interactive() {
             Scope::Full
+        } else if variant == probe_server::Variant::StreamDrop {
+            Scope::ResourcesThenSettle
         } else {
             Scope::ResourcesOnly
         }
@@ -301,8 +307,10 @@ pub const SETTLE_PURPOSE: &str = "a settled turn after the lists changed";
 pub fn hold_back_ms(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>, scope: Scope, results: usize) -> u64 {
     let steps = plan(catalogue, mentioned, linked, skills_dir, only, scope);
     let previous = results.checked_sub(1).and_then(|i| steps.get(i));
+    let finishing = matches!(steps.get(results.min(steps.len() - 1)), Some(Step::Finish { .. }));
     match previous {
         Some(Step::Call { tool, .. }) if names_tool(&tool.name, s::TOOL_LIST_CHANGED) => SETTLE_MS,
+        _ if finishing && scope == Scope::ResourcesThenSettle => SETTLE_MS,
         _ => 0,
     }
 }
@@ -477,6 +485,9 @@ mod tests {
         assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, Scope::Full, 2), SETTLE_MS);
         assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, Scope::Full, 1), 0);
         assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, Scope::Full, 3), 0);
+        let last = plan(&catalogue, &[], None, None, None, Scope::ResourcesThenSettle).len() - 1;
+        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, Scope::ResourcesThenSettle, last), SETTLE_MS, "the finish is held back");
+        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, Scope::ResourcesOnly, last), 0);
         // After a refetch the host offers the new tool: the model calls it before finishing.
         catalogue.push(tool("probe__probe_added", json!({})));
         assert_eq!(calls(&plan(&catalogue, &[], None, None, None, Scope::Full))[3], "probe__probe_added {}");
