@@ -93,11 +93,10 @@ async fn serve_one(tcp: TcpStream, app: axum::Router, journal: &Journal, limits:
     // A request the parser refused, or one whose head never came whole: journalled with the last
     // bytes that arrived. Errors of connections the client simply closed are not requests.
     if error.is_parse() || error.is_parse_too_large() || error.is_timeout() || error.is_incomplete_message() {
-        let tail = tail.lock().map(|t| t.bytes()).unwrap_or_default();
+        let (last, read) = tail.lock().map(|t| t.bytes()).unwrap_or_default();
         let mut entry = Entry::new("-", Transport::Http, Direction::ClientToServer, EventKind::Refused);
-        let read = tail.1;
-        entry.raw = (!tail.0.is_empty()).then(|| RawText::from_bytes(&tail.0));
-        journal.log(entry.with_detail(json!({"connection": error.to_string(), "bytes_read": read, "raw_is_tail": read > tail.0.len() as u64})));
+        entry.raw = (!last.is_empty()).then(|| RawText::from_bytes(&last));
+        journal.log(entry.with_detail(json!({"connection": error.to_string(), "bytes_read": read, "raw_is_tail": read > last.len() as u64})));
     }
 }
 

@@ -105,6 +105,11 @@ impl TapState {
         self.sessions.sessions.read().await.contains_key(session)
     }
 
+    /// How many sessions rmcp holds open.
+    async fn open_sessions(&self) -> usize {
+        self.sessions.sessions.read().await.len()
+    }
+
     /// Whether this request must be answered 404 because its session expired. In the
     /// `session-expires` variant the first session expires at its first request after
     /// initialization.
@@ -474,7 +479,8 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         return json_error(journal, &session, StatusCode::PAYLOAD_TOO_LARGE, -32600, message);
     }
     let mut frame = None;
-    if parts.method == axum::http::Method::POST {
+    let is_post = parts.method == axum::http::Method::POST;
+    if is_post {
         let (kind, parsed) = classify_body(&bytes);
         journal.log(
             Entry::frame(&session, Transport::Http, Direction::ClientToServer, kind, &bytes, parsed.as_ref()).with_detail(json!({"headers": selected_headers(&parts.headers)})),
@@ -497,7 +503,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         }
     }
     let opens_session = session == "-" && frame.as_ref().and_then(|f| f.get("method")).and_then(Value::as_str) == Some("initialize");
-    if opens_session && state.sessions.sessions.read().await.len() >= MAX_SESSIONS {
+    if opens_session && state.open_sessions().await >= MAX_SESSIONS {
         let id = frame.as_ref().and_then(|f| f.get("id")).cloned().unwrap_or(Value::Null);
         return json_error_with_id(journal, &session, StatusCode::SERVICE_UNAVAILABLE, id, -32000, format!("{MAX_SESSIONS} sessions are open: no more"));
     }
@@ -505,7 +511,6 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         return json_error(journal, &session, StatusCode::NOT_FOUND, -32001, "session expired".into());
     }
     let is_get = parts.method == axum::http::Method::GET;
-    let was_post = parts.method == axum::http::Method::POST;
     // Only a request's id is echoed; answers to notifications and responses carry null.
     let request_id = frame.as_ref().filter(|f| f.get("method").is_some()).and_then(|f| f.get("id")).cloned().unwrap_or(Value::Null);
     let drop_stream = state.variant == Variant::StreamDrop && is_get;
@@ -558,7 +563,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         parts_out.headers.remove(axum::http::header::CONTENT_LENGTH);
     }
     let mut sdk_said = None;
-    if let Some(answer) = was_post.then(|| error_answer_with_id(parts_out.status, &content_type, &bytes, request_id.clone())).flatten() {
+    if let Some(answer) = is_post.then(|| error_answer_with_id(parts_out.status, &content_type, &bytes, request_id)).flatten() {
         sdk_said = Some(String::from_utf8_lossy(&bytes).into_owned());
         bytes = Bytes::from(answer);
         parts_out.headers.remove(axum::http::header::CONTENT_LENGTH);

@@ -4,8 +4,9 @@
 //!
 //! Strings may use placeholders, filled per run: `{home}`, `{work}`, `{stub_url}`, `{prompt}`,
 //! `{server_url}`, `{server_command}`, `{server_command_json}`, `{server_args_json}`,
-//! `{server_argv_json}` (command and arguments in one JSON array), `{server_command_line}`. An argument that is exactly `{server}` expands to the server's command
-//! and arguments (stdio) or its URL (HTTP).
+//! `{server_argv_json}` (command and arguments in one JSON array), `{server_command_line}`. An
+//! argument that is exactly `{server}` expands to the server's command and arguments (stdio) or
+//! its URL (HTTP).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

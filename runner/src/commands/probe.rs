@@ -83,14 +83,14 @@ fn command_profile(client: &CommandClient<'_>) -> Result<(profile::Profile, std:
     let words = shell_words::split(command_line).map_err(|e| bad_input(format!("--command {command_line:?}: {e}")))?;
     let Some((program, args)) = words.split_first() else { return Err(bad_input("--command is empty")) };
     const SERVER_PLACEHOLDERS: [&str; 4] = ["{server}", "{server_url}", "{server_command_line}", "{server_argv_json}"];
-    let mut texts = args.iter().chain(client.env.iter().map(|(_, v)| v)).chain(client.files.iter().map(|(_, t)| t));
-    if !texts.any(|a| SERVER_PLACEHOLDERS.iter().any(|p| a.contains(p))) {
+    // Where placeholders may stand: the arguments, the --env values, the --file texts.
+    let texts: Vec<&String> = args.iter().chain(client.env.iter().map(|(_, v)| v)).chain(client.files.iter().map(|(_, t)| t)).collect();
+    if !texts.iter().any(|a| SERVER_PLACEHOLDERS.iter().any(|p| a.contains(p))) {
         return Err(bad_input(format!(
             "--command {command_line:?} never names the probe server: put {{server}} (or {{server_url}}, {{server_command_line}}) where it goes, in the command line, an --env or a --file"
         )));
     }
-    let mut all = args.iter().chain(client.env.iter().map(|(_, v)| v)).chain(client.files.iter().map(|(_, t)| t));
-    if client.dialect.is_none() && all.any(|t| t.contains("{stub_url}")) {
+    if client.dialect.is_none() && texts.iter().any(|t| t.contains("{stub_url}")) {
         return Err(bad_input("{stub_url} needs --dialect: the model stub only runs for a host that speaks a model dialect"));
     }
     let program = find_program(program)?.display().to_string();

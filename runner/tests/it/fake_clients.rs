@@ -105,17 +105,9 @@ fn secrets_in_the_runner_environment_never_reach_the_client() {
 #[test]
 fn a_host_without_a_profile_gets_affordance_verdicts_through_the_model_stub() {
     let dir = tempfile::tempdir().unwrap();
-    let records = dir.path().join("records");
     let exe = env!("CARGO_BIN_EXE_mcp-client-probe");
-    let output = probe_cmd()
-        .args(["probe", "--transport", "stdio", "--dialect", "chat", "--format", "json", "--records", records.to_str().unwrap()])
-        .arg("--command")
-        .arg(format!("{exe} reference-host --model-url {{stub_url}} {{server}}"))
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let record: Value = serde_json::from_str(&std::fs::read_to_string(records.join("mcp-client-probe/unversioned/stdio.json")).unwrap()).unwrap();
-    let affordances: Vec<&Value> = record["verdicts"].as_array().unwrap().iter().filter(|v| v["probe"].as_str().unwrap().starts_with("affordances.")).collect();
+    let (records, record) = probe_chat_host(dir.path(), &[], &format!("{exe} reference-host --model-url {{stub_url}} {{server}}"), "mcp-client-probe/unversioned");
+    let affordances = affordances_of(&record);
     assert!(affordances.len() >= 12);
     for verdict in affordances {
         assert_eq!(verdict["outcome"], "yes", "{verdict}");
@@ -124,26 +116,39 @@ fn a_host_without_a_profile_gets_affordance_verdicts_through_the_model_stub() {
     assert!(records.join("mcp-client-probe/unversioned/stdio.model.jsonl").exists());
 }
 
+/// Probes a host given by `command` over stdio with the Chat Completions stub and `extra`
+/// arguments, into records under `dir`; returns the records directory and the stdio record
+/// found under `record_dir` (client/version).
+fn probe_chat_host(dir: &std::path::Path, extra: &[&str], command: &str, record_dir: &str) -> (std::path::PathBuf, Value) {
+    let records = dir.join("records");
+    let output = probe_cmd()
+        .args(["probe", "--transport", "stdio", "--dialect", "chat", "--format", "json", "--records", records.to_str().unwrap()])
+        .args(extra)
+        .arg("--command")
+        .arg(command)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let record = serde_json::from_str(&std::fs::read_to_string(records.join(record_dir).join("stdio.json")).unwrap()).unwrap();
+    (records, record)
+}
+
+/// A record's verdicts of the model-facing affordance probes.
+fn affordances_of(record: &Value) -> Vec<&Value> {
+    record["verdicts"].as_array().unwrap().iter().filter(|v| v["probe"].as_str().unwrap().starts_with("affordances.")).collect()
+}
+
 /// A host without a profile, probed from one `probe --command` line and no wrapper script: the
 /// command line shell-quoted, the model's URL handed over in an environment variable and the
 /// server's command line in a file, the client named and versioned.
 #[test]
 fn a_host_is_probed_from_one_command_line_with_env_and_file_only() {
     let dir = tempfile::tempdir().unwrap();
-    let records = dir.path().join("records");
     let exe = env!("CARGO_BIN_EXE_mcp-client-probe");
-    let output = probe_cmd()
-        .args(["probe", "--transport", "stdio", "--dialect", "chat", "--format", "json", "--records", records.to_str().unwrap()])
-        .args(["--name", "fake-host", "--client-version", "1.2.3"])
-        .args(["--env", "MCP_CLIENT_PROBE_MODEL_URL={stub_url}", "--file", "server.txt={server_command_line}"])
-        .arg("--command")
-        .arg(format!("'{exe}' reference-host --server-file server.txt"))
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let record: Value = serde_json::from_str(&std::fs::read_to_string(records.join("fake-host/1.2.3/stdio.json")).unwrap()).unwrap();
+    let extra = ["--name", "fake-host", "--client-version", "1.2.3", "--env", "MCP_CLIENT_PROBE_MODEL_URL={stub_url}", "--file", "server.txt={server_command_line}"];
+    let (_, record) = probe_chat_host(dir.path(), &extra, &format!("'{exe}' reference-host --server-file server.txt"), "fake-host/1.2.3");
     assert_eq!((record["client"].as_str(), record["version"].as_str()), (Some("fake-host"), Some("1.2.3")));
-    let affordances: Vec<&Value> = record["verdicts"].as_array().unwrap().iter().filter(|v| v["probe"].as_str().unwrap().starts_with("affordances.")).collect();
+    let affordances = affordances_of(&record);
     assert!(affordances.len() >= 12);
     for verdict in affordances {
         assert_eq!(verdict["outcome"], "yes", "{verdict}");

@@ -25,12 +25,7 @@ pub fn is_count_tokens(path: &str) -> bool {
 
 /// The functions declared, in order (`parameters` or `parametersJsonSchema` as the schema).
 pub fn offered(body: &Value) -> Vec<OfferedTool> {
-    declarations(body)
-        .filter_map(|f| {
-            let schema = f.get("parametersJsonSchema").or_else(|| f.get("parameters")).cloned().unwrap_or(Value::Null);
-            Some(OfferedTool { name: f["name"].as_str()?.to_string(), namespace: None, schema, via: None })
-        })
-        .collect()
+    declarations(body).filter_map(|f| Some(OfferedTool { name: f["name"].as_str()?.to_string(), namespace: None, schema: super::plan::schema_of(f), via: None })).collect()
 }
 
 /// Every function declaration of every tool entry.
@@ -48,12 +43,13 @@ pub fn results(body: &Value) -> usize {
 }
 
 pub fn reply(body: &Value, step: &Step, turn: usize) -> Reply {
-    let (part, finish) = match step {
-        Step::Call { tool, arguments, .. } => (json!({"functionCall": {"id": format!("call_stub_{turn}"), "name": tool.name, "args": arguments}}), "STOP"),
-        Step::Finish { text } => (json!({"text": text}), "STOP"),
+    // Gemini ends a turn with STOP whether it calls a function or answers.
+    let part = match step {
+        Step::Call { tool, arguments, .. } => json!({"functionCall": {"id": format!("call_stub_{turn}"), "name": tool.name, "args": arguments}}),
+        Step::Finish { text } => json!({"text": text}),
     };
     let response = json!({
-        "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": finish, "index": 0}],
+        "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
         "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
         "modelVersion": "stub-model",
         "responseId": format!("stub-{turn}"),

@@ -120,6 +120,11 @@ pub fn mentioned_tools(body: &Value) -> Vec<String> {
     found.into_iter().collect()
 }
 
+/// A tool declaration's input schema, under whichever name its dialect gives it (null if none).
+pub fn schema_of(declaration: &Value) -> Value {
+    ["input_schema", "parameters", "parametersJsonSchema", "inputSchema"].iter().find_map(|k| declaration.get(*k)).cloned().unwrap_or(Value::Null)
+}
+
 /// Whether a tool is a proxy that calls a deferred tool by name: `{"name", "arguments"}` in its
 /// schema and "call" in its name.
 fn is_proxy(tool: &OfferedTool) -> bool {
@@ -167,8 +172,7 @@ pub fn proxied_declarations(body: &Value, catalogue: &[OfferedTool]) -> Vec<(Off
         if !wanted_name(name) || catalogue.iter().chain(tools.iter().map(|(t, _)| t)).any(|t| t.name == name) {
             continue;
         }
-        let schema = ["parametersJsonSchema", "parameters", "input_schema", "inputSchema"].iter().find_map(|k| declaration.get(*k)).cloned().unwrap_or(Value::Null);
-        let tool = OfferedTool { name: name.to_string(), namespace: None, schema, via: Some(proxy.name.clone()) };
+        let tool = OfferedTool { name: name.to_string(), namespace: None, schema: schema_of(&declaration), via: Some(proxy.name.clone()) };
         tools.push((tool, declaration));
     }
     tools

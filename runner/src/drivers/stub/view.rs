@@ -45,7 +45,7 @@ fn entry(tool: &Value, namespace: Option<&str>) -> Option<Value> {
     if !full {
         return Some(json!({"name": name, "namespace": namespace}));
     }
-    let schema = ["input_schema", "parameters", "parametersJsonSchema"].iter().find_map(|k| function.get(*k)).cloned().unwrap_or(Value::Null);
+    let schema = super::plan::schema_of(function);
     let description = function.get("description").and_then(Value::as_str).map(capped);
     Some(json!({"name": name, "namespace": namespace, "description": description, "schema": schema}))
 }
@@ -125,7 +125,6 @@ pub fn view(dialect: Dialect, body: &Value) -> Value {
     let mut offered = tools(body);
     for (tool, declaration) in super::plan::proxied_declarations(body, &super::declared(dialect, body)) {
         if let Some(mut shown) = entry(&declaration, None) {
-            shown["schema"] = tool.schema;
             shown["via"] = json!(tool.via);
             offered.push(shown);
         }
