@@ -86,10 +86,23 @@ fn with_ask(o: &Observations, verdict: Verdict) -> Verdict {
     verdict.opportunity(asked.into_iter().chain(first_screen))
 }
 
-/// Lines of `text` that contain `needle`.
-fn lines_with<'a>(text: &'a str, needle: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-    text.lines().filter(move |l| l.contains(needle))
+/// The lines that show the field `label`: each line with the label, and the few lines after it
+/// (a host may draw the value, and a hint, below the label) up to a blank line or another
+/// field's label.
+fn field_lines<'a>(text: &'a str, label: &'a str, labels: &'a [String]) -> impl Iterator<Item = &'a str> + 'a {
+    let lines: Vec<&'a str> = text.lines().collect();
+    let others = move |line: &str| labels.iter().any(|other| other != label && line.contains(other.as_str()));
+    let blank = |line: &str| line.chars().all(|c| c.is_whitespace() || matches!(c, '|' | '│' | '┃'));
+    let mut shown = Vec::new();
+    for (i, line) in lines.iter().enumerate().filter(|(_, l)| l.contains(label)) {
+        shown.push(*line);
+        shown.extend(lines[i + 1..].iter().take(FIELD_LINES_BELOW).take_while(|l| !blank(l) && !others(l)));
+    }
+    shown.into_iter()
 }
+
+/// How many lines below its label a field's value may be drawn.
+const FIELD_LINES_BELOW: usize = 3;
 
 probe! {
     /// Evidence: the screen saved when the form appeared shows the elicitation's message and the
@@ -130,7 +143,7 @@ fn judge_form_shown(o: &Observations) -> Verdict {
 
 probe! {
     /// Evidence: on the screen saved when the form appeared, each field with a text or number
-    /// default shows it on the field's line, and the fields the person left alone come back
+    /// default shows it on the field's line or just below its label, and the fields the person left alone come back
     /// with their defaults.
     DefaultsPrefilled {
         id: "interactive.defaults_prefilled", area: Interactive, title: "defaults pre-filled",
@@ -151,9 +164,10 @@ fn judge_defaults(o: &Observations) -> Verdict {
     let Some(shown) = screen(o, plan::FORM_SHOWN) else { return not_reached(o, "the form") };
     let schema = surface::elicit_form_schema();
     let mut problems = Vec::new();
+    let labels: Vec<String> = plan::labels(&schema).into_iter().map(|(_, label)| label).collect();
     for (field, label) in plan::labels(&schema) {
         let Some(text) = default_text(&schema["properties"][&field]["default"]) else { continue };
-        if !lines_with(shown.text, &label).any(|line| line.contains(&text)) {
+        if !field_lines(shown.text, &label, &labels).any(|line| line.contains(&text)) {
             problems.push(format!("{label} does not show {text:?}"));
         }
     }
@@ -395,8 +409,9 @@ fn judge_url_shown(o: &Observations) -> Verdict {
 
 probe! {
     /// Evidence: while the URL-mode request was on screen and nobody had consented, the host did
-    /// not try to open the URL (the runner's browser trap saw nothing); an open without consent is
-    /// a violation.
+    /// not try to open the URL (the runner's browser trap saw nothing), and did not answer accept
+    /// (the person never consents). An open without consent is a violation; an accept sent before
+    /// the person pressed any key is auto-answered, one sent later no.
     UrlNotOpenedUnasked {
         id: "interactive.url_consent", area: Interactive, title: "URL mode: not opened without consent",
         revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveUrl,
@@ -409,6 +424,13 @@ fn judge_url_consent(o: &Observations) -> Verdict {
     if let Some(opened) = o.notes(Note::BrowserOpened).next() {
         let target = opened.detail.as_ref().and_then(|d| d.get("arguments")).map(Value::to_string).unwrap_or_default();
         return Verdict::new(Outcome::Violation, format!("opened without consent: {target}")).declared(declared).evidence([opened.seq]);
+    }
+    // The person never consents: an accept is consent given for them.
+    if let Some((_, exchange)) = answer(o, surface::TOOL_ELICIT_URL).filter(|(result, _)| action(result) == "accept") {
+        let person_acted = o.notes(Note::Keys).find(|keys| keys.seq > exchange.asked).map(|keys| keys.seq);
+        let before_the_person = exchange.answered.is_some_and(|answered| person_acted.is_none_or(|acted| answered < acted));
+        let (outcome, when) = if before_the_person { (Outcome::AutoAnswered, "before the person did anything") } else { (Outcome::No, "though the person never consented") };
+        return Verdict::new(outcome, format!("answered accept {when}")).declared(declared).evidence(exchange_evidence(&exchange));
     }
     let Some(shown) = screen(o, plan::FORM_SHOWN) else { return not_reached(o, "the URL request") };
     Verdict::new(Outcome::Yes, "shown and left unopened until the person answered").declared(declared).evidence(with_exchange(o, surface::TOOL_ELICIT_URL, [shown.seq]))
@@ -450,4 +472,22 @@ fn judge_withdrawn(o: &Observations) -> Verdict {
         (false, Some(what)) => Verdict::new(Outcome::No, format!("the form stayed on screen after the server withdrew it, and the late answer ({what}) was sent")),
     };
     verdict.declared(declared(o)).evidence(evidence)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fields_lines_are_its_label_line_and_the_value_below_it() {
+        let labels = ["count".to_string(), "E-mail".into(), "note".into()];
+        let beside = "please confirm\n  count: 3\n  E-mail: a@b.c\n  note: hello\n  Accept";
+        assert_eq!(field_lines(beside, "count", &labels).collect::<Vec<_>>(), vec!["  count: 3"]);
+        let below = "│ count * (min 1)  │\n│ ▎ 3              │\n│                  │\n│ E-mail *         │\n│   Email (hint)   │\n│ ▎ a@b.c          │\n│ note             │\n│ ▎ hello          │";
+        assert_eq!(field_lines(below, "count", &labels).collect::<Vec<_>>(), vec!["│ count * (min 1)  │", "│ ▎ 3              │"]);
+        assert_eq!(field_lines(below, "E-mail", &labels).last(), Some("│ ▎ a@b.c          │"));
+        // The next field's label ends a field's lines.
+        assert_eq!(field_lines(below, "note", &labels).count(), 2);
+        assert!(!field_lines("count:\nnote: 3", "count", &labels).any(|l| l.contains('3')));
+    }
 }

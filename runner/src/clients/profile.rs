@@ -31,8 +31,10 @@ pub enum ProfileError {
 pub enum InteractiveError {
     #[error("interactive: unknown key {0:?}")]
     UnknownKey(String),
-    #[error("interactive: focus_marker is empty")]
+    #[error("interactive: focus_marker is empty and focus_at_cursor is not set")]
     EmptyFocusMarker,
+    #[error("interactive: both focus_marker and focus_at_cursor are set")]
+    TwoFocusSigns,
     #[error("interactive: the prompt must name {{tool}}")]
     PromptWithoutTool,
 }
@@ -163,7 +165,18 @@ fn default_wait() -> u64 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KeyPlan {
+    /// What the host draws before the focused field, option or button.
+    #[serde(default)]
     pub focus_marker: String,
+    /// The host shows focus by where it leaves the terminal's cursor instead of a marker: the
+    /// driver marks the cursor's cell (with `drivers::terminal::pty::CURSOR_MARK`) and reads the
+    /// focus after it.
+    #[serde(default)]
+    pub focus_at_cursor: bool,
+    /// The host draws a field's label on a line of its own above the value (perhaps with a hint
+    /// line between): the driver reads the focused field as the nearest label above the focus.
+    #[serde(default)]
+    pub labels_above: bool,
     pub next_field: Vec<String>,
     /// Empties the focused text field.
     pub clear: Vec<String>,
@@ -210,13 +223,24 @@ impl Interactive {
             .chain(&k.cancel)
     }
 
-    /// Checks key names and the marker; the error says what is wrong.
+    /// The text before the focused field, option or button on screen.
+    pub fn focus_sign(&self) -> String {
+        if self.keys.focus_at_cursor {
+            crate::drivers::terminal::pty::CURSOR_MARK.to_string()
+        } else {
+            self.keys.focus_marker.clone()
+        }
+    }
+
+    /// Checks key names and the focus sign; the error says what is wrong.
     pub fn validate(&self) -> Result<(), InteractiveError> {
         if let Some(bad) = self.key_names().find(|k| crate::drivers::terminal::keys::bytes(k).is_none()) {
             return Err(InteractiveError::UnknownKey(bad.clone()));
         }
-        if self.keys.focus_marker.trim().is_empty() {
-            return Err(InteractiveError::EmptyFocusMarker);
+        match (self.keys.focus_marker.trim().is_empty(), self.keys.focus_at_cursor) {
+            (true, false) => return Err(InteractiveError::EmptyFocusMarker),
+            (false, true) => return Err(InteractiveError::TwoFocusSigns),
+            _ => {}
         }
         if !self.prompt.contains("{tool}") {
             return Err(InteractiveError::PromptWithoutTool);

@@ -14,6 +14,9 @@ pub fn bytes(name: &str) -> Option<&'static [u8]> {
         "Left" => b"\x1b[D",
         "Ctrl-C" => b"\x03",
         "Ctrl-U" => b"\x15",
+        "Ctrl-D" => b"\x04",
+        "Home" => b"\x1b[H",
+        "End" => b"\x1b[F",
         _ => return None,
     })
 }
@@ -32,6 +35,9 @@ pub enum Key {
     Right,
     CtrlC,
     CtrlU,
+    CtrlD,
+    Home,
+    End,
 }
 
 /// Splits what a terminal sent into keys. A lone ESC is the Esc key; ESC `[` X is an arrow.
@@ -45,6 +51,7 @@ pub fn parse(input: &str) -> Vec<Key> {
             '\x7f' | '\x08' => Key::Backspace,
             '\x03' => Key::CtrlC,
             '\x15' => Key::CtrlU,
+            '\x04' => Key::CtrlD,
             '\x1b' if chars.peek() == Some(&'[') => {
                 chars.next();
                 match chars.next() {
@@ -52,6 +59,8 @@ pub fn parse(input: &str) -> Vec<Key> {
                     Some('B') => Key::Down,
                     Some('C') => Key::Right,
                     Some('D') => Key::Left,
+                    Some('H') => Key::Home,
+                    Some('F') => Key::End,
                     _ => continue,
                 }
             }
@@ -70,7 +79,7 @@ mod tests {
 
     #[test]
     fn every_named_key_parses_back_to_one_key() {
-        for name in ["Enter", "Esc", "Tab", "Space", "Backspace", "Up", "Down", "Right", "Left", "Ctrl-C", "Ctrl-U"] {
+        for name in ["Enter", "Esc", "Tab", "Space", "Backspace", "Up", "Down", "Right", "Left", "Ctrl-C", "Ctrl-U", "Ctrl-D", "Home", "End"] {
             let sent = std::str::from_utf8(bytes(name).unwrap()).unwrap();
             assert_eq!(parse(sent).len(), 1, "{name}");
         }

@@ -64,7 +64,7 @@ pub async fn drive_isolated(launch: HostLaunch, variant: Variant, plan: Interact
     let path = env.get("PATH").cloned().unwrap_or_default();
     env.insert("PATH".into(), format!("{}:{path}", trap_bin.display()));
     env.insert("BROWSER".into(), browser.display().to_string());
-    let pty = PtySpec { program: launch.program, args: launch.args, env, cwd: launch.cwd, columns: plan.columns, rows: plan.rows };
+    let pty = PtySpec { program: launch.program, args: launch.args, env, cwd: launch.cwd, columns: plan.columns, rows: plan.rows, mark_cursor: plan.keys.focus_at_cursor };
     let case = Case { variant, plan, pty, server_journal, trap_log };
     let driven = tokio::task::spawn_blocking(move || drive(case)).await.map_err(DriveError::Panicked)?;
     let swept = crate::session::launch::sweep(None, &launch.marker).await;
@@ -115,6 +115,7 @@ const MAX_MOVES: usize = 40;
 
 struct Driver<'a> {
     pty: Pty,
+    focus: Focus,
     plan: &'a Interactive,
     server_journal: &'a Path,
     trap_log: &'a Path,
@@ -138,8 +139,11 @@ fn drive(case: Case) -> Driven {
             return Driven { journal, screens: String::new(), raw_output: Vec::new(), exit_code: None, stopped: Some(e.to_string()), duration: started.elapsed() };
         }
     };
+    let labels_above =
+        if case.plan.keys.labels_above { plan::schema_of(tool).map(|s| plan::labels(&s).into_iter().map(|(_, l)| l).collect()).unwrap_or_default() } else { Vec::new() };
     let mut driver = Driver {
         pty,
+        focus: Focus { sign: case.plan.focus_sign(), labels_above },
         plan: &case.plan,
         server_journal: &case.server_journal,
         trap_log: &case.trap_log,
@@ -333,15 +337,15 @@ impl Driver<'_> {
         Ok(())
     }
 
-    /// The text after the focus marker on each line below the form's message.
+    /// What has the focus below the form's message (see `Focus::read`).
     fn focused(&self, screen: &str) -> Vec<String> {
-        focused_in(screen, &self.plan.keys.focus_marker, self.message)
+        self.focus.read(screen, self.message)
     }
 
     /// Waits (up to `KEY_EFFECT`) for the focused lines to differ from `before`.
     fn focus_changed_from(&mut self, before: &[String]) -> bool {
-        let (marker, message) = (self.plan.keys.focus_marker.clone(), self.message);
-        self.pty.wait_for(KEY_EFFECT, |s| focused_in(s, &marker, message) != before).is_some()
+        let (focus, message) = (&self.focus, self.message);
+        self.pty.wait_for(KEY_EFFECT, |s| focus.read(s, message) != before).is_some()
     }
 
     fn is_focused(&self, screen: &str, label: &str) -> bool {
@@ -530,11 +534,50 @@ fn field_value<'a>(focused: &'a str, label: &str) -> Option<&'a str> {
     decoration.chars().all(|c| c == ' ' || c == '*').then(|| value.trim())
 }
 
-/// `Driver::focused` for a screen, without the driver.
-fn focused_in(screen: &str, marker: &str, message: &str) -> Vec<String> {
-    let lines: Vec<&str> = screen.lines().collect();
-    let start = lines.iter().position(|l| l.contains(message)).map_or(0, |i| i + 1);
-    lines[start..].iter().filter_map(|l| l.find(marker).map(|i| &l[i + marker.len()..])).map(|rest| rest.trim_start_matches(|c: char| !c.is_alphanumeric()).to_string()).collect()
+/// How a host shows what has the focus, and where it puts a field's label.
+struct Focus {
+    /// Drawn before the focused field, option or button (or the cursor's mark).
+    sign: String,
+    /// With labels above their values: the form's field labels, to find the focused one by.
+    labels_above: Vec<String>,
+}
+
+impl Focus {
+    /// The text after the focus sign on each line below the form's message. Where labels sit
+    /// above their values, also `label: value` for the nearest label above the sign, looking no
+    /// further up than a blank line.
+    fn read(&self, screen: &str, message: &str) -> Vec<String> {
+        let lines: Vec<&str> = screen.lines().collect();
+        let start = lines.iter().position(|l| l.contains(message)).map_or(0, |i| i + 1);
+        let mut focused = Vec::new();
+        for (i, line) in lines.iter().enumerate().skip(start) {
+            let Some(at) = line.find(&self.sign) else { continue };
+            focused.push(line[at + self.sign.len()..].trim_start_matches(|c: char| !c.is_alphanumeric()).to_string());
+            if let Some(label) = self.label_above(&lines[start..i]) {
+                focused.push(format!("{label}: {}", bare(&line.replacen(&self.sign, "", 1))).trim_end().to_string());
+            }
+        }
+        focused
+    }
+
+    fn label_above(&self, lines: &[&str]) -> Option<&str> {
+        for line in lines.iter().rev() {
+            let text = bare(line);
+            let label = self.labels_above.iter().find(|label| text.strip_prefix(label.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '*', '('])));
+            if label.is_some() {
+                return label.map(String::as_str);
+            }
+            if line.chars().all(|c| c.is_whitespace() || matches!(c, '│' | '┃' | '|')) {
+                return None;
+            }
+        }
+        None
+    }
+}
+
+/// A line's text without the frame around it: blanks, box-drawing and block characters.
+fn bare(line: &str) -> String {
+    line.trim_matches(|c: char| c.is_whitespace() || c == '|' || ('\u{2500}'..='\u{259F}').contains(&c)).to_string()
 }
 
 #[cfg(test)]
@@ -568,8 +611,47 @@ mod tests {
     }
 
     #[test]
+    fn focus_at_the_cursor_is_read_with_the_label_above_it() {
+        let m = pty::CURSOR_MARK;
+        let focus = Focus { sign: m.to_string(), labels_above: vec!["agree".into(), "count".into(), "E-mail".into()] };
+        let form = |cursor_row: usize| {
+            let rows = [
+                "    │ please confirm                │",
+                "    │ agree *                       │",
+                "    │ ┌───────────────────────────┐ │",
+                "    │ │[*] Yes                   ^│ │",
+                "    │ └───────────────────────────┘ │",
+                "    │                               │",
+                "    │ count * (min 1, max 10)       │",
+                "    │ ▎ 3                           │",
+                "    │                               │",
+                "    │ E-mail *                      │",
+                "    │   Email (user@example.com)    │",
+                "    │ ▎                             │",
+                "    │                               │",
+                "    │ <  Accept  >  < Decline  >    │",
+            ];
+            let at = |row: usize, line: &str| match (row == cursor_row, row) {
+                (true, 3) => line.replacen("[*]", &format!("[{m}*]"), 1),
+                (true, 13) => line.replacen("< Decline", &format!("<{m} Decline"), 1),
+                (true, _) => line.replacen("▎ ", &format!("▎ {m}"), 1),
+                (false, _) => line.to_string(),
+            };
+            rows.iter().enumerate().map(|(row, line)| at(row, line)).collect::<Vec<_>>().join("\n")
+        };
+        assert_eq!(focus.read(&form(3), "please confirm"), vec!["Yes                   ^│ │".to_string(), "agree: [*] Yes                   ^".into()]);
+        assert_eq!(focus.read(&form(7), "please confirm"), vec!["3                           │".to_string(), "count: 3".into()]);
+        // A hint line between label and value; an empty value.
+        assert_eq!(focus.read(&form(11), "please confirm")[1], "E-mail:");
+        assert_eq!(field_value("E-mail:", "E-mail"), Some(""));
+        // A button row: no label above the blank line before it.
+        assert_eq!(focus.read(&form(13), "please confirm"), vec!["Decline  >    │".to_string()]);
+    }
+
+    #[test]
     fn focus_is_read_after_the_marker_below_the_message() {
         let screen = "❯ the prompt mentions count\n  please confirm\n    ✔ agree: ☒\n  ❯ ✔ count: 3\n    Accept  ❯ Decline";
-        assert_eq!(focused_in(screen, "❯", "please confirm"), vec!["count: 3".to_string(), "Decline".into()]);
+        let focus = Focus { sign: "❯".into(), labels_above: Vec::new() };
+        assert_eq!(focus.read(screen, "please confirm"), vec!["count: 3".to_string(), "Decline".into()]);
     }
 }

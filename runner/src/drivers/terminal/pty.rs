@@ -28,7 +28,14 @@ pub struct PtySpec {
     pub cwd: PathBuf,
     pub columns: u16,
     pub rows: u16,
+    /// Whether `screen` shows the cursor's cell as `CURSOR_MARK` (for hosts that show focus by
+    /// the cursor).
+    pub mark_cursor: bool,
 }
+
+/// What `Pty::screen` puts where the cursor is, when asked to: a character terminal UIs do not
+/// draw (U+2038 CARET).
+pub const CURSOR_MARK: char = '\u{2038}';
 
 fn nonzero(n: u16) -> std::num::NonZeroU16 {
     std::num::NonZeroU16::new(n).unwrap_or(std::num::NonZeroU16::MIN)
@@ -74,9 +81,51 @@ pub struct Pty {
     /// Bytes read so far: a change means the screen may have changed.
     received: Arc<Received>,
     raw: Arc<Mutex<Vec<u8>>>,
-    writer: Box<dyn Write + Send>,
+    writer: SharedWriter,
     child: Box<dyn Child + Send + Sync>,
     _master: Box<dyn portable_pty::MasterPty + Send>,
+    mark_cursor: bool,
+}
+
+/// The terminal's input side, shared by the driver's keys and the answers to the host's queries.
+type SharedWriter = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// Finds the cursor position queries (`ESC [ 6 n`, "device status report") a host writes, which a
+/// real terminal answers with `ESC [ row ; col R`: some hosts' line editors wait for the answer
+/// and draw poorly without it. A query split between two reads is still found.
+#[derive(Default)]
+struct CursorQueries {
+    /// The end of the previous read that could begin a query.
+    tail: Vec<u8>,
+}
+
+impl CursorQueries {
+    const QUERY: &'static [u8] = b"\x1b[6n";
+
+    fn count_in(&mut self, chunk: &[u8]) -> usize {
+        let mut joined = std::mem::take(&mut self.tail);
+        joined.extend_from_slice(chunk);
+        let count = joined.windows(Self::QUERY.len()).filter(|w| *w == Self::QUERY).count();
+        let keep = (1..Self::QUERY.len()).rev().find(|&k| joined.len() >= k && joined.ends_with(&Self::QUERY[..k])).unwrap_or(0);
+        self.tail = joined[joined.len() - keep..].to_vec();
+        count
+    }
+}
+
+/// The screen's text with `CURSOR_MARK` inserted before the cursor's cell.
+fn with_cursor_mark(screen: &vt100::Screen) -> String {
+    let (row, col) = screen.cursor_position();
+    let width = screen.size().1.get();
+    let before = screen.rows(0, col).nth(row.into()).unwrap_or_default();
+    let after = screen.rows(col, width.saturating_sub(col)).nth(row.into()).unwrap_or_default();
+    // A row's text stops at its last drawn cell: pad to the cursor's column first.
+    let padding = usize::from(col).saturating_sub(before.chars().count());
+    let marked = format!("{before}{}{CURSOR_MARK}{after}", " ".repeat(padding));
+    let mut lines: Vec<String> = screen.rows(0, width).collect();
+    if let Some(line) = lines.get_mut(usize::from(row)) {
+        *line = marked;
+    }
+    lines.join("\n")
 }
 
 impl Pty {
@@ -94,19 +143,27 @@ impl Pty {
         let child = pair.slave.spawn_command(command).map_err(|e| spawn_error(e.to_string()))?;
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().map_err(|e| spawn_error(e.to_string()))?;
-        let writer = pair.master.take_writer().map_err(|e| spawn_error(e.to_string()))?;
+        let writer: SharedWriter = Arc::new(Mutex::new(pair.master.take_writer().map_err(|e| spawn_error(e.to_string()))?));
         let parser = Arc::new(Mutex::new(vt100::Parser::new(nonzero(spec.rows), nonzero(spec.columns), 0)));
         let received = Arc::new(Received::default());
         let raw = Arc::new(Mutex::new(Vec::new()));
-        let (p, r, w) = (parser.clone(), received.clone(), raw.clone());
+        let (p, r, w, answers) = (parser.clone(), received.clone(), raw.clone(), writer.clone());
         std::thread::spawn(move || {
             let mut chunk = [0u8; 16 * 1024];
+            let mut queries = CursorQueries::default();
             while let Ok(n) = reader.read(&mut chunk) {
                 if n == 0 {
                     break;
                 }
                 if let Ok(mut parser) = p.lock() {
                     parser.process(&chunk[..n]);
+                    // Answer as a terminal would, with where the cursor is after the query.
+                    for _ in 0..queries.count_in(&chunk[..n]) {
+                        let (row, col) = parser.screen().cursor_position();
+                        if let Ok(mut answers) = answers.lock() {
+                            let _ = write!(answers, "\x1b[{};{}R", row + 1, col + 1).and_then(|()| answers.flush());
+                        }
+                    }
                 }
                 if let Ok(mut raw) = w.lock() {
                     let room = RAW_CAP.saturating_sub(raw.len());
@@ -115,20 +172,21 @@ impl Pty {
                 r.add(n);
             }
         });
-        Ok(Pty { parser, received, raw, writer, child, _master: pair.master })
+        Ok(Pty { parser, received, raw, writer, child, _master: pair.master, mark_cursor: spec.mark_cursor })
     }
 
     /// The screen as text: one line per row, trailing blanks and blank trailing rows dropped.
     pub fn screen(&self) -> String {
-        let contents = self.parser.lock().map(|p| p.screen().contents()).unwrap_or_default();
+        let contents = self.parser.lock().map(|p| if self.mark_cursor { with_cursor_mark(p.screen()) } else { p.screen().contents() }).unwrap_or_default();
         let lines: Vec<&str> = contents.lines().map(str::trim_end).collect();
         let end = lines.iter().rposition(|l| !l.is_empty()).map_or(0, |i| i + 1);
         lines[..end].join("\n")
     }
 
     pub fn send(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.writer.write_all(bytes)?;
-        self.writer.flush()
+        let mut writer = self.writer.lock().map_err(|_| std::io::Error::other("the terminal's writer was poisoned"))?;
+        writer.write_all(bytes)?;
+        writer.flush()
     }
 
     /// Waits until `condition` holds on the screen, or the timeout passes, or the program ends.
@@ -198,5 +256,30 @@ impl Drop for Pty {
         if self.exited().is_none() {
             let _ = self.child.kill();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursor_queries_are_counted_across_reads() {
+        let mut queries = CursorQueries::default();
+        assert_eq!(queries.count_in(b"abc\x1b[6ndef\x1b[6n"), 2);
+        assert_eq!(queries.count_in(b"x\x1b["), 0);
+        assert_eq!(queries.count_in(b"6ny"), 1);
+        assert_eq!(queries.count_in(b"\x1b[5n\x1b[6"), 0);
+        assert_eq!(queries.count_in(b"m"), 0);
+    }
+
+    #[test]
+    fn the_cursor_mark_goes_before_the_cursors_cell() {
+        let mut parser = vt100::Parser::new(std::num::NonZeroU16::new(3).unwrap(), std::num::NonZeroU16::new(20).unwrap(), 0);
+        parser.process(b"first line\r\n  ab cd\x1b[2;5H");
+        assert_eq!(with_cursor_mark(parser.screen()).lines().nth(1), Some(format!("  ab{CURSOR_MARK} cd").as_str()));
+        // Past the end of the drawn text.
+        parser.process(b"\x1b[3;4H");
+        assert_eq!(with_cursor_mark(parser.screen()).lines().nth(2), Some(format!("   {CURSOR_MARK}").as_str()));
     }
 }
