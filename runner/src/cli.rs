@@ -83,6 +83,9 @@ pub struct TerminalHostArgs {
     /// Behave like a faulty host (repeatable).
     #[arg(long, value_enum)]
     pub fault: Vec<crate::drivers::reference::terminal_host::Fault>,
+    /// How forms are drawn.
+    #[arg(long, value_enum, default_value_t)]
+    pub layout: crate::drivers::reference::terminal_host::Layout,
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     pub server: Vec<String>,
 }
@@ -433,6 +436,9 @@ pub struct SelfTestArgs {
     /// How many runs at once (default: 16 per core; the runs mostly wait).
     #[arg(long, default_value_t = default_jobs(), value_parser = jobs_in_range)]
     pub jobs: usize,
+    /// Keep each run's journal in this directory (to see why a run came out as it did).
+    #[arg(long, value_name = "DIR")]
+    pub keep_journals: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub format: FormatArgs,
 }

@@ -161,7 +161,7 @@ pub async fn dispatch(command: Command) -> Result<u8> {
             Ok(exit::OK)
         }
         Command::TerminalHost(args) => {
-            reference::terminal_host::run(&args.server, args.era, args.fault).await?;
+            reference::terminal_host::run(&args.server, args.era, args.fault, args.layout).await?;
             Ok(exit::OK)
         }
         Command::ModelStub(args) => {

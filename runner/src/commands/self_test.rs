@@ -12,7 +12,7 @@ const SLOWEST_LISTED: usize = 5;
 
 pub async fn self_test(args: cli::SelfTestArgs) -> Result<u8> {
     let specs = selftest::plan(&args.transport.transports());
-    let results = selftest::execute(specs, own_exe()?, args.jobs, None).await;
+    let results = selftest::execute(specs, own_exe()?, args.jobs, args.keep_journals).await;
     let report = selftest::evaluate(&results);
     match args.format.format {
         Format::Json => crate::out!("{}", serde_json::to_string_pretty(&report)?),

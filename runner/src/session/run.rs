@@ -9,6 +9,7 @@ use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant, Verdict};
 use serde::Serialize;
 
+use crate::drivers::reference::terminal_host::Layout;
 use crate::drivers::reference::{self, Ablation, Endpoint, Variation};
 use crate::exit::one_line;
 use crate::session::{self, ModelJournal, RunError, Scratch, Session};
@@ -154,11 +155,17 @@ async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Scratch, journ
     if let Some(fault) = spec.ablation.and_then(Ablation::terminal_fault) {
         args.extend(["--fault".to_string(), fault.name()]);
     }
+    let layout = if spec.variation == Some(Variation::CursorFocusLabelsAbove) { Layout::CursorLabelsAbove } else { Layout::Marker };
+    if layout == Layout::CursorLabelsAbove {
+        args.extend(["--layout".to_string(), "cursor-labels-above".into()]);
+    }
     args.push(server_exe.display().to_string());
     args.extend(session::stdio_server_args(&server_journal, spec.variant, EraPolicy::Dual));
     // The reference person answers at once: the server need not wait a real person's 6 s.
     args.extend(["--withdraw-after-ms".to_string(), REFERENCE_WITHDRAW_AFTER_MS.to_string()]);
-    let marker = format!("terminal-host-{}-{}-{}-{}", spec.era, spec.variant, spec.ablation.map_or("full", Ablation::id), std::process::id());
+    // Unique per run: the sweep afterwards ends every process carrying it.
+    let what = spec.ablation.map(Ablation::id).or(spec.variation.map(Variation::id)).unwrap_or("full");
+    let marker = format!("terminal-host-{}-{}-{what}-{}", spec.era, spec.variant, std::process::id());
     let launch = crate::drivers::terminal::HostLaunch {
         program: server_exe.to_path_buf(),
         args,
@@ -168,7 +175,7 @@ async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Scratch, journ
         scratch: scratch.path().to_path_buf(),
         marker,
     };
-    let (driven, _) = crate::drivers::terminal::drive_isolated(launch, spec.variant, reference::terminal_host::profile(), server_journal).await?;
+    let (driven, _) = crate::drivers::terminal::drive_isolated(launch, spec.variant, reference::terminal_host::profile(layout), server_journal).await?;
     probe_server::journal::write_events(journal, &driven.journal.events).map_err(RunError::journal(journal))
 }
 

@@ -63,8 +63,28 @@ ready_pause_ms = 0
 url_watch_ms = 100
 "#;
 
-pub fn profile() -> Interactive {
-    toml::from_str(PROFILE).expect("the fake terminal host's plan parses")
+/// The keys that differ when the host shows focus by the cursor with labels above values
+/// (`Layout::CursorLabelsAbove`).
+const CURSOR_KEYS: &str = "focus_at_cursor = true\nlabels_above = true\n";
+
+/// The host's keystroke plan for a layout.
+pub fn profile(layout: Layout) -> Interactive {
+    let text = match layout {
+        Layout::Marker => PROFILE.to_string(),
+        Layout::CursorLabelsAbove => PROFILE.replace("focus_marker = \"»\"\n", CURSOR_KEYS),
+    };
+    toml::from_str(&text).expect("the fake terminal host's plan parses")
+}
+
+/// How the host draws a form.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Layout {
+    /// `label: value` on one line, a `»` before what has the focus.
+    #[default]
+    Marker,
+    /// Each label on a line above its value, no marker: the terminal's cursor sits on what has
+    /// the focus.
+    CursorLabelsAbove,
 }
 
 /// A faulty behaviour of the host.
@@ -267,6 +287,7 @@ enum Mode {
 
 struct Ui {
     faults: Vec<Fault>,
+    layout: Layout,
     prompt: String,
     last: String,
     mode: Mode,
@@ -282,6 +303,39 @@ impl Ui {
         match &self.mode {
             Mode::Prompt => lines.push(format!("> {}", self.prompt)),
             Mode::Waiting(tool) => lines.push(format!("  calling {tool}…")),
+            Mode::Form { message, fields, focus, open, warning, .. } if self.layout == Layout::CursorLabelsAbove => {
+                lines.push("[the probe server asks for input]".into());
+                if !self.has(Fault::NoMessage) {
+                    lines.push(message.clone());
+                }
+                // (row, column) of what has the focus.
+                let mut cursor = (0, 0);
+                for (i, field) in fields.iter().enumerate() {
+                    lines.push(format!("{}{}", field.label, if field.required { " *" } else { "" }));
+                    if *focus == i {
+                        cursor = (lines.len(), 2);
+                    }
+                    lines.push(format!("  {}", field.display()));
+                    let options: Vec<String> = match (&field.kind, *focus == i && open.is_some()) {
+                        (Kind::Single(opts), true) => opts.iter().enumerate().map(|(j, (_, l))| format!("    {} {l}", if field.choice == Some(j) { "◉" } else { "○" })).collect(),
+                        (Kind::Multi(opts), true) => opts.iter().zip(&field.chosen).map(|((_, l), c)| format!("    {} {l}", if *c { "☑" } else { "☐" })).collect(),
+                        _ => Vec::new(),
+                    };
+                    if let (Some(at), false) = (open.filter(|_| *focus == i), options.is_empty()) {
+                        cursor = (lines.len() + at, 4);
+                    }
+                    lines.extend(options);
+                }
+                let n = fields.len();
+                if *focus >= n {
+                    cursor = (lines.len(), if *focus == n { 2 } else { 10 });
+                }
+                lines.push("  Accept  Decline".into());
+                lines.extend(warning.iter().map(|w| format!("! {w}")));
+                lines.push("Tab next · Enter open/press · Space pick · Ctrl-U clear · Esc cancel".into());
+                // The cursor is hidden while the screen is redrawn, as terminal UIs do.
+                return format!("\x1b[?25l\x1b[H\x1b[2J{}\x1b[{};{}H\x1b[?25h", lines.join("\r\n"), cursor.0 + 1, cursor.1 + 1);
+            }
             Mode::Form { message, fields, focus, open, warning, .. } => {
                 lines.push("[the probe server asks for input]".into());
                 if !self.has(Fault::NoMessage) {
@@ -530,7 +584,7 @@ impl Drop for RawMode {
 }
 
 /// Runs the host against the probe server started by `server` (a command line), until Ctrl-C.
-pub async fn run(server: &[String], era: Era, faults: Vec<Fault>) -> anyhow::Result<()> {
+pub async fn run(server: &[String], era: Era, faults: Vec<Fault>, layout: Layout) -> anyhow::Result<()> {
     let Some((program, args)) = server.split_first() else { anyhow::bail!("give the probe server's command line") };
     let _raw = RawMode::enter();
     let (ask_tx, mut asks) = mpsc::unbounded_channel();
@@ -556,7 +610,7 @@ pub async fn run(server: &[String], era: Era, faults: Vec<Fault>) -> anyhow::Res
         }
     });
     let (done_tx, mut done) = mpsc::unbounded_channel::<String>();
-    let mut ui = Ui { faults, prompt: String::new(), last: String::new(), mode: Mode::Prompt };
+    let mut ui = Ui { faults, layout, prompt: String::new(), last: String::new(), mode: Mode::Prompt };
     let mut out = std::io::stdout();
     loop {
         let _ = out.write_all(ui.render().as_bytes());
@@ -597,12 +651,15 @@ mod tests {
 
     #[test]
     fn the_plan_parses_and_uses_known_keys() {
-        profile().validate().unwrap();
+        profile(Layout::Marker).validate().unwrap();
+        let cursor = profile(Layout::CursorLabelsAbove);
+        cursor.validate().unwrap();
+        assert!(cursor.keys.focus_at_cursor && cursor.keys.labels_above && cursor.keys.focus_marker.is_empty());
     }
 
     fn form(faults: Vec<Fault>) -> (Ui, oneshot::Receiver<Value>) {
         let (reply, answer) = oneshot::channel();
-        let mut ui = Ui { faults, prompt: String::new(), last: String::new(), mode: Mode::Prompt };
+        let mut ui = Ui { faults, layout: Layout::Marker, prompt: String::new(), last: String::new(), mode: Mode::Prompt };
         ui.ask(Ask { params: probe_server::surface::elicit_form_params(), reply, withdrawn: Default::default() });
         (ui, answer)
     }

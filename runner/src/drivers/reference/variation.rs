@@ -14,6 +14,8 @@ pub enum Runner {
     Client,
     /// The reference host (client plus model loop; judged on the affordance probes).
     Host,
+    /// The fake terminal host (a person at its forms; judged on the interactive probes).
+    Terminal,
 }
 
 macro_rules! variations {
@@ -56,6 +58,7 @@ variations! {
     CancelAfterCompletedCalls => "cancel-after-completed-calls", Client, "sends notifications/cancelled for every tools/call that already completed";
     PingsServer => "pings-server", Client, "pings the server before its script";
     ExperimentalCapability => "experimental-capability", Client, "declares an experimental capability of its own";
+    CursorFocusLabelsAbove => "cursor-focus-labels-above", Terminal, "draws each form label above its value and shows the focus only by the terminal's cursor";
 }
 
 impl Variation {
@@ -113,5 +116,6 @@ mod tests {
             }
         }
         assert!(Variation::ALL.len() >= 12);
+        assert!(Variation::ALL.iter().any(|v| v.runner() == Runner::Terminal));
     }
 }

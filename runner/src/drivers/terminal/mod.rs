@@ -342,10 +342,17 @@ impl Driver<'_> {
         self.focus.read(screen, self.message)
     }
 
-    /// Waits (up to `KEY_EFFECT`) for the focused lines to differ from `before`.
+    /// Waits (up to `KEY_EFFECT`) for the focused lines to differ from `before`. Where the cursor
+    /// shows the focus, a screen without it (hidden while the host redraws) shows no focus yet.
     fn focus_changed_from(&mut self, before: &[String]) -> bool {
         let (focus, message) = (&self.focus, self.message);
-        self.pty.wait_for(KEY_EFFECT, |s| focus.read(s, message) != before).is_some()
+        self.pty.wait_for(KEY_EFFECT, |s| focus.shown(s) && focus.read(s, message) != before).is_some()
+    }
+
+    /// The screen, once it shows the focus where the cursor does (the host may be mid-redraw).
+    fn focus_screen(&mut self) -> String {
+        let focus = &self.focus;
+        self.pty.wait_for(KEY_EFFECT, |s| focus.shown(s)).unwrap_or_else(|| self.pty.screen())
     }
 
     fn is_focused(&self, screen: &str, label: &str) -> bool {
@@ -355,7 +362,7 @@ impl Driver<'_> {
     /// Presses `keys` until the focus is on `label`.
     fn move_to(&mut self, label: &str, keys: &[String], what: &str) -> Step {
         for _ in 0..MAX_MOVES {
-            let screen = self.pty.screen();
+            let screen = self.focus_screen();
             if self.is_focused(&screen, label) {
                 return Ok(());
             }
@@ -380,7 +387,7 @@ impl Driver<'_> {
             Input::Text(text) => {
                 self.clear_field(&input.label)?;
                 self.type_text(text, &format!("type into {}", input.label))?;
-                let screen = self.pty.screen();
+                let screen = self.focus_screen();
                 if !self.focused(&screen).iter().any(|t| t.starts_with(&input.label) && t.contains(text)) {
                     return Err(Stop(format!("typed {text:?} into {} and the field does not show it", input.label)));
                 }
@@ -405,7 +412,7 @@ impl Driver<'_> {
     fn clear_field(&mut self, label: &str) -> Step {
         let clear = self.plan.keys.clear.clone();
         for _ in 0..MAX_CLEARS {
-            let screen = self.pty.screen();
+            let screen = self.focus_screen();
             let empty = self.plan.keys.empty_value.as_deref();
             if self.focused(&screen).iter().any(|t| field_value(t, label).is_some_and(|v| v.is_empty() || Some(v) == empty)) {
                 return Ok(());
@@ -543,6 +550,12 @@ struct Focus {
 }
 
 impl Focus {
+    /// Whether a screen can show the focus: with the cursor as the sign, only while the host
+    /// shows its cursor (the screen then carries the cursor's mark).
+    fn shown(&self, screen: &str) -> bool {
+        self.sign != pty::CURSOR_MARK.to_string() || screen.contains(pty::CURSOR_MARK)
+    }
+
     /// The text after the focus sign on each line below the form's message. Where labels sit
     /// above their values, also `label: value` for the nearest label above the sign, looking no
     /// further up than a blank line.

@@ -112,8 +112,12 @@ impl CursorQueries {
     }
 }
 
-/// The screen's text with `CURSOR_MARK` inserted before the cursor's cell.
+/// The screen's text with `CURSOR_MARK` inserted before the cursor's cell, unless the cursor is
+/// hidden (as hosts hide it while they redraw).
 fn with_cursor_mark(screen: &vt100::Screen) -> String {
+    if screen.hide_cursor() {
+        return screen.contents();
+    }
     let (row, col) = screen.cursor_position();
     let width = screen.size().1.get();
     let before = screen.rows(0, col).nth(row.into()).unwrap_or_default();
@@ -281,5 +285,8 @@ mod tests {
         // Past the end of the drawn text.
         parser.process(b"\x1b[3;4H");
         assert_eq!(with_cursor_mark(parser.screen()).lines().nth(2), Some(format!("   {CURSOR_MARK}").as_str()));
+        // A hidden cursor (a redraw under way) is not marked.
+        parser.process(b"\x1b[?25l");
+        assert!(!with_cursor_mark(parser.screen()).contains(CURSOR_MARK));
     }
 }
