@@ -107,16 +107,37 @@ pub fn classify_bare(name: &str) -> HostTool {
 
 /// Whether a name shown to the model refers to the MCP tool `tool`: the name itself, or the name
 /// after a separator (hosts prefix MCP tools with the server's name: `mcp__probe__x`,
-/// `probe__x`, `mcp_probe_x`). A namespace is never glued to the name: a host that groups tools
-/// under a namespace shows the bare name inside it.
+/// `probe__x`, `mcp_probe_x`), perhaps followed by a digest that keeps names unique
+/// (`probe_x_3d956210ede8`, gptme). A namespace is never glued to the name: a host that groups
+/// tools under a namespace shows the bare name inside it.
 pub fn names_tool(shown: &str, tool: &str) -> bool {
-    shown == tool || shown.strip_suffix(tool).is_some_and(|prefix| prefix.ends_with(|c: char| !c.is_ascii_alphanumeric()))
+    let after_separator = |shown: &str| shown == tool || shown.strip_suffix(tool).is_some_and(|prefix| prefix.ends_with(|c: char| !c.is_ascii_alphanumeric()));
+    after_separator(shown) || without_digest(shown).is_some_and(after_separator)
+}
+
+/// The shortest hexadecimal digest taken for one a host appended (`_` and at least this many hex
+/// digits), so that a word such as `added` is never mistaken for one.
+const MIN_DIGEST: usize = 6;
+
+/// `name` without a trailing `_<hex digest>`, if it has one.
+fn without_digest(name: &str) -> Option<&str> {
+    let (head, digest) = name.rsplit_once('_')?;
+    (digest.len() >= MIN_DIGEST && digest.chars().all(|c| c.is_ascii_hexdigit())).then_some(head)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_digest_after_the_name_still_names_the_tool() {
+        assert!(names_tool("probe_probe_ping_d9f9577fa217", "probe_ping"));
+        assert!(names_tool("probe_ping_D9F957", "probe_ping"));
+        assert!(!names_tool("probe_ping_d9f95", "probe_ping"), "too short for a digest");
+        assert!(!names_tool("probe_ping_d9f9577fa217", "ping_d9f9577fa217x"));
+        assert!(!names_tool("probe_pinged_d9f9577fa217", "probe_ping"));
+    }
 
     #[test]
     fn real_hosts_tools_are_classified_by_name_and_schema() {

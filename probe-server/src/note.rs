@@ -51,7 +51,7 @@ notes! {
     SdkRejectedFrame => "sdk_rejected_frame", "rmcp refused a frame the tap passed on";
     DuplicateRequestId => "duplicate_request_id", "a request reused the id of one still in flight, and was refused";
     InexactId => "inexact_id", "a request's id is a number the SDK cannot echo exactly (a fraction, or beyond 64 bits), and was refused";
-    RepeatedInitialize => "repeated_initialize", "an initialize in a session already initialized, refused";
+    RepeatedInitialize => "repeated_initialize", "an initialize in a session already initialized: the opening answer again for the same version, refused for another";
     WithheldBeforeFirstRequest => "withheld_before_first_request", "a notification before the first request, kept from rmcp";
     SseWithoutData => "sse_without_data", "an SSE event with an id and no data went out: a priming event";
     SsePrimingWithheld => "sse_priming_withheld", "a priming event withheld: the session's version predates them";

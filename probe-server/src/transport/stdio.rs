@@ -135,38 +135,48 @@ impl Pending {
     }
 }
 
-/// Whether the session on this input has been initialized: a second `initialize` is refused (the
-/// SDK would switch to the newly asked version while the journal and the first answer say the old).
+/// Whether the session on this input has been initialized. A second `initialize` never reaches
+/// the SDK (it would switch to the newly asked version while the journal and the first answer say
+/// the old): asking the version the first one asked, it gets the first answer again, as SDK servers
+/// that accept a repeated `initialize` give it; asking another, it is refused.
 #[derive(Default)]
 struct Lifecycle {
-    /// The id of the `initialize` in flight, as its JSON text.
-    asked: std::sync::Mutex<Option<String>>,
-    initialized: std::sync::atomic::AtomicBool,
+    /// The `initialize` in flight: its id as JSON text, and the version it asked for.
+    asked: std::sync::Mutex<Option<(String, Option<String>)>>,
+    /// The version the opening `initialize` asked for, and the result it was answered.
+    opened: std::sync::Mutex<Option<(Option<String>, Value)>>,
 }
 
 impl Lifecycle {
-    fn asking(&self, id: &Value) {
-        *self.asked.lock().unwrap_or_else(|p| p.into_inner()) = Some(id.to_string());
+    fn asking(&self, id: &Value, version: Option<String>) {
+        *self.asked.lock().unwrap_or_else(|p| p.into_inner()) = Some((id.to_string(), version));
     }
 
     /// Notes an outbound response: the answer to the `initialize` in flight, with a result, opens the session.
-    fn answered(&self, id: &Value, succeeded: bool) {
+    fn answered(&self, id: &Value, result: Option<&Value>) {
         let mut asked = self.asked.lock().unwrap_or_else(|p| p.into_inner());
-        if asked.as_deref() == Some(id.to_string().as_str()) {
-            *asked = None;
-            if succeeded {
-                self.initialized.store(true, std::sync::atomic::Ordering::SeqCst);
+        let id = id.to_string();
+        if asked.as_ref().is_some_and(|(asked_id, _)| *asked_id == id) {
+            let version = asked.take().and_then(|(_, version)| version);
+            if let Some(result) = result {
+                *self.opened.lock().unwrap_or_else(|p| p.into_inner()) = Some((version, result.clone()));
             }
         }
     }
 
     fn is_initialized(&self) -> bool {
-        self.initialized.load(std::sync::atomic::Ordering::SeqCst)
+        self.opened.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+    }
+
+    /// The opening answer, for a repeated `initialize` that asks the same version.
+    fn answer_again(&self, version: Option<&str>) -> Option<Value> {
+        let opened = self.opened.lock().unwrap_or_else(|p| p.into_inner());
+        opened.as_ref().filter(|(asked, _)| asked.as_deref() == version).map(|(_, result)| result.clone())
     }
 
     /// A new SDK session starts on the same input (the last one ended).
     fn reset(&self) {
-        self.initialized.store(false, std::sync::atomic::Ordering::SeqCst);
+        *self.opened.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 }
 
@@ -191,7 +201,7 @@ impl Outbound {
             if frame.get("method").is_none() {
                 if let Some(id) = frame.get("id") {
                     self.pending.remove(id);
-                    self.lifecycle.answered(id, frame.get("result").is_some());
+                    self.lifecycle.answered(id, frame.get("result"));
                 }
             }
         }
@@ -300,6 +310,7 @@ async fn pump_input<R: AsyncRead + Unpin>(
         let is_request = value.get("method").is_some() && value.get("id").is_some();
         let method = value.get("method").and_then(Value::as_str).map(str::to_string);
         let id = value.get("id").cloned().unwrap_or(Value::Null);
+        let asked_version = value.pointer("/params/protocolVersion").and_then(Value::as_str).map(str::to_string);
         // The value is moved into the SDK's type, not copied: a large frame is held once.
         let message = match super::screen(value) {
             Ok(message) => message,
@@ -315,11 +326,19 @@ async fn pump_input<R: AsyncRead + Unpin>(
         };
         if is_request && method.as_deref() == Some("initialize") {
             if outbound.lifecycle.is_initialized() {
-                journal.log(Entry::note(SESSION, Transport::Stdio, Note::RepeatedInitialize.detail(json!({"id": id}))));
-                outbound.send(error_frame(id, -32600, "invalid request: the session is already initialized"));
+                let again = outbound.lifecycle.answer_again(asked_version.as_deref());
+                journal.log(Entry::note(
+                    SESSION,
+                    Transport::Stdio,
+                    Note::RepeatedInitialize.detail(json!({"id": id, "version": asked_version, "answered_again": again.is_some()})),
+                ));
+                match again {
+                    Some(result) => outbound.send(serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "result": result})).unwrap_or_default()),
+                    None => outbound.send(error_frame(id, -32600, "invalid request: the session is already initialized with another protocol version")),
+                }
                 continue;
             }
-            outbound.lifecycle.asking(&id);
+            outbound.lifecycle.asking(&id, asked_version);
         }
         if !is_request && !seen_request {
             journal.log(Entry::note(SESSION, Transport::Stdio, Note::WithheldBeforeFirstRequest.detail(json!({"method": method}))));

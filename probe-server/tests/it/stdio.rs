@@ -170,13 +170,20 @@ async fn open_session<W: tokio::io::AsyncWrite + Unpin, R: tokio::io::AsyncBufRe
 
 /// Issue 21, defect 2: a second `initialize` asking for 2026-07-28 switched a legacy session to
 /// modern behaviour (ping answered -32601) while the journal and the first answer said
-/// 2025-11-25. Now it is refused and the session keeps the version it was answered.
+/// 2025-11-25. Now it is refused and the session keeps the version it was answered. One asking
+/// the same version (Kimi CLI sends one before every tool call) gets the opening answer again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_initialize_is_refused_and_the_session_keeps_its_version() {
     let (dir, mut client_write, mut replies, serving) = serve_in_memory();
     send(&mut client_write, INITIALIZE_2025).await;
-    assert_eq!(next_reply(&mut replies).await["result"]["protocolVersion"], "2025-11-25");
+    let opening = next_reply(&mut replies).await;
+    assert_eq!(opening["result"]["protocolVersion"], "2025-11-25");
     send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await;
+    let same_again = String::from_utf8(INITIALIZE_2025.to_vec()).unwrap().replacen("\"id\":1", "\"id\":\"again\"", 1);
+    assert!(same_again.contains("\"again\""), "the test's initialize has id 1: {same_again}");
+    send(&mut client_write, same_again.as_bytes()).await;
+    let again = next_reply(&mut replies).await;
+    assert_eq!((again["id"].clone(), again["result"].clone()), (Value::from("again"), opening["result"].clone()), "{again}");
     send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2026-07-28\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n").await;
     let refused = next_reply(&mut replies).await;
     assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (Value::from(2), Value::from(-32600)), "{refused}");
@@ -190,7 +197,9 @@ async fn a_second_initialize_is_refused_and_the_session_keeps_its_version() {
     client_write.shutdown().await.unwrap();
     tokio::time::timeout(Duration::from_secs(30), serving).await.expect("the server ends at end of input").unwrap().unwrap();
     let notes = read_journal(&dir.path().join("journal.jsonl")).unwrap().events;
-    assert!(notes.iter().any(|e| probe_server::note::Note::of(e) == Some(probe_server::note::Note::RepeatedInitialize)), "the refusal is noted");
+    let repeated: Vec<_> = notes.iter().filter(|e| probe_server::note::Note::of(e) == Some(probe_server::note::Note::RepeatedInitialize)).collect();
+    assert_eq!(repeated.len(), 2, "both repeats are noted");
+    assert_eq!(repeated.iter().map(|e| e.detail.as_ref().unwrap()["answered_again"].clone()).collect::<Vec<_>>(), vec![Value::from(true), Value::from(false)]);
 }
 
 /// Issue 21, defect 7: an id of `7.0` was answered as `7` (the client never saw its answer) and

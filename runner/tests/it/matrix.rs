@@ -50,7 +50,20 @@ fn the_committed_matrix_is_current_and_an_edited_record_makes_check_fail() {
 #[test]
 fn every_real_client_has_a_dated_column_and_a_verdict_in_every_row() {
     let text = std::fs::read_to_string(repo().join("matrices/MATRIX.md")).unwrap();
-    let clients = ["claude-code@", "codex@", "fast-agent@", "fast-agent-harness@", "continue-cli@", "gemini-cli@", "hermes-agent@", "mcp-inspector@", "opencode@", "qwen-code@"];
+    let clients = [
+        "claude-code@",
+        "codex@",
+        "fast-agent@",
+        "fast-agent-harness@",
+        "continue-cli@",
+        "gemini-cli@",
+        "hermes-agent@",
+        "mcp-inspector@",
+        "opencode@",
+        "qwen-code@",
+        "kimi-cli@",
+        "gptme@",
+    ];
     for client in clients {
         assert!(text.matches(client).count() >= 2, "{client} over stdio and http");
     }

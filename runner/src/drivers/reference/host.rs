@@ -38,6 +38,12 @@ const NAMESPACE: &str = "mcp__probe";
 /// The search tool of the deferred-tools variation.
 const TOOL_SEARCH: &str = "tool_search";
 
+/// Twelve hex digits that depend only on `tool` (a host's digest keeps shown names unique).
+fn digest_of(tool: &str) -> String {
+    let hash = tool.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3));
+    format!("{:012x}", hash & 0xffff_ffff_ffff)
+}
+
 /// How the host shows MCP tools to its model.
 struct Presentation {
     ablation: Option<Ablation>,
@@ -51,6 +57,7 @@ impl Presentation {
             Some(Variation::NamespaceWithoutSeparator) => tool.to_string(),
             Some(Variation::SingleUnderscorePrefix) => format!("mcp_probe_{tool}"),
             Some(Variation::DoubleUnderscorePrefix) => format!("mcp__probe__{tool}"),
+            Some(Variation::DigestSuffix) => format!("probe_{tool}_{}", digest_of(tool)),
             _ => format!("{TOOL_PREFIX}{tool}"),
         }
     }

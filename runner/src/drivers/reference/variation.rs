@@ -49,6 +49,7 @@ variations! {
     DeferredTools => "deferred-tools", Host, "defers MCP tools behind a tool_search tool, naming them only in the prompt";
     SingleUnderscorePrefix => "single-underscore-prefix", Host, "names MCP tools mcp_probe_<name>";
     DoubleUnderscorePrefix => "double-underscore-prefix", Host, "names MCP tools mcp__probe__<name>";
+    DigestSuffix => "digest-suffix", Host, "names MCP tools probe_<name>_<12 hex digits of a digest>";
     ListFromCache => "list-from-cache", Host, "answers the model's resource-list tool from the listing it made when it connected";
     LateRefetch => "late-refetch", Host, "refetches tools 300 ms after list_changed and offers the new tool from its next model turn";
     RefetchAfter300Ms => "refetch-after-300ms", Client, "refetches the changed lists 300 ms after the notifications arrived";
