@@ -3,7 +3,9 @@
 //! (what the answer carried) and the terminal driver's notes (labelled screens, keys pressed,
 //! where the keystroke plan stopped, URLs the host tried to open), placed where they happened.
 //! When the screen did not show what the plan expected, the verdict is not-reached with that
-//! screen as evidence, never a guess.
+//! screen as evidence, never a guess — except where the form showed none of its fields at all
+//! (there was nothing to fill in: the probes that need a field say no), and an answer sent after
+//! the plan stopped is the driver leaving the form, never the person's.
 
 use serde_json::Value;
 
@@ -52,13 +54,39 @@ fn not_reached(o: &Observations, what: &str) -> Verdict {
     }
 }
 
+/// A no for a host whose form showed none of `tool`'s fields: with nothing to fill in, the person
+/// could not go on, and the plan stopped for that reason, not the harness's.
+fn fieldless(o: &Observations, tool: &str) -> Option<Verdict> {
+    let shown = screen(o, plan::FORM_SHOWN)?;
+    let exchange = o.exchange(tool, ELICIT)?;
+    let labels: Vec<String> = plan::schema_of(tool).map(|s| plan::labels(&s).into_iter().map(|(_, l)| l).collect()).unwrap_or_default();
+    if labels.is_empty() || labels.iter().any(|l| shows_label(shown.text, l)) {
+        return None;
+    }
+    let evidence = exchange_evidence(&exchange).into_iter().chain([shown.seq]);
+    Some(Verdict::new(Outcome::No, "the form showed none of its fields: there was nothing to fill in").declared(declared(o)).evidence(evidence))
+}
+
+/// Whether `text` shows `label` as a word of its own (`ratio` is not shown by "configuration").
+fn shows_label(text: &str, label: &str) -> bool {
+    let word_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    text.match_indices(label).any(|(at, _)| !word_char(text[..at].chars().next_back()) && !word_char(text[at + label.len()..].chars().next()))
+}
+
 fn declared(o: &Observations) -> Declaration {
     Declaration::from_bool(o.declares(&["elicitation"]))
 }
 
-/// The answer the server received for `tool`'s elicitation, with the exchange.
+/// The answer the server received for `tool`'s elicitation, with the exchange. An answer sent
+/// after the keystroke plan stopped is not the person's (the driver left the form with the cancel
+/// keys): there is none then, and the verdict says where the plan stopped.
 fn answer(o: &Observations, tool: &str) -> Option<(Value, Exchange)> {
     let exchange = o.exchange(tool, ELICIT)?;
+    if let (Some((stop, _)), Some(answered)) = (stopped(o), exchange.answered) {
+        if answered > stop {
+            return None;
+        }
+    }
     match &exchange.answer {
         Some(Answer::Result(r)) => Some((r.clone(), exchange)),
         Some(Answer::Error(e)) => Some((serde_json::json!({"error": e}), exchange)),
@@ -129,7 +157,7 @@ fn judge_form_shown(o: &Observations) -> Verdict {
     let Some(shown) = screen(o, plan::FORM_SHOWN) else { return never_shown(o, surface::TOOL_ELICIT_FORM, "the form", declared(o)) };
     let schema = surface::elicit_form_schema();
     let message = plan::message_of(surface::TOOL_ELICIT_FORM);
-    let mut missing: Vec<String> = plan::labels(&schema).into_iter().map(|(_, label)| label).filter(|l| !shown.text.contains(l.as_str())).collect();
+    let mut missing: Vec<String> = plan::labels(&schema).into_iter().map(|(_, label)| label).filter(|l| !shows_label(shown.text, l)).collect();
     if !shown.text.contains(message) {
         missing.insert(0, "the message".into());
     }
@@ -162,6 +190,9 @@ fn default_text(default: &Value) -> Option<String> {
 
 fn judge_defaults(o: &Observations) -> Verdict {
     let Some(shown) = screen(o, plan::FORM_SHOWN) else { return not_reached(o, "the form") };
+    if let Some(no) = fieldless(o, surface::TOOL_ELICIT_FORM) {
+        return no;
+    }
     let schema = surface::elicit_form_schema();
     let mut problems = Vec::new();
     let labels: Vec<String> = plan::labels(&schema).into_iter().map(|(_, label)| label).collect();
@@ -204,7 +235,7 @@ probe! {
 }
 
 fn judge_accept(o: &Observations) -> Verdict {
-    let Some((result, exchange)) = answer(o, surface::TOOL_ELICIT_FORM) else { return not_reached(o, "the accept") };
+    let Some((result, exchange)) = answer(o, surface::TOOL_ELICIT_FORM) else { return fieldless(o, surface::TOOL_ELICIT_FORM).unwrap_or_else(|| not_reached(o, "the accept")) };
     let evidence: Vec<u64> = exchange_evidence(&exchange).into_iter().chain(screen(o, plan::AFTER_INPUT).map(|s| s.seq)).collect();
     let no = |detail: String| Verdict::new(Outcome::No, detail).declared(declared(o)).evidence(evidence.clone());
     if action(&result) != "accept" {
@@ -295,7 +326,7 @@ probe! {
 /// that screen must still show the form.
 fn judge_held_back(o: &Observations, variant: crate::Variant) -> Verdict {
     let Some(invalid) = plan::invalid_input(variant) else { return Verdict::new(Outcome::Inconclusive, "no invalid input is defined for this run") };
-    let Some(attempt) = screen(o, plan::AFTER_ACCEPT_ATTEMPT) else { return not_reached(o, "the accept attempt") };
+    let Some(attempt) = screen(o, plan::AFTER_ACCEPT_ATTEMPT) else { return fieldless(o, surface::TOOL_ELICIT_FORM).unwrap_or_else(|| not_reached(o, "the accept attempt")) };
     let mut evidence = vec![attempt.seq];
     if let Some((result, exchange)) = answer(o, surface::TOOL_ELICIT_FORM) {
         evidence.extend(exchange_evidence(&exchange));
@@ -367,7 +398,7 @@ probe! {
 
 fn judge_enum(o: &Observations, field: &str) -> Verdict {
     let label = plan::field_open(field);
-    let Some(open) = screen(o, &label) else { return not_reached(o, &format!("the {field} options")) };
+    let Some(open) = screen(o, &label) else { return fieldless(o, surface::TOOL_ELICIT_ENUMS).unwrap_or_else(|| not_reached(o, &format!("the {field} options"))) };
     let shown = plan::option_labels(field);
     let missing: Vec<&String> = shown.iter().filter(|l| !open.text.contains(l.as_str())).collect();
     let mut evidence = vec![open.seq];
@@ -477,6 +508,15 @@ fn judge_withdrawn(o: &Observations) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_label_is_shown_only_as_a_word_of_its_own() {
+        assert!(shows_label("│ ratio (min 0.0) │", "ratio"));
+        assert!(shows_label("ratio: 0.5", "ratio"));
+        assert!(!shows_label("see the configuration", "ratio"));
+        assert!(!shows_label("ratios", "ratio"));
+        assert!(shows_label("E-mail *", "E-mail"));
+    }
 
     #[test]
     fn a_fields_lines_are_its_label_line_and_the_value_below_it() {

@@ -99,7 +99,7 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         (vec!["probe", "codex", "--runs", "headless", "--records", "matrices/records"], "give --records DIR"),
         (vec!["probe", "codex", "--update", "--records", "recs"], "cannot be used with"),
         (vec!["probe", "--update"], "apply to a client"),
-        (vec!["probe", "codex", "--runs", "interactive", "--records", "recs"], "has no [interactive] section"),
+        (vec!["probe", "gemini-cli", "--runs", "interactive", "--records", "recs"], "has no [interactive] section"),
         (vec!["probe", "claude-code", "--runs", "interactive", "--records", "recs"], "over stdio only"),
         (vec!["probe", "codex", "--ablation", "never-subscribe"], "cannot be used with"),
         (vec!["probe", "codex", "--keep-journals", "kept"], "cannot be used with"),

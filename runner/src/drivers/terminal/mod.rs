@@ -361,12 +361,17 @@ impl Driver<'_> {
 
     /// Presses `keys` until the focus is on `label`.
     fn move_to(&mut self, label: &str, keys: &[String], what: &str) -> Step {
+        let mut seen = Vec::new();
         for _ in 0..MAX_MOVES {
             let screen = self.focus_screen();
             if self.is_focused(&screen, label) {
                 return Ok(());
             }
             let before = self.focused(&screen);
+            if seen.contains(&before) {
+                return Err(Stop(format!("{what} {label:?} never got the focus (the focus went all the way round)")));
+            }
+            seen.push(before.clone());
             self.press(keys, &format!("move to {what} {label:?}"))?;
             if !self.focus_changed_from(&before) {
                 return Err(Stop(format!("{what} {label:?} never got the focus (the focus stopped moving)")));
