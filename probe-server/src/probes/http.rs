@@ -249,9 +249,9 @@ probe! {
     /// Evidence (server variant `stream-drop`): the server ends the first standalone GET stream
     /// after its first event with an id (and `retry: 100`); the client opens a new GET in the same
     /// session carrying `Last-Event-ID` equal to that id. A new GET without it (or with another
-    /// id) is partial. No new GET is no only when the run went on for a settled time after the
-    /// drop (the model stub holds its last reply back that long in this variant); a run that
-    /// ended sooner is not-reached.
+    /// id) is partial, none is no. Any of these only when the run went on for a settled time
+    /// after the drop (the model stub holds its last reply back that long in this variant); a run
+    /// that ended sooner is not-reached, whether or not it reconnected in that time.
     Resumption {
         id: "http.resumption", area: Http, title: "resumes a dropped stream with Last-Event-ID",
         revisions: ["2025-03-26"], eras: LEGACY, transports: HTTP_ONLY, variant: StreamDrop,
@@ -267,17 +267,19 @@ fn judge_resumption(o: &Observations) -> Verdict {
     // A reconnection belongs to the session whose stream was dropped.
     let session = dropped.session.as_str();
     let in_session = |e: &&Event| e.seq > dropped.seq && header(e, "mcp-session-id") == Some(session);
+    // A run that ended within a settled time of the drop is too short to judge: the client had no
+    // settled chance to reconnect, and a reconnection in it would race the client's own end of
+    // the session (the server asks for a retry after 100 ms), so its outcome is chance.
+    let lasted_us = o.events.last().map_or(0, |e| e.t_us.saturating_sub(dropped.t_us));
+    if lasted_us < super::opportunity::SETTLE_MS * 1000 {
+        return Verdict::new(
+            Outcome::NotReached,
+            format!("the run ended {} after the drop, before a settled {} ms in which to reconnect", super::latency_bucket(lasted_us), super::opportunity::SETTLE_MS),
+        )
+        .evidence([dropped.seq]);
+    }
     let Some(again) = o.http_requests().filter(in_session).find(|e| method(e) == "GET") else {
         let later = o.http_requests().filter(in_session).count();
-        // A client whose run ended within a settled time of the drop had no chance to reconnect.
-        let lasted_us = o.events.last().map_or(0, |e| e.t_us.saturating_sub(dropped.t_us));
-        if lasted_us < super::opportunity::SETTLE_MS * 1000 {
-            return Verdict::new(
-                Outcome::NotReached,
-                format!("the run ended {} ms after the drop, before a settled {} ms in which to reconnect", lasted_us / 1000, super::opportunity::SETTLE_MS),
-            )
-            .evidence([dropped.seq]);
-        }
         return Verdict::new(Outcome::No, format!("never reconnected the dropped stream ({later} later request{} in that session)", if later == 1 { "" } else { "s" }))
             .evidence([dropped.seq])
             .opportunity([dropped.seq]);

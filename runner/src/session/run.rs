@@ -133,7 +133,11 @@ fn judge_file(spec: RunSpec, path: &Path, model: Option<&Path>) -> RunResult {
 async fn drive(endpoint: &Endpoint, spec: RunSpec, model_url: Option<&str>) -> Result<(), RunError> {
     Ok(match model_url {
         Some(url) => reference::host::run(endpoint, spec.era, spec.ablation, spec.variation, url).await,
-        None => reference::run(endpoint, spec.era, spec.ablation, spec.variation).await,
+        // In the stream-drop variant the client stays a settled time, as the stub makes hosts do.
+        None => {
+            let linger = if spec.variant == Variant::StreamDrop { Duration::from_millis(probe_server::probes::opportunity::SETTLE_MS + 100) } else { Duration::ZERO };
+            reference::run(endpoint, spec.era, spec.ablation, spec.variation, linger).await
+        }
     }?)
 }
 

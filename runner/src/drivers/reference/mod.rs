@@ -65,13 +65,16 @@ fn params<T: DeserializeOwned>(value: Value) -> T {
 const PIPE_BUFFER: usize = 64 * 1024;
 
 /// Runs the reference client's whole script against `endpoint` in `era`.
-pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, variation: Option<Variation>) -> Result<(), ReferenceError> {
+/// Runs the reference client's script, then keeps the session open `linger` before leaving (time
+/// in which the server's dropped stream may be resumed).
+pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, variation: Option<Variation>, linger: Duration) -> Result<(), ReferenceError> {
     let (client, handler) = match connect(endpoint, era, ReferenceHandler::new(ablation, variation)).await {
         // A client broken so that it cannot open the session ends there; the journal shows how.
         Err(ReferenceError::Connect(_)) if ablation.is_some_and(Ablation::may_break_the_session) => return Ok(()),
         other => other?,
     };
     let outcome = tokio::time::timeout(SCRIPT_TIMEOUT, script(&client, &handler, era, ablation, variation)).await;
+    tokio::time::sleep(linger).await;
     let _ = client.cancel().await;
     outcome.map_err(|_| ReferenceError::Timeout(SCRIPT_TIMEOUT))
 }
