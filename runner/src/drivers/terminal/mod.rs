@@ -106,6 +106,8 @@ const KEY_EFFECT: Duration = Duration::from_millis(1500);
 const ANSWER_WAIT: Duration = Duration::from_secs(10);
 /// How long to wait for the server to withdraw its request (it does after 6 s).
 const WITHDRAWAL_WAIT: Duration = Duration::from_secs(30);
+/// How long the host has, once the server withdrew its request, to take the form off the screen.
+const WITHDRAWAL_SETTLE: Duration = Duration::from_secs(2);
 /// How long a late answer has to reach the server.
 const LATE_ANSWER_WAIT: Duration = Duration::from_secs(2);
 /// At most this many presses to empty a field.
@@ -514,6 +516,9 @@ impl Driver<'_> {
                 if !wait_for_journal(self.server_journal, |e| e.method.as_deref() == Some("notifications/cancelled"), WITHDRAWAL_WAIT, || false) {
                     return Err(Stop(format!("the server did not withdraw its request within {} s", WITHDRAWAL_WAIT.as_secs())));
                 }
+                // A settled time for the host to take the form down before the screen is judged.
+                let message = self.message;
+                self.pty.wait_for(WITHDRAWAL_SETTLE, |s| !s.contains(message));
                 let screen = self.save_screen(plan::AFTER_WITHDRAWAL);
                 if screen.contains(message) {
                     // The person, who saw nothing change, answers late.
