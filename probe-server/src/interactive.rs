@@ -150,6 +150,12 @@ pub fn schema_of(tool: &str) -> Option<Value> {
     }
 }
 
+/// The labels a host is expected to show for `tool`'s form fields, in the schema's order (none
+/// for a tool without a form).
+pub fn field_labels(tool: &str) -> Vec<String> {
+    schema_of(tool).map(|schema| labels(&schema).into_iter().map(|(_, label)| label).collect()).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

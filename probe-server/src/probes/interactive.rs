@@ -59,7 +59,7 @@ fn not_reached(o: &Observations, what: &str) -> Verdict {
 fn fieldless(o: &Observations, tool: &str) -> Option<Verdict> {
     let shown = screen(o, plan::FORM_SHOWN)?;
     let exchange = o.exchange(tool, ELICIT)?;
-    let labels: Vec<String> = plan::schema_of(tool).map(|s| plan::labels(&s).into_iter().map(|(_, l)| l).collect()).unwrap_or_default();
+    let labels = plan::field_labels(tool);
     if labels.is_empty() || labels.iter().any(|l| shows_label(shown.text, l)) {
         return None;
     }
@@ -195,7 +195,7 @@ fn judge_defaults(o: &Observations) -> Verdict {
     }
     let schema = surface::elicit_form_schema();
     let mut problems = Vec::new();
-    let labels: Vec<String> = plan::labels(&schema).into_iter().map(|(_, label)| label).collect();
+    let labels = plan::field_labels(surface::TOOL_ELICIT_FORM);
     for (field, label) in plan::labels(&schema) {
         let Some(text) = default_text(&schema["properties"][&field]["default"]) else { continue };
         if !field_lines(shown.text, &label, &labels).any(|line| line.contains(&text)) {

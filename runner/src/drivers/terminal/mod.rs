@@ -141,8 +141,7 @@ fn drive(case: Case) -> Driven {
             return Driven { journal, screens: String::new(), raw_output: Vec::new(), exit_code: None, stopped: Some(e.to_string()), duration: started.elapsed() };
         }
     };
-    let labels_above =
-        if case.plan.keys.labels_above { plan::schema_of(tool).map(|s| plan::labels(&s).into_iter().map(|(_, l)| l).collect()).unwrap_or_default() } else { Vec::new() };
+    let labels_above = if case.plan.keys.labels_above { plan::field_labels(tool) } else { Vec::new() };
     let mut driver = Driver {
         pty,
         focus: Focus { sign: case.plan.focus_sign(), labels_above },
@@ -452,7 +451,7 @@ impl Driver<'_> {
         let submit = self.plan.submit.clone();
         self.press(&submit, "submit the prompt")?;
         let message = self.message;
-        let labels: Vec<String> = plan::schema_of(tool).map(|s| plan::labels(&s).into_iter().map(|(_, l)| l).collect()).unwrap_or_default();
+        let labels = plan::field_labels(tool);
         let form_wait = Duration::from_secs(self.plan.form_timeout_secs);
         let shown = |s: &str| {
             let below_prompt = s.lines().filter(|l| !l.contains(prompt)).collect::<Vec<_>>().join("\n");
@@ -563,7 +562,7 @@ impl Focus {
     /// Whether a screen can show the focus: with the cursor as the sign, only while the host
     /// shows its cursor (the screen then carries the cursor's mark).
     fn shown(&self, screen: &str) -> bool {
-        self.sign != pty::CURSOR_MARK.to_string() || screen.contains(pty::CURSOR_MARK)
+        !self.sign.chars().eq([pty::CURSOR_MARK]) || screen.contains(pty::CURSOR_MARK)
     }
 
     /// The text after the focus sign on each line below the form's message. Where labels sit
