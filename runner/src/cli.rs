@@ -177,6 +177,14 @@ pub enum MatrixCommand {
         #[arg(long, value_name = "N", default_value_t = default_client_jobs(), value_parser = jobs_in_range)]
         jobs: usize,
     },
+    /// Store the model journals beside the records compacted: each model request kept as a change
+    /// to the one before (it repeats the conversation so far), read back byte for byte. Journals
+    /// already compacted are left as they are; `probe` and `refresh` write them compacted.
+    Compact {
+        /// The records directory (or one record file).
+        #[arg(long, default_value = "matrices/records")]
+        records: PathBuf,
+    },
     /// Write the JSON schema of records (generated from the Rust types); --check fails when stale.
     Schema {
         /// Where the schema goes.

@@ -72,6 +72,7 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
             }
             Ok(crate::exit::OK)
         }
+        MatrixCommand::Compact { records } => compact(&records),
         MatrixCommand::Refresh { check, records, out, clients, jobs } => refresh(check, &records, &out, &clients, jobs, &server_exe).await,
         MatrixCommand::Schema { out, check } => {
             let schema = records::schema();
@@ -91,6 +92,24 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
             Ok(crate::exit::OK)
         }
     }
+}
+
+/// `matrix compact`: every model journal in the records' directories stored compacted.
+fn compact(records: &Path) -> Result<u8> {
+    let located = load_records(records)?;
+    let base = if records.is_file() { records.parent().unwrap_or(Path::new(".")) } else { records };
+    let dirs: std::collections::BTreeSet<PathBuf> = located.iter().filter_map(|l| base.join(&l.relative).parent().map(Path::to_path_buf)).collect();
+    let (mut count, mut before, mut after) = (0usize, 0u64, 0u64);
+    for dir in &dirs {
+        let mut journals: Vec<PathBuf> = std::fs::read_dir(dir)?.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.to_string_lossy().ends_with(".model.jsonl")).collect();
+        journals.sort();
+        for journal in journals {
+            let (was, is) = probe_server::journal::compact_file(&journal).map_err(|e| crate::exit::bad_input(format!("{}: {e}", journal.display())))?;
+            (count, before, after) = (count + 1, before + was, after + is);
+        }
+    }
+    crate::out!("{count} model journals: {before} bytes before, {after} after");
+    Ok(crate::exit::OK)
 }
 
 /// (outcome, declared) per (client, transport, probe): what `--check` compares.

@@ -10,10 +10,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Semaphore, SemaphorePermit};
 
-use probe_server::journal::{concatenate, read_journal, write_events, Journal};
+use probe_server::journal::{compact_file, concatenate, read_journal, write_events};
 use probe_server::note::Note;
 use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant};
+use serde_json::json;
 
 use crate::clients::profile::{Profile, Vars};
 use crate::records::{self, LaunchSummary, Record, RECORD_FORMAT};
@@ -266,10 +267,11 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     // (the commands and their results). In the other variants it repeats the standard run's, so it
     // stays in the scratch directory.
     let keeps_model_journal = variant.is_standard() || variant.serves_skills() || variant == Variant::NoResources;
-    let model = match profile.dialect {
-        None => ModelJournal::None,
-        Some(_) if keeps_model_journal => ModelJournal::At(out_dir.join(model_journal_name(pass, variant))),
-        Some(_) => ModelJournal::Scratch,
+    let kept_model = (profile.dialect.is_some() && keeps_model_journal).then(|| out_dir.join(model_journal_name(pass, variant)));
+    let model = match (&kept_model, profile.dialect) {
+        (Some(path), _) => ModelJournal::At(path.clone()),
+        (None, Some(_)) => ModelJournal::Scratch,
+        (None, None) => ModelJournal::None,
     };
     let mut session = Session::open(transport, ServeOptions { variant, era: pass.eras, ..ServeOptions::default() }, model).await?;
     let (home, work) = (&session.scratch.home, &session.scratch.work);
@@ -316,22 +318,25 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
 
     let mut journals: Vec<PathBuf> = (0..launches.len()).map(|i| session.server_journal(i)).collect();
     journals.dedup();
-    let mut parts: Vec<_> = journals.iter().filter(|p| p.exists()).filter_map(|p| read_journal(p).ok()).collect();
+    let parts: Vec<_> = journals.iter().filter(|p| p.exists()).filter_map(|p| read_journal(p).ok()).collect();
+    let mut joined = concatenate(parts);
+    // The runner's own notes follow the server's events. Nobody sat at the host: whatever
+    // answered a request for input was the host itself.
+    joined.push_note(transport.as_str(), transport, Note::Unattended.detail(json!({"launches": launches.len()})));
     if let Some(skills_dir) = &skills_dir {
-        // What the host left on disk is evidence too: journalled after the server's events.
+        // What the host left on disk is evidence too.
         let (home, work) = (&session.scratch.home, &session.scratch.work);
-        let note_path = session.scratch.path().join("disk.jsonl");
-        let journal = Journal::create(&note_path).map_err(RunError::journal(&note_path))?;
-        journal.log(probe_server::journal::Entry::note(transport.as_str(), transport, files_on_disk(&[home, work], Path::new(skills_dir))));
-        drop(journal);
-        parts.extend(read_journal(&note_path).ok());
+        joined.push_note(transport.as_str(), transport, files_on_disk(&[home, work], Path::new(skills_dir)));
     }
-    let joined = concatenate(parts);
     let journal_path = out_dir.join(journal_name(pass, variant));
     write_events(&journal_path, &joined.events).map_err(RunError::journal(&journal_path))?;
     let mut observations = Observations::from_read(joined);
     if let Some(model) = session.model_journal().and_then(|path| read_journal(path).ok()) {
         observations = observations.with_model(model);
+    }
+    // Each model request repeats the conversation so far: the record keeps it compacted.
+    if let Some(path) = kept_model.filter(|path| path.exists()) {
+        compact_file(&path).map_err(RunError::journal(&path))?;
     }
     Ok(VariantRun { variant, observations, launches: records, plan_stopped: None })
 }

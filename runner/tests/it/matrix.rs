@@ -167,3 +167,57 @@ fn every_committed_verdict_that_blames_a_client_cites_its_opportunity() {
     assert!(missing.is_empty(), "verdicts without opportunity:\n{}", missing.join("\n"));
     assert!(blamed > 0);
 }
+
+#[test]
+fn every_committed_model_journal_reads_back_whole() {
+    let mut journals = Vec::new();
+    let mut stack = vec![repo().join("matrices/records")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.to_string_lossy().ends_with(".model.jsonl") {
+                journals.push(path);
+            }
+        }
+    }
+    assert!(!journals.is_empty());
+    let (mut requests, mut stored_as_changes) = (0, 0);
+    for path in &journals {
+        let text = std::fs::read_to_string(path).unwrap();
+        stored_as_changes += text.lines().filter(|line| line.contains("\"raw_delta\":")).count();
+        let read = probe_server::journal::read_journal(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for event in read.events.iter().filter(|e| e.kind == probe_server::journal::EventKind::HttpRequest && e.sha256.is_none()) {
+            requests += 1;
+            assert_eq!(event.raw.as_deref().map(str::len), Some(event.raw_len), "{} line {}", path.display(), event.seq);
+        }
+    }
+    assert!(stored_as_changes > 0 && requests > stored_as_changes, "{stored_as_changes} of {requests} requests stored as changes");
+}
+
+#[test]
+fn compact_stores_model_journals_as_changes_and_refuses_a_broken_one() {
+    use probe_server::journal::{read_journal, write_events};
+    let dir = tempfile::tempdir().unwrap();
+    let (committed, copy) = (repo().join("matrices/records/gptme/0.35.1"), dir.path().join("gptme/0.35.1"));
+    std::fs::create_dir_all(&copy).unwrap();
+    std::fs::copy(committed.join("stdio.json"), copy.join("stdio.json")).unwrap();
+    let original = read_journal(&committed.join("stdio.model.jsonl")).unwrap().events;
+    let journal = copy.join("stdio.model.jsonl");
+    write_events(&journal, &original).unwrap();
+    let expanded = std::fs::metadata(&journal).unwrap().len();
+
+    let records = dir.path().to_str().unwrap();
+    let (code, out) = run(&["matrix", "compact", "--records", records]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.starts_with("1 model journals:"), "{out}");
+    assert!(std::fs::metadata(&journal).unwrap().len() * 2 < expanded, "a growing conversation compacts to less than half");
+    assert_eq!(read_journal(&journal).unwrap().events, original, "read back exactly");
+
+    std::fs::write(&journal, "not a journal line\n{}\n").unwrap();
+    let output = probe_cmd().args(["matrix", "compact", "--records", records]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("stdio.model.jsonl"));
+    assert_eq!(std::fs::read_to_string(&journal).unwrap(), "not a journal line\n{}\n", "a journal that cannot be read is left as it is");
+}

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use probe_server::interactive::{self as plan, FieldInput, Input};
-use probe_server::journal::{Direction, Event, EventKind, JournalRead, Transport, FORMAT_VERSION};
+use probe_server::journal::{Event, JournalRead, Transport};
 use probe_server::Variant;
 use serde_json::{json, Value};
 
@@ -244,23 +244,7 @@ const JOURNAL_LOOK: Duration = Duration::from_millis(10);
 pub fn interleave(server: JournalRead, notes: &[(usize, Value)]) -> JournalRead {
     let mut events = Vec::with_capacity(server.events.len() + notes.len());
     let mut pending = notes.iter().peekable();
-    let note_event = |t_us: u64, detail: &Value| Event {
-        format_version: FORMAT_VERSION,
-        seq: 0,
-        t_us,
-        session: SESSION.into(),
-        transport: Transport::Stdio,
-        dir: Direction::Note,
-        kind: EventKind::Note,
-        raw: None,
-        raw_len: 0,
-        sha256: None,
-        head: None,
-        raw_base64: None,
-        method: None,
-        id: None,
-        detail: Some(detail.clone()),
-    };
+    let note_event = |t_us: u64, detail: &Value| Event::note_at(0, t_us, SESSION, Transport::Stdio, detail.clone());
     let mut t_us = 0;
     for (index, event) in server.events.into_iter().enumerate() {
         while let Some((_, detail)) = pending.next_if(|(after, _)| *after <= index) {

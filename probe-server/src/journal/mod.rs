@@ -3,6 +3,10 @@
 //!
 //! Every frame in both directions goes here *before* anything interprets it, including frames that
 //! do not parse. Frames above [`INLINE_LIMIT`] bytes are kept as length + sha256 + their first KiB.
+//! A finished journal may be compacted ([`delta`]): frames that repeat an earlier one are stored as
+//! a change to it, and the reader puts them back exactly.
+
+pub mod delta;
 
 use std::fs::File;
 use std::io::Write;
@@ -29,8 +33,10 @@ pub enum JournalError {
     Write(#[from] std::io::Error),
     #[error("journal line {line} is not a valid event: {message}")]
     BadLine { line: usize, message: String },
-    #[error("journal line {line} has format_version {found}, this build reads {FORMAT_VERSION}")]
+    #[error("journal line {line} has format_version {found}, this build reads {FORMAT_VERSION} and {}", delta::DELTA_FORMAT_VERSION)]
     Version { line: usize, found: u32 },
+    #[error(transparent)]
+    Delta(#[from] delta::DeltaError),
 }
 
 /// Which way a frame travelled, or `Note` for something the server itself observed.
@@ -118,6 +124,10 @@ pub struct Event {
     /// UTF-8: `raw` and `head` are then lossy text, with U+FFFD for what did not decode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_base64: Option<String>,
+    /// In a compacted journal, `raw` stored as a change to an earlier frame; [`parse_journal`]
+    /// puts the text back into `raw`, so readers never see this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_delta: Option<delta::RawDelta>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -269,6 +279,7 @@ impl Journal {
             sha256,
             head,
             raw_base64,
+            raw_delta: None,
             method: entry.method,
             id: entry.id,
             detail: entry.detail,
@@ -295,6 +306,31 @@ impl Journal {
     }
 }
 
+impl Event {
+    /// A note written by someone other than the journal's own writer (the runner, the terminal
+    /// driver), placed at `seq` and `t_us`.
+    pub fn note_at(seq: u64, t_us: u64, session: &str, transport: Transport, detail: Value) -> Event {
+        Event {
+            format_version: FORMAT_VERSION,
+            seq,
+            t_us,
+            session: session.to_string(),
+            transport,
+            dir: Direction::Note,
+            kind: EventKind::Note,
+            raw: None,
+            raw_len: 0,
+            sha256: None,
+            head: None,
+            raw_base64: None,
+            raw_delta: None,
+            method: None,
+            id: None,
+            detail: Some(detail),
+        }
+    }
+}
+
 /// What was read back from a journal file.
 #[derive(Debug, Clone, Default)]
 pub struct JournalRead {
@@ -303,7 +339,31 @@ pub struct JournalRead {
     pub truncated_tail: bool,
 }
 
-/// Parses journal text. A truncated last line is tolerated and reported; any other bad line is an error.
+impl JournalRead {
+    /// Adds a note after the last event, at its time.
+    pub fn push_note(&mut self, session: &str, transport: Transport, detail: Value) {
+        let (seq, t_us) = self.events.last().map_or((1, 0), |last| (last.seq + 1, last.t_us));
+        self.events.push(Event::note_at(seq, t_us, session, transport, detail));
+    }
+}
+
+/// Appends a note to a finished journal file, after its last event. A journal whose last line was
+/// cut off is refused: the note would turn that line into a bad one in the middle.
+pub fn append_note(path: &Path, session: &str, transport: Transport, detail: Value) -> Result<(), JournalError> {
+    let mut read = read_journal(path)?;
+    if read.truncated_tail {
+        return Err(JournalError::BadLine { line: read.events.len() + 1, message: "the last line was cut off; nothing can follow it".into() });
+    }
+    read.push_note(session, transport, detail);
+    let mut line = serde_json::to_vec(read.events.last().expect("a note was pushed")).map_err(std::io::Error::from)?;
+    line.push(b'\n');
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).map_err(|source| JournalError::Open { path: path.display().to_string(), source })?;
+    file.write_all(&line)?;
+    Ok(())
+}
+
+/// Parses journal text, putting back frames stored as changes. A truncated last line is tolerated
+/// and reported; any other bad line is an error.
 pub fn parse_journal(text: &str) -> Result<JournalRead, JournalError> {
     let mut read = JournalRead::default();
     let ends_with_newline = text.ends_with('\n');
@@ -315,12 +375,15 @@ pub fn parse_journal(text: &str) -> Result<JournalRead, JournalError> {
         }
         let is_last = index + 1 == count;
         match serde_json::from_str::<Event>(line) {
-            Ok(event) if event.format_version != FORMAT_VERSION => return Err(JournalError::Version { line: index + 1, found: event.format_version }),
+            Ok(event) if ![FORMAT_VERSION, delta::DELTA_FORMAT_VERSION].contains(&event.format_version) => {
+                return Err(JournalError::Version { line: index + 1, found: event.format_version })
+            }
             Ok(event) => read.events.push(event),
             Err(_) if is_last && !ends_with_newline => read.truncated_tail = true,
             Err(err) => return Err(JournalError::BadLine { line: index + 1, message: err.to_string() }),
         }
     }
+    delta::expand(&mut read.events)?;
     Ok(read)
 }
 
@@ -348,6 +411,23 @@ pub fn concatenate(parts: Vec<JournalRead>) -> JournalRead {
         joined.truncated_tail |= part.truncated_tail;
     }
     joined
+}
+
+/// Rewrites a finished journal file compacted (see [`delta`]), through a temporary file beside it
+/// so that a failure leaves the original whole. A journal whose last line was cut off is left as it
+/// is: rewriting it would drop that line. Returns the sizes before and after.
+pub fn compact_file(path: &Path) -> Result<(u64, u64), JournalError> {
+    let before = std::fs::metadata(path).map_err(|source| JournalError::Open { path: path.display().to_string(), source })?.len();
+    let read = read_journal(path)?;
+    if read.truncated_tail {
+        return Ok((before, before));
+    }
+    let events = delta::compact(&read.events)?;
+    let temporary = path.with_extension("jsonl.compacting");
+    write_events(&temporary, &events)?;
+    std::fs::rename(&temporary, path).map_err(|source| JournalError::Open { path: path.display().to_string(), source })?;
+    let after = std::fs::metadata(path).map_err(|source| JournalError::Open { path: path.display().to_string(), source })?.len();
+    Ok((before, after))
 }
 
 /// Writes events as a journal file.
