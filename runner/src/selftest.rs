@@ -244,6 +244,11 @@ pub fn variation_changes(run: &RunResult, full: &RunResult, variation: Variation
             changes.push((verdict.probe.clone(), format!("variation {variation} changed it from {was} to {}: {}", verdict.outcome.label(), verdict.detail)));
         }
     }
+    if let Some(expected) = variation.effects_outcome() {
+        for (probe, verdict) in effects.iter().filter(|p| applies(p)).filter_map(|p| run.verdict(p).map(|v| (*p, v))).filter(|(_, v)| v.outcome != expected) {
+            changes.push((probe.to_string(), format!("variation {variation}: {} where only {} is right: {}", verdict.outcome.label(), expected.label(), verdict.detail)));
+        }
+    }
     if variation.effects_agree() {
         let outcomes: Vec<(&str, Outcome)> = effects.iter().filter(|p| applies(p)).filter_map(|p| run.verdict(p).map(|v| (*p, v.outcome))).collect();
         if let Some((first, outcome)) = outcomes.first() {
@@ -322,8 +327,20 @@ mod tests {
         let mut split = auto.clone();
         split[1].1 = Outcome::No;
         let report = evaluate(&[full.clone(), result(spec(Some(Variation::DeclineIn3Ms)), &split)]);
-        assert_eq!(report.variation_changes, 1, "{:?}", report.mismatches);
-        assert!(report.mismatches[0].problem.contains("judged two ways"));
+        assert!(!report.passed());
+        assert!(report.mismatches.iter().any(|m| m.problem.contains("judged two ways")), "{:?}", report.mismatches);
         assert!(evaluate(&[full, result(spec(Some(Variation::DeclineIn3Ms)), &auto)]).passed());
+    }
+
+    #[test]
+    fn effects_with_one_right_outcome_fail_when_they_agree_on_another() {
+        let full = result(spec(None), &[]);
+        let variation = Variation::UnattendedSlowCancel;
+        let all = |outcome| variation.effects().iter().map(|p| (*p, outcome)).collect::<Vec<(&str, Outcome)>>();
+        let report = evaluate(&[full.clone(), result(spec(Some(variation)), &all(Outcome::No))]);
+        assert!(!report.passed());
+        assert_eq!(report.mismatches.len(), variation.effects().len(), "{:?}", report.mismatches);
+        assert!(report.mismatches.iter().all(|m| m.problem.contains("no where only auto-answered is right")), "{:?}", report.mismatches);
+        assert!(evaluate(&[full, result(spec(Some(variation)), &all(Outcome::AutoAnswered))]).passed());
     }
 }

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::{accepted_content, answered, exchange_evidence, latency_bucket, probe, AUTO_ANSWER_US, BOTH, MODERN};
+use crate::note::Note;
 use crate::observe::{Answer, Exchange, Observations};
 use crate::probe::{Declaration, Outcome, Verdict};
 use crate::surface::{self, enum_fields};
@@ -18,7 +19,8 @@ fn form_declared(o: &Observations) -> Declaration {
 probe! {
     /// Evidence: the form elicitation (string with format, integer and number with bounds,
     /// boolean, all with defaults) answered `accept` with content of the right types within the
-    /// bounds, no sooner than a person could (an answer under 100 ms is auto-answered).
+    /// bounds, by a person: an answer under 100 ms, or any answer in a run the runner journalled as
+    /// `unattended` (a headless launch), is auto-answered.
     Form {
         id: "elicitation.form", area: Elicitation, title: "form elicitation answered with typed values",
         revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, serves: "probe_elicit_form asks for a form of primitives with defaults",
@@ -47,32 +49,61 @@ fn type_errors(content: &Value) -> Vec<String> {
     errors
 }
 
-/// Whether the client answered faster than a person could: nobody was asked.
-fn at_once(exchange: &Exchange) -> bool {
-    exchange.latency_us.is_some_and(|us| us < AUTO_ANSWER_US)
+/// Why nobody can have answered: nobody sat at the host (the runner launched it headless, and
+/// journalled so), or the answer came faster than a person could. The note's line, if any, is
+/// evidence.
+enum Nobody {
+    AtTheHost(u64),
+    SoQuickly,
+}
+
+impl Nobody {
+    fn asked(o: &Observations, exchange: &Exchange) -> Option<Nobody> {
+        match o.notes(Note::Unattended).next() {
+            Some(note) => Some(Nobody::AtTheHost(note.seq)),
+            None if exchange.latency_us.is_some_and(|us| us < AUTO_ANSWER_US) => Some(Nobody::SoQuickly),
+            None => None,
+        }
+    }
+
+    fn why(&self) -> &'static str {
+        match self {
+            Nobody::AtTheHost(_) => "with nobody at the host (a headless run)",
+            Nobody::SoQuickly => "in < 100 ms, nobody asked",
+        }
+    }
+
+    /// The exchange's lines, and the note that nobody sat at the host.
+    fn evidence(&self, exchange: &Exchange) -> Vec<u64> {
+        let mut evidence = exchange_evidence(exchange);
+        if let Nobody::AtTheHost(seq) = self {
+            evidence.push(*seq);
+        }
+        evidence
+    }
 }
 
 /// The accepted content of a form, or the verdict saying why there is none: an answer other
-/// than accept (decline, cancel) given faster than a person could is auto-answered, the same for
-/// every form the server shows.
-fn accepted_or_auto(exchange: Option<Exchange>, declared: Declaration) -> Result<(Value, Exchange), Verdict> {
-    let fast = exchange.as_ref().is_some_and(at_once);
+/// than accept (decline, cancel) that nobody can have given is auto-answered, the same for every
+/// form the server shows.
+fn accepted_or_auto(o: &Observations, exchange: Option<Exchange>, declared: Declaration) -> Result<(Value, Exchange), Verdict> {
+    let nobody = exchange.as_ref().and_then(|e| Nobody::asked(o, e));
     let action = exchange.as_ref().and_then(|e| match &e.answer {
         Some(Answer::Result(r)) => r.get("action").and_then(Value::as_str).map(str::to_string),
         _ => None,
     });
-    match accepted_content(exchange, declared) {
-        Err(verdict) if fast && action.as_deref().is_some_and(|a| a != "accept") => {
-            Err(Verdict { outcome: Outcome::AutoAnswered, detail: format!("{} in < 100 ms, nobody asked", verdict.detail), ..verdict })
+    match (accepted_content(exchange.clone(), declared), nobody, exchange) {
+        (Err(verdict), Some(nobody), Some(exchange)) if action.as_deref().is_some_and(|a| a != "accept") => {
+            Err(Verdict { outcome: Outcome::AutoAnswered, detail: format!("{} {}", verdict.detail, nobody.why()), evidence: nobody.evidence(&exchange), ..verdict })
         }
-        other => other,
+        (other, _, _) => other,
     }
 }
 
 fn judge_form(o: &Observations) -> Verdict {
     let declared = form_declared(o);
     let exchange = o.exchange(surface::TOOL_ELICIT_FORM, ELICIT);
-    let (content, exchange) = match accepted_or_auto(exchange, declared.clone()) {
+    let (content, exchange) = match accepted_or_auto(o, exchange, declared.clone()) {
         Ok(ok) => ok,
         Err(verdict) => return verdict,
     };
@@ -82,8 +113,8 @@ fn judge_form(o: &Observations) -> Verdict {
     if !errors.is_empty() {
         return Verdict::new(Outcome::No, format!("accepted with wrong content: {}", errors.join("; "))).declared(declared).opportunity([exchange.asked]).evidence(evidence);
     }
-    if at_once(&exchange) {
-        return Verdict::new(Outcome::AutoAnswered, format!("accepted in {latency} with nobody asked")).declared(declared).evidence(evidence);
+    if let Some(nobody) = Nobody::asked(o, &exchange) {
+        return Verdict::new(Outcome::AutoAnswered, format!("accepted {}; answered in {latency}", nobody.why())).declared(declared).evidence(nobody.evidence(&exchange));
     }
     Verdict::new(Outcome::Yes, format!("accepted with typed values; answered in {latency}")).declared(declared).evidence(evidence)
 }
@@ -99,7 +130,7 @@ fn allowed_and_titles(field: &str) -> (Vec<String>, Vec<String>) {
 
 fn judge_enum(o: &Observations, field: &str, multi: bool) -> Verdict {
     let declared = form_declared(o);
-    let (content, exchange) = match accepted_or_auto(o.exchange(surface::TOOL_ELICIT_ENUMS, ELICIT), declared.clone()) {
+    let (content, exchange) = match accepted_or_auto(o, o.exchange(surface::TOOL_ELICIT_ENUMS, ELICIT), declared.clone()) {
         Ok(ok) => ok,
         Err(verdict) => return verdict,
     };
@@ -197,7 +228,8 @@ probe! {
 
 probe! {
     /// Evidence: the URL-mode elicitation answered with an action (accept, decline or cancel)
-    /// and no content, no sooner than a person could (under 100 ms is auto-answered). An error
+    /// and no content, by a person (under 100 ms, or in a run journalled as `unattended`, it is
+    /// auto-answered). An error
     /// answer is no; content on a URL answer is a violation.
     Url {
         id: "elicitation.url", area: Elicitation, title: "URL-mode elicitation",
@@ -213,11 +245,11 @@ fn judge_url(o: &Observations) -> Verdict {
         Err(verdict) => return verdict,
     };
     let verdict = |outcome, detail: String| Verdict::new(outcome, detail).declared(declared.clone()).evidence(exchange_evidence(&exchange)).opportunity([exchange.asked]);
-    match (result.get("action").and_then(Value::as_str), result.get("content")) {
-        (Some(_), Some(c)) if !c.is_null() => verdict(Outcome::Violation, "URL answer carries form content".into()),
-        (Some(action), _) if at_once(&exchange) => verdict(Outcome::AutoAnswered, format!("answered {action} in < 100 ms, nobody asked")),
-        (Some(action), _) => verdict(Outcome::Yes, format!("answered {action} in {}", exchange.latency_us.map(latency_bucket).unwrap_or("?"))),
-        (None, _) => verdict(Outcome::No, "answer has no action".into()),
+    match (result.get("action").and_then(Value::as_str), result.get("content"), Nobody::asked(o, &exchange)) {
+        (Some(_), Some(c), _) if !c.is_null() => verdict(Outcome::Violation, "URL answer carries form content".into()),
+        (Some(action), _, Some(nobody)) => verdict(Outcome::AutoAnswered, format!("answered {action} {}", nobody.why())).evidence(nobody.evidence(&exchange)),
+        (Some(action), _, None) => verdict(Outcome::Yes, format!("answered {action} in {}", exchange.latency_us.map(latency_bucket).unwrap_or("?"))),
+        (None, _, _) => verdict(Outcome::No, "answer has no action".into()),
     }
 }
 

@@ -141,3 +141,27 @@ fn every_verdict_that_blames_a_client_cites_its_opportunity() {
     assert!(missing.is_empty(), "verdicts without opportunity:\n{}", missing.join("\n"));
     assert!(checked > 20, "only {checked} verdicts blamed a client: the fixtures no longer test the rule");
 }
+
+#[test]
+fn an_answer_in_a_run_with_nobody_at_the_host_is_auto_answered_however_slow() {
+    // fast-agent cancels its first form after about 200 ms and the enum forms within 100 ms: by
+    // latency alone the same behaviour reads as no once and as auto-answered five times.
+    let forms = ["elicitation.form", "elicitation.enum_untitled_single", "elicitation.enum_titled_multi", "elicitation.enum_legacy_names"];
+    let o = recorded(FAST_AGENT_REPROBED);
+    assert!(o.notes(probe_server::note::Note::Unattended).next().is_none(), "the fixture predates the note");
+    let by_latency: Vec<Outcome> = forms.iter().map(|p| verdict_of(&[(Variant::Standard, &o)], p).outcome).collect();
+    assert_eq!(by_latency, [Outcome::No, Outcome::AutoAnswered, Outcome::AutoAnswered, Outcome::AutoAnswered]);
+
+    let dir = format!("{}/../fixtures/journals/recorded", env!("CARGO_MANIFEST_DIR"));
+    let mut read = probe_server::journal::read_journal(std::path::Path::new(&format!("{dir}/{FAST_AGENT_REPROBED}.journal.jsonl"))).unwrap();
+    read.push_note("stdio", probe_server::journal::Transport::Stdio, probe_server::note::Note::Unattended.detail(serde_json::json!({"launches": 1})));
+    let note_line = read.events.last().unwrap().seq;
+    let unattended = Observations::from_read(read);
+    for probe in forms.iter().chain(&["elicitation.url"]) {
+        let verdict = verdict_of(&[(Variant::Standard, &unattended)], probe);
+        assert_eq!(verdict.outcome, Outcome::AutoAnswered, "{probe}: {}", verdict.detail);
+        assert!(verdict.detail.contains("nobody at the host"), "{probe}: {}", verdict.detail);
+        assert!(verdict.evidence.contains(&note_line), "{probe} cites the note");
+    }
+    assert_eq!(verdict_of(&[(Variant::Standard, &unattended)], "elicitation.mrtr_retry").outcome, verdict_of(&[(Variant::Standard, &o)], "elicitation.mrtr_retry").outcome);
+}

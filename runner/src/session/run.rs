@@ -4,7 +4,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use probe_server::journal::read_journal;
+use probe_server::journal::{append_note, read_journal};
+use probe_server::note::Note;
 use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant, Verdict};
 use serde::Serialize;
@@ -89,7 +90,14 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
         Transport::Http => run_http(spec, &session.server_url(), model_url.as_deref()).await,
     };
     let closed = session.close().await.map_err(RunError::from);
-    let harness_error = outcome.and(closed).err().map(one_line);
+    let mut harness_error = outcome.and(closed).err().map(one_line);
+    if spec.variation.is_some_and(Variation::unattended) {
+        // Journalled as the runner does after a real host's headless launches.
+        let note = Note::Unattended.detail(serde_json::json!({"launches": 1}));
+        if let Err(e) = append_note(&journal_path, transport.as_str(), transport, note) {
+            harness_error.get_or_insert(format!("cannot journal the unattended note: {e}"));
+        }
+    }
     let model_path = session.model_journal().map(Path::to_path_buf);
     let mut result = judge_file(spec, &journal_path, model_path.as_deref());
     if result.harness_error.is_none() {

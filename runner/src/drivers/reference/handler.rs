@@ -114,6 +114,9 @@ fn capabilities(variation: Option<Variation>) -> ClientCapabilities {
 
 /// How fast the decline-in-3ms variation answers a form.
 const AT_ONCE: std::time::Duration = std::time::Duration::from_millis(3);
+/// How long a headless host of the `unattended-slow-cancel` variation takes to cancel: slower than
+/// the 100 ms a person needs at least, so only the run's unattended note can call it automatic.
+const UNATTENDED_CANCEL: std::time::Duration = std::time::Duration::from_millis(300);
 
 impl ClientHandler for ReferenceHandler {
     fn get_info(&self) -> ClientInfo {
@@ -129,6 +132,10 @@ impl ClientHandler for ReferenceHandler {
 
     async fn create_elicitation(&self, request: ElicitRequestParams, _context: RequestContext<RoleClient>) -> Result<ElicitResult, McpError> {
         let wire = serde_json::to_value(&request).unwrap_or_default();
+        if self.variation == Some(Variation::UnattendedSlowCancel) {
+            tokio::time::sleep(UNATTENDED_CANCEL).await;
+            return Ok(ElicitResult::new(ElicitationAction::Cancel));
+        }
         if wire.get("mode").and_then(Value::as_str) == Some("url") {
             if self.is(Ablation::UrlUnsupported) {
                 return Err(McpError::invalid_params("URL-mode elicitation is not supported", None));

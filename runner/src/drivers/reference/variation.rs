@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use probe_server::Outcome;
+
 use crate::session::run::Transport;
 
 /// Which reference runner a variation changes.
@@ -56,6 +58,7 @@ variations! {
     FirstToolsPageOnly => "first-tools-page-only", Client, "stops at the first tools/list page";
     GetBeforeSession => "get-before-session", Client, "sends a reachability GET with Accept: */* before initialize";
     DeclineIn3Ms => "decline-in-3ms", Client, "declines every form in 3 ms, nobody asked";
+    UnattendedSlowCancel => "unattended-slow-cancel", Client, "cancels every form and URL request after 300 ms in a run the runner journals as unattended (a headless host with nobody at it)";
     CancelAfterCompletedCalls => "cancel-after-completed-calls", Client, "sends notifications/cancelled for every tools/call that already completed";
     PingsServer => "pings-server", Client, "pings the server before its script";
     ExperimentalCapability => "experimental-capability", Client, "declares an experimental capability of its own";
@@ -78,13 +81,38 @@ impl Variation {
                 "elicitation.enum_titled_multi",
                 "elicitation.enum_legacy_names",
             ],
+            // Every form and URL request cancelled with nobody at the host: each is auto-answered,
+            // however long the host took.
+            Variation::UnattendedSlowCancel => &[
+                "elicitation.form",
+                "elicitation.enum_untitled_single",
+                "elicitation.enum_titled_single",
+                "elicitation.enum_untitled_multi",
+                "elicitation.enum_titled_multi",
+                "elicitation.enum_legacy_names",
+                "elicitation.url",
+            ],
             _ => &[],
         }
     }
 
     /// Whether the probes a variation changes must all end with one and the same outcome.
     pub fn effects_agree(self) -> bool {
-        self == Variation::DeclineIn3Ms
+        matches!(self, Variation::DeclineIn3Ms | Variation::UnattendedSlowCancel)
+    }
+
+    /// The one outcome the probes a variation changes must end with, where the behaviour it plays
+    /// has only one right reading.
+    pub fn effects_outcome(self) -> Option<Outcome> {
+        match self {
+            Variation::DeclineIn3Ms | Variation::UnattendedSlowCancel => Some(Outcome::AutoAnswered),
+            _ => None,
+        }
+    }
+
+    /// Whether the runner journals the run as one with nobody at the host.
+    pub fn unattended(self) -> bool {
+        self == Variation::UnattendedSlowCancel
     }
 
     /// The transports over which the variation means anything.
