@@ -3,7 +3,7 @@
 use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
-use crate::probes::{affordances, connection, elicitation, http, interactive, prompts, resources, sampling_roots, skills, subscriptions, tools, utilities};
+use crate::probes::{affordances, connection, elicitation, http, interactive, prompts, resources, results, sampling_roots, skills, subscriptions, tools, utilities};
 use crate::variant::Variant;
 
 static REGISTRY: &[&dyn Probe] = &[
@@ -100,6 +100,10 @@ static REGISTRY: &[&dyn Probe] = &[
     &affordances::ToolSchemas,
     &affordances::ToolDescriptions,
     &affordances::StructuredContent,
+    &results::ImageToModel,
+    &results::AudioToModel,
+    &results::EmbeddedResourceToModel,
+    &results::IsErrorToModel,
     &affordances::ResourcesGated,
 ];
 

@@ -20,16 +20,44 @@ pub const TOOL_SAMPLING_TOOLS: &str = "probe_sampling_tools";
 pub const TOOL_ROOTS: &str = "probe_roots";
 pub const TOOL_PING: &str = "probe_ping";
 pub const TOOL_LIST_CHANGED: &str = "probe_list_changed";
+// Tools whose results test what a host hands its model (judged from the model stub's journal).
+// Each result carries a canary of its own whose text avoids words a host might add ("image",
+// "audio", "error"), so such words in what the model got are the host's.
+pub const TOOL_IMAGE: &str = "probe_image";
+pub const TOOL_AUDIO: &str = "probe_audio";
+pub const TOOL_EMBEDDED: &str = "probe_embedded";
+pub const TOOL_FAULT: &str = "probe_fault";
 /// Appears in `tools/list` only after `probe_list_changed` ran.
 pub const TOOL_ADDED: &str = "probe_added";
 /// The only tool of the second page: nothing depends on it but `tools.pagination` and the
 /// model's tool catalogue, so a client that stops at the first page still reaches every trigger.
 pub const TOOL_PAGE_TWO: &str = "probe_page_two";
 /// Every tool a probe triggers is on the first page.
-pub const TOOLS_PAGE_ONE: usize = 10;
+pub const TOOLS_PAGE_ONE: usize = 14;
 /// The tools that trigger a probe, in the order a scripted model calls them.
 pub const TRIGGER_TOOLS: [&str; 10] =
     [TOOL_PROGRESS, TOOL_RESOURCE_LINK, TOOL_ELICIT_FORM, TOOL_ELICIT_ENUMS, TOOL_ELICIT_URL, TOOL_SAMPLING, TOOL_SAMPLING_TOOLS, TOOL_ROOTS, TOOL_PING, TOOL_LIST_CHANGED];
+/// The tools whose results the model is handed, called after the triggers (a host that cannot
+/// take one of them loses only what comes after it).
+pub const RESULT_TOOLS: [&str; 4] = [TOOL_EMBEDDED, TOOL_FAULT, TOOL_IMAGE, TOOL_AUDIO];
+/// The canary of each result tool's text content.
+pub const IMAGE_RESULT_CANARY: &str = "MCP-PROBE-RESULT-PNG-7C21";
+pub const AUDIO_RESULT_CANARY: &str = "MCP-PROBE-RESULT-WAV-3E90";
+pub const EMBEDDED_RESULT_CANARY: &str = "MCP-PROBE-RESULT-EMBED-5B44";
+pub const FAULT_RESULT_CANARY: &str = "MCP-PROBE-RESULT-FAULT-8D17";
+/// The text of the embedded text resource in `probe_embedded`'s result.
+pub const EMBEDDED_TEXT_CANARY: &str = "MCP-PROBE-EMBEDDED-TEXT-CANARY-6A1F";
+pub const EMBEDDED_TEXT_URI: &str = "probe://embedded/text";
+pub const EMBEDDED_BLOB_URI: &str = "probe://embedded/blob";
+/// A 2×2 PNG, base64.
+pub const IMAGE_PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFElEQVR4nGP4z8DAAMIM////ZwAAHu8E/KPItPcAAAAASUVORK5CYII=";
+/// Four milliseconds of 8 kHz mono WAV, base64.
+pub const AUDIO_WAV_BASE64: &str = "UklGRkQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YSAAAACAoMCggGBAYICgwKCAYEBggKDAoIBgQGCAoMCggGBAYA==";
+
+/// The bytes of the embedded blob: not UTF-8, and none of the binary resource's runs of bytes.
+pub fn embedded_blob_bytes() -> Vec<u8> {
+    (0u8..48).map(|i| 0xff - i.wrapping_mul(5)).collect()
+}
 pub const TOOLS_CURSOR: &str = "tools-page-2";
 
 // Resources.
@@ -53,6 +81,32 @@ pub const PROMPT_ARGUMENT: &str = "topic";
 
 // Elicitation. The URL the URL-mode elicitation points at (never served: it only has to be shown).
 pub const ELICIT_URL: &str = "http://127.0.0.1:9/mcp-client-probe/elicit";
+
+/// `probe_image`'s result: its canary and the picture.
+pub fn image_result() -> Value {
+    json!({"content": [{"type": "text", "text": IMAGE_RESULT_CANARY}, {"type": "image", "data": IMAGE_PNG_BASE64, "mimeType": "image/png"}]})
+}
+
+/// `probe_audio`'s result: its canary and the sound.
+pub fn audio_result() -> Value {
+    json!({"content": [{"type": "text", "text": AUDIO_RESULT_CANARY}, {"type": "audio", "data": AUDIO_WAV_BASE64, "mimeType": "audio/wav"}]})
+}
+
+/// `probe_embedded`'s result: its canary, an embedded text resource and an embedded blob.
+pub fn embedded_result() -> Value {
+    use base64::Engine;
+    let blob = base64::engine::general_purpose::STANDARD.encode(embedded_blob_bytes());
+    json!({"content": [
+        {"type": "text", "text": EMBEDDED_RESULT_CANARY},
+        {"type": "resource", "resource": {"uri": EMBEDDED_TEXT_URI, "mimeType": "text/plain", "text": EMBEDDED_TEXT_CANARY}},
+        {"type": "resource", "resource": {"uri": EMBEDDED_BLOB_URI, "mimeType": "application/octet-stream", "blob": blob}}
+    ]})
+}
+
+/// `probe_fault`'s result: marked `isError`, its only text the canary.
+pub fn fault_result() -> Value {
+    json!({"content": [{"type": "text", "text": FAULT_RESULT_CANARY}], "isError": true})
+}
 
 /// The bytes of the binary resource: every byte value once, so any text re-encoding shows.
 pub fn blob_bytes() -> Vec<u8> {
@@ -212,6 +266,10 @@ pub fn tools(with_added: bool) -> Vec<Value> {
         json!({"name": TOOL_ROOTS, "description": "Asks the client for its roots", "inputSchema": empty}),
         json!({"name": TOOL_PING, "description": "Pings the client", "inputSchema": empty}),
         json!({"name": TOOL_LIST_CHANGED, "description": "Changes the tool, resource and prompt lists and says so", "inputSchema": empty}),
+        json!({"name": TOOL_EMBEDDED, "description": "Returns two embedded resources, one text and one binary", "inputSchema": empty}),
+        json!({"name": TOOL_FAULT, "description": "Always fails: returns a result marked isError", "inputSchema": empty}),
+        json!({"name": TOOL_IMAGE, "description": "Returns a small PNG picture", "inputSchema": empty}),
+        json!({"name": TOOL_AUDIO, "description": "Returns a short WAV sound", "inputSchema": empty}),
         json!({"name": TOOL_PAGE_TWO, "description": "Listed on the second page of tools only; does nothing", "inputSchema": empty}),
     ];
     if with_added {

@@ -9,6 +9,7 @@ pub mod interactive;
 pub mod opportunity;
 pub mod prompts;
 pub mod resources;
+pub mod results;
 pub mod sampling_roots;
 pub mod skills;
 pub mod subscriptions;

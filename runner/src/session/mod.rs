@@ -8,7 +8,7 @@ pub mod launch;
 pub mod run;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use probe_server::journal::Journal;
 use probe_server::journal::Transport;
@@ -161,14 +161,59 @@ impl Session {
 
     /// Stops the stub and the HTTP server (its journal complete); the scratch directory stays
     /// until the session is dropped.
+    ///
+    /// The HTTP server first stays up until its journal has been quiet for [`LANDING_QUIET`] (at
+    /// most [`LANDING_MAX`]): a client that has exited may still have a request on its way (the
+    /// closing DELETE), and stopping under it would lose it under load.
     pub async fn close(&mut self) -> Result<(), StopError> {
         if let Some(stub) = self.stub.take() {
             stub.stop().await;
         }
         match self.http.take() {
-            Some(server) => server.stop().await,
+            Some(server) => {
+                let journal = self.server_journal(0);
+                let deadline = Instant::now() + LANDING_MAX;
+                let mut idle = JournalIdle::new(&journal, LANDING_QUIET);
+                while !idle.idle() && Instant::now() < deadline {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                server.stop().await
+            }
             None => Ok(()),
         }
+    }
+}
+
+/// How long an HTTP server's journal must have been quiet before the server is stopped.
+pub const LANDING_QUIET: Duration = Duration::from_millis(250);
+/// The longest an HTTP server waits for its journal to go quiet.
+pub const LANDING_MAX: Duration = Duration::from_secs(2);
+
+/// How many lines a journal file holds (0 while it does not exist).
+pub fn journal_lines(path: &Path) -> usize {
+    std::fs::read(path).map(|b| b.iter().filter(|c| **c == b'\n').count()).unwrap_or(0)
+}
+
+/// Whether a journal has had no new line for a while.
+pub struct JournalIdle<'a> {
+    path: &'a Path,
+    quiet: Duration,
+    lines: usize,
+    since: Instant,
+}
+
+impl<'a> JournalIdle<'a> {
+    pub fn new(path: &'a Path, quiet: Duration) -> JournalIdle<'a> {
+        JournalIdle { path, quiet, lines: journal_lines(path), since: Instant::now() }
+    }
+
+    /// Looks again; true once nothing was added for the quiet time.
+    pub fn idle(&mut self) -> bool {
+        let lines = journal_lines(self.path);
+        if lines != self.lines {
+            (self.lines, self.since) = (lines, Instant::now());
+        }
+        self.since.elapsed() >= self.quiet
     }
 }
 

@@ -111,6 +111,10 @@ ablations! {
     AlterSchemas => "alter-schemas", "affordances.tool_schemas", "changes the input schemas it offers";
     DropDescriptions => "drop-descriptions", "affordances.tool_descriptions", "offers MCP tools without their descriptions";
     DropDualResults => "drop-dual-results", "affordances.structured_content", "hands the model neither content nor structuredContent when a tool returns both";
+    ImagePlaceholder => "image-placeholder", "affordances.image_to_model", "hands the model words in place of a tool result's picture";
+    DropAudio => "drop-audio", "affordances.audio_to_model", "drops a tool result's sound without a word";
+    DropEmbeddedBlob => "drop-embedded-blob", "affordances.embedded_resource_to_model", "hands the model a tool result's embedded text but not its embedded blob";
+    ErrorAsOrdinary => "error-as-ordinary", "affordances.is_error_to_model", "hands the model an isError result as an ordinary one";
     ResourceToolsAlways => "resource-tools-always", "affordances.resources_gated", "offers resource tools although the server has no resources";
     NoSessionHeader => "no-session-header", "http.session_id_echoed", "leaves Mcp-Session-Id off its logging/setLevel request";
     NoStandardHeaders => "no-standard-headers", "http.standard_headers", "leaves Mcp-Method and Mcp-Name off its prompts/get request";
@@ -219,6 +223,8 @@ impl Ablation {
             ],
             // The text resource's canary comes only from the server.
             Ablation::ReadFromCache => &["affordances.text_to_model"],
+            // The result tools are in the hidden half: the model never calls them.
+            Ablation::HideSomeTools => &["affordances.image_to_model", "affordances.audio_to_model", "affordances.embedded_resource_to_model", "affordances.is_error_to_model"],
             // The templated URI's content is text too.
             Ablation::DropText => &["affordances.template_read"],
             // In 2026-07-28 every change notification travels on the listen stream.

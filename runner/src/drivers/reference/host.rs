@@ -3,7 +3,8 @@
 //! declares resources, `read_resource(server, uri)`, `list_resources(server)` and
 //! `list_resource_templates(server)`; it passes the server's instructions as the system prompt,
 //! runs each call the model makes against the probe server and hands back what it got — text as
-//! text, blobs as their base64. Each affordance probe has a switch that breaks one of these, and
+//! text, blobs as their base64, pictures and sounds in a user message after the tool messages, an
+//! `isError` result prefixed "Error:". Each affordance probe has a switch that breaks one of these, and
 //! each host variation changes one of these in a way real hosts do and the probes must accept.
 
 use probe_server::Era;
@@ -172,6 +173,9 @@ async fn converse(client: &Client, handler: &ReferenceHandler, ablation: Option<
         if calls.is_empty() {
             return Ok(());
         }
+        // Pictures and sounds cannot go in a Chat Completions tool message: they follow the
+        // turn's tool messages in a user message of their own.
+        let mut media = Vec::new();
         for call in calls {
             let name = call["function"]["name"].as_str().unwrap_or_default();
             let arguments: Value = call["function"]["arguments"].as_str().and_then(|a| serde_json::from_str(a).ok()).unwrap_or(json!({}));
@@ -179,23 +183,70 @@ async fn converse(client: &Client, handler: &ReferenceHandler, ablation: Option<
                 let names = selected(arguments["query"].as_str().unwrap_or_default());
                 loaded.extend(names.iter().cloned());
                 format!("loaded {}", names.join(", "))
+            } else if let Some(mcp) = presentation.mcp_tool(name, &tools).map(str::to_string) {
+                let handed = call_mcp_tool(client, &mcp, ablation).await;
+                media.extend(handed.media);
+                handed.text
             } else {
-                let mcp = presentation.mcp_tool(name, &tools).map(str::to_string);
-                execute(client, name, mcp.as_deref(), &arguments, &listed_uris, &listed, ablation, variation).await
+                execute(client, name, &arguments, &listed_uris, &listed, ablation, variation).await
             };
             messages.push(json!({"role": "tool", "tool_call_id": call["id"], "content": text}));
+        }
+        if !media.is_empty() {
+            let mut parts = vec![json!({"type": "text", "text": "Attachments of the tool results above."})];
+            parts.extend(media);
+            messages.push(json!({"role": "user", "content": parts}));
         }
     }
     Ok(())
 }
 
-/// Runs one of the model's calls (`mcp`: the MCP tool it names, if any) and returns what the
-/// model gets back.
-#[allow(clippy::too_many_arguments)]
+/// What the model is handed for one MCP tool call: the tool message's text, and the pictures and
+/// sounds that follow it.
+struct Handed {
+    text: String,
+    media: Vec<Value>,
+}
+
+/// Calls MCP tool `tool` and hands its result on: text as text, embedded resources as their text
+/// or base64, pictures and sounds as attachments, an `isError` result prefixed "Error:".
+async fn call_mcp_tool(client: &Client, tool: &str, ablation: Option<Ablation>) -> Handed {
+    let skip = |a: Ablation| ablation == Some(a);
+    let result = match client.call_tool(CallToolRequestParams::new(tool.to_string())).await {
+        Ok(result) => result,
+        Err(e) => return Handed { text: format!("error: {e}"), media: Vec::new() },
+    };
+    if result.structured_content.is_some() && skip(Ablation::DropDualResults) {
+        return Handed { text: "[result omitted]".into(), media: Vec::new() };
+    }
+    let (mut texts, mut media) = (Vec::new(), Vec::new());
+    for block in result.content.iter().filter_map(|c| serde_json::to_value(c).ok()) {
+        let (data, mime) = (block["data"].as_str().unwrap_or_default(), block["mimeType"].as_str().unwrap_or_default());
+        match block["type"].as_str().unwrap_or_default() {
+            "text" => texts.push(block["text"].as_str().unwrap_or_default().to_string()),
+            "image" if skip(Ablation::ImagePlaceholder) => texts.push("[image omitted]".into()),
+            "image" => media.push(json!({"type": "image_url", "image_url": {"url": format!("data:{mime};base64,{data}")}})),
+            "audio" if skip(Ablation::DropAudio) => {}
+            "audio" => media.push(json!({"type": "input_audio", "input_audio": {"data": data, "format": "wav"}})),
+            "resource" => match (block["resource"]["text"].as_str(), block["resource"]["blob"].as_str()) {
+                (Some(text), _) => texts.push(text.to_string()),
+                (None, Some(_)) if skip(Ablation::DropEmbeddedBlob) => {}
+                (None, Some(blob)) => texts.push(blob.to_string()),
+                (None, None) => {}
+            },
+            _ => {}
+        }
+    }
+    let text = texts.join("\n");
+    let text = if result.is_error == Some(true) && !skip(Ablation::ErrorAsOrdinary) { format!("Error: {text}") } else { text };
+    Handed { text, media }
+}
+
+/// Runs one of the model's calls of the host's own tools (the resource tools) and returns what
+/// the model gets back.
 async fn execute(
     client: &Client,
     name: &str,
-    mcp: Option<&str>,
     arguments: &Value,
     listed: &[String],
     listing: &[rmcp::model::Resource],
@@ -204,13 +255,6 @@ async fn execute(
 ) -> String {
     let skip = |a: Ablation| ablation == Some(a);
     let uri = arguments["uri"].as_str().unwrap_or_default().to_string();
-    if let Some(tool) = mcp {
-        return match client.call_tool(CallToolRequestParams::new(tool.to_string())).await {
-            Ok(result) if result.structured_content.is_some() && skip(Ablation::DropDualResults) => "[result omitted]".to_string(),
-            Ok(result) => result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n"),
-            Err(e) => format!("error: {e}"),
-        };
-    }
     match name {
         "read_resource" => {
             if skip(Ablation::ListedUrisOnly) && !listed.contains(&uri) {

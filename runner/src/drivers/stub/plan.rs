@@ -299,6 +299,11 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str
             }
         }
     }
+    for tool in s::RESULT_TOOLS.iter().filter(|_| scope == Scope::Full) {
+        if let Some(offered) = catalogue.iter().find(|t| names_tool(&t.name, tool)) {
+            steps.push(call(offered, json!({}), &format!("call {tool} for its result")));
+        }
+    }
     steps.push(finish());
     steps
 }

@@ -93,6 +93,43 @@ pub fn tool_results(dialect: Dialect, body: &Value) -> Vec<String> {
     texts.iter().map(|t| capped(t)).collect()
 }
 
+/// Which tool results the dialect itself marks as errors (Anthropic `is_error`, a Gemini function
+/// response with an `error`), by their index in [`tool_results`]' order. Chat Completions and
+/// Responses have no such mark.
+pub fn error_marks(dialect: Dialect, body: &Value) -> Vec<usize> {
+    let marked: Vec<bool> = match dialect {
+        Dialect::Anthropic => body["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|m| m["content"].as_array().into_iter().flatten())
+            .filter(|b| b["type"] == "tool_result")
+            .map(|b| b["is_error"] == true)
+            .collect(),
+        Dialect::Gemini => super::gemini::function_responses(body).map(|r| r["response"].get("error").is_some()).collect(),
+        Dialect::Chat | Dialect::Responses => Vec::new(),
+    };
+    marked.iter().enumerate().filter(|(_, m)| **m).map(|(i, _)| i).collect()
+}
+
+/// The payloads of the result tools (the picture, the sound, the embedded text and blob): where
+/// each appears in the request, in a tool result or anywhere else ("beside": a message of its own,
+/// as hosts hand pictures to a model). Payloads that appear nowhere are left out.
+pub fn payloads(body: &Value, results: &[String]) -> Value {
+    use base64::Engine;
+    let blob = base64::engine::general_purpose::STANDARD.encode(s::embedded_blob_bytes());
+    let whole = body.to_string();
+    let mut found = Map::new();
+    for (name, needle) in [("png", s::IMAGE_PNG_BASE64), ("wav", s::AUDIO_WAV_BASE64), ("embedded_text", s::EMBEDDED_TEXT_CANARY), ("embedded_blob", blob.as_str())] {
+        let in_results = results.iter().filter(|r| r.contains(needle)).count();
+        let places: Vec<&str> = [(in_results > 0, "tool_result"), (whole.matches(needle).count() > in_results, "beside")].iter().filter(|(f, _)| *f).map(|(_, p)| *p).collect();
+        if !places.is_empty() {
+            found.insert(name.to_string(), json!(places));
+        }
+    }
+    Value::Object(found)
+}
+
 /// Where the probe's markers appear in the request outside the tool catalogue and tool results
 /// ("context": system prompt and messages) and inside the catalogue ("tools").
 pub fn mentions(body: &Value, results: &[String]) -> Value {
@@ -129,7 +166,8 @@ pub fn view(dialect: Dialect, body: &Value) -> Value {
             offered.push(shown);
         }
     }
-    Note::ModelView.detail(json!({"dialect": dialect, "tools": offered, "deferred": deferred, "tool_results": results, "mentions": mentions(body, &results)}))
+    let (marks, carried) = (error_marks(dialect, body), payloads(body, &results));
+    Note::ModelView.detail(json!({"dialect": dialect, "tools": offered, "deferred": deferred, "tool_results": results, "error_marks": marks, "payloads": carried, "mentions": mentions(body, &results)}))
 }
 
 #[cfg(test)]
@@ -156,5 +194,24 @@ mod tests {
         assert!(chat_tools[1].get("description").is_none(), "tools unrelated to MCP keep only their name");
         assert_eq!(tools(&responses)[0]["namespace"], "mcp__probe__");
         assert_eq!(view(Dialect::Chat, &chat)["mentions"][s::INSTRUCTIONS_CANARY], json!(["context"]));
+    }
+
+    #[test]
+    fn error_marks_and_payloads_are_found_in_every_dialect() {
+        let picture = format!("data:image/png;base64,{}", s::IMAGE_PNG_BASE64);
+        let chat = json!({"messages": [{"role": "tool", "content": "Error: x"}, {"role": "user", "content": [{"type": "image_url", "image_url": {"url": picture}}]}]});
+        let results = tool_results(Dialect::Chat, &chat);
+        assert_eq!(payloads(&chat, &results), json!({"png": ["beside"]}));
+        assert!(error_marks(Dialect::Chat, &chat).is_empty(), "Chat Completions has no mark: words are all there is");
+        let anthropic = json!({"messages": [{"role": "user", "content": [
+            {"type": "tool_result", "content": "ok"},
+            {"type": "tool_result", "is_error": true, "content": [{"type": "text", "text": s::FAULT_RESULT_CANARY}]},
+            {"type": "tool_result", "content": [{"type": "text", "text": "x"}, {"type": "image", "source": {"type": "base64", "data": s::AUDIO_WAV_BASE64}}]}
+        ]}]});
+        assert_eq!(error_marks(Dialect::Anthropic, &anthropic), vec![1]);
+        assert_eq!(payloads(&anthropic, &tool_results(Dialect::Anthropic, &anthropic)), json!({"wav": ["tool_result"]}));
+        let gemini = json!({"contents": [{"role": "user", "parts": [{"functionResponse": {"name": "a", "response": {"output": "fine"}}}, {"functionResponse": {"name": "b", "response": {"error": "bad"}}}]}]});
+        assert_eq!(error_marks(Dialect::Gemini, &gemini), vec![1]);
+        assert_eq!(payloads(&gemini, &[]), json!({}));
     }
 }

@@ -19,6 +19,7 @@ use probe_server::Variant;
 use serde_json::{json, Value};
 
 use crate::clients::profile::Interactive;
+use crate::session::{journal_lines, JournalIdle};
 use probe_server::note::Note;
 use pty::{Pty, PtySpec};
 
@@ -182,10 +183,6 @@ fn read_server(path: &Path) -> JournalRead {
     probe_server::journal::read_journal(path).unwrap_or_default()
 }
 
-fn journal_lines(path: &Path) -> usize {
-    std::fs::read(path).map(|b| b.iter().filter(|c| **c == b'\n').count()).unwrap_or(0)
-}
-
 /// Waits until the server's journal holds an event that `wanted` accepts, at most `timeout`, or
 /// until `give_up` says there is no point (the host has gone). Returns whether it appeared.
 fn wait_for_journal(path: &Path, wanted: impl Fn(&Event) -> bool, timeout: Duration, mut give_up: impl FnMut() -> bool) -> bool {
@@ -215,27 +212,6 @@ fn wait_for_lines(path: &Path, lines: usize, timeout: Duration, mut give_up: imp
 }
 
 /// Whether a journal has stopped growing: no new line for `quiet`.
-struct JournalIdle<'a> {
-    path: &'a Path,
-    quiet: Duration,
-    lines: usize,
-    since: Instant,
-}
-
-impl<'a> JournalIdle<'a> {
-    fn new(path: &'a Path, quiet: Duration) -> JournalIdle<'a> {
-        JournalIdle { path, quiet, lines: journal_lines(path), since: Instant::now() }
-    }
-
-    fn idle(&mut self) -> bool {
-        let lines = journal_lines(self.path);
-        if lines != self.lines {
-            (self.lines, self.since) = (lines, Instant::now());
-        }
-        self.since.elapsed() >= self.quiet
-    }
-}
-
 /// How often a wait on the server's journal looks at it again.
 const JOURNAL_LOOK: Duration = Duration::from_millis(10);
 

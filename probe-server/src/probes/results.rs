@@ -1,0 +1,172 @@
+//! What a tool's result delivers to the model: a picture, a sound, embedded resources and an
+//! `isError` result, each from a tool of its own (`surface::RESULT_TOOLS`). Judged from the model
+//! stub's journal: the stub calls each tool, and every later request's `model_view` says which
+//! payloads it carried and where (`payloads`), which tool results the dialect marks as errors
+//! (`error_marks`), and the text of every tool result. Evidence lines are those of the model journal.
+
+use serde_json::Value;
+
+use super::{probe, BOTH};
+use crate::host_tools::names_tool;
+use crate::observe::Observations;
+use crate::probe::{Outcome, Verdict};
+use crate::surface as s;
+
+/// The model journal line of the model's first call of `tool`, or not-reached.
+fn called(o: &Observations, tool: &str) -> Result<u64, Verdict> {
+    o.model_calls()
+        .find(|(_, name, _)| names_tool(name, tool))
+        .map(|(seq, _, _)| seq)
+        .ok_or_else(|| Verdict::new(Outcome::NotReached, format!("the model never called {tool} (the host did not offer it, or the run ended before)")))
+}
+
+/// The first request after `call` that carried payload `name`, and where ("tool_result" or
+/// "beside").
+fn payload_after<'a>(o: &'a Observations, call: u64, name: &str) -> Option<(u64, Vec<&'a str>)> {
+    o.model_views().filter(|(seq, _)| *seq > call).find_map(|(seq, view)| {
+        let places = view.get("payloads")?.get(name)?.as_array()?;
+        Some((seq, places.iter().filter_map(Value::as_str).collect()))
+    })
+}
+
+/// The tool result holding `canary` in the first request after `call` that has one: (line, its
+/// index among the request's tool results, its text).
+fn result_after(o: &Observations, call: u64, canary: &str) -> Option<(u64, usize, String)> {
+    o.model_views().filter(|(seq, _)| *seq > call).find_map(|(seq, view)| {
+        let results = view.get("tool_results")?.as_array()?;
+        let (index, text) = results.iter().enumerate().find_map(|(i, r)| r.as_str().filter(|t| t.contains(canary)).map(|t| (i, t)))?;
+        Some((seq, index, text.to_string()))
+    })
+}
+
+/// What the host wrote into a tool result beside the tool's own canary, if it is words (three
+/// letters or more), cut to 80 characters for the detail.
+fn host_words(text: &str, canary: &str) -> Option<String> {
+    let rest = text.replace(canary, " ");
+    let rest = rest.trim();
+    (rest.chars().filter(|c| c.is_alphabetic()).count() >= 3).then(|| rest.chars().take(80).collect())
+}
+
+fn where_said(places: &[&str]) -> &'static str {
+    if places.contains(&"tool_result") {
+        "in the tool result"
+    } else {
+        "in a message beside the tool result"
+    }
+}
+
+/// The verdict on a binary payload (picture or sound) of `tool`'s result: its bytes anywhere
+/// later is yes; the result without them is partial when the host's words stand in for them, no
+/// when nothing does; no result at all is no.
+fn judge_media(o: &Observations, tool: &str, payload: &str, canary: &str, what: &str) -> Verdict {
+    let call = match called(o, tool) {
+        Ok(call) => call,
+        Err(verdict) => return verdict,
+    };
+    if let Some((seq, places)) = payload_after(o, call, payload) {
+        return Verdict::new(Outcome::Yes, format!("the {what}'s bytes reached the model {}", where_said(&places))).evidence([call, seq]);
+    }
+    match result_after(o, call, canary) {
+        Some((seq, _, text)) => match host_words(&text, canary) {
+            Some(words) => Verdict::new(Outcome::Partial, format!("words stand in for the {what}: {words:?}")).evidence([call, seq]).opportunity([call]),
+            None => Verdict::new(Outcome::No, format!("the result reached the model with nothing of the {what}")).evidence([call, seq]).opportunity([call]),
+        },
+        None => Verdict::new(Outcome::No, format!("the model never got {tool}'s result")).evidence([call]).opportunity([call]),
+    }
+}
+
+probe! {
+    /// Evidence (model journal): after the model called `probe_image` (a canary text and a 2×2
+    /// PNG), a later request carries the PNG's base64, in the tool result or in a message beside
+    /// it (yes; the detail says where). The result without the bytes is partial when the host put
+    /// words in their place, no when nothing of the picture is left or no result came.
+    ImageToModel {
+        id: "affordances.image_to_model", area: Affordances, title: "an image in a tool result reaches the model",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "probe_image: a canary text and a PNG",
+        judge: |o| judge_media(o, s::TOOL_IMAGE, "png", s::IMAGE_RESULT_CANARY, "picture"), needs_model: true,
+    }
+}
+
+probe! {
+    /// Evidence (model journal): as `affordances.image_to_model`, for `probe_audio`'s WAV sound
+    /// (audio content, 2025-03-26).
+    AudioToModel {
+        id: "affordances.audio_to_model", area: Affordances, title: "audio in a tool result reaches the model",
+        revisions: ["2025-03-26"], eras: BOTH, serves: "probe_audio: a canary text and a WAV",
+        judge: |o| judge_media(o, s::TOOL_AUDIO, "wav", s::AUDIO_RESULT_CANARY, "sound"), needs_model: true,
+    }
+}
+
+probe! {
+    /// Evidence (model journal): after the model called `probe_embedded`, whose result embeds a
+    /// text resource (with a canary) and a blob resource (bytes that are not UTF-8), later
+    /// requests carry the text and the blob's base64: both is yes, one partial, neither no.
+    EmbeddedResourceToModel {
+        id: "affordances.embedded_resource_to_model", area: Affordances, title: "embedded resources in a tool result reach the model",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "probe_embedded: an embedded text and an embedded blob",
+        judge: judge_embedded, needs_model: true,
+    }
+}
+
+fn judge_embedded(o: &Observations) -> Verdict {
+    let call = match called(o, s::TOOL_EMBEDDED) {
+        Ok(call) => call,
+        Err(verdict) => return verdict,
+    };
+    let (text, blob) = (payload_after(o, call, "embedded_text"), payload_after(o, call, "embedded_blob"));
+    let lines = [text.as_ref(), blob.as_ref()].into_iter().flatten().map(|(seq, _)| *seq);
+    let evidence: Vec<u64> = std::iter::once(call).chain(lines).collect();
+    match (&text, &blob) {
+        (Some(_), Some(_)) => Verdict::new(Outcome::Yes, "the embedded text and the embedded blob's bytes reached the model").evidence(evidence),
+        (Some(_), None) => Verdict::new(Outcome::Partial, "the embedded text reached the model, the blob's bytes did not").evidence(evidence).opportunity([call]),
+        (None, Some(_)) => Verdict::new(Outcome::Partial, "the embedded blob's bytes reached the model, the text did not").evidence(evidence).opportunity([call]),
+        (None, None) => {
+            let seen = result_after(o, call, s::EMBEDDED_RESULT_CANARY).map(|(seq, _, _)| seq);
+            let detail = if seen.is_some() { "the result reached the model without either embedded resource" } else { "the model never got probe_embedded's result" };
+            Verdict::new(Outcome::No, detail).evidence(evidence.into_iter().chain(seen)).opportunity([call])
+        }
+    }
+}
+
+probe! {
+    /// Evidence (model journal): after the model called `probe_fault`, whose result is marked
+    /// `isError: true` (its only text a canary), the tool result holding the canary reaches the
+    /// model marked as an error: by the dialect's own mark (Anthropic `is_error`, a Gemini
+    /// `error` response) or by the host's words ("error", "fail") beside the canary (yes). The
+    /// result as an ordinary one is partial; no result at all, no.
+    IsErrorToModel {
+        id: "affordances.is_error_to_model", area: Affordances, title: "an isError result reaches the model as an error",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "probe_fault: a result marked isError",
+        judge: judge_is_error, needs_model: true,
+    }
+}
+
+fn judge_is_error(o: &Observations) -> Verdict {
+    let call = match called(o, s::TOOL_FAULT) {
+        Ok(call) => call,
+        Err(verdict) => return verdict,
+    };
+    let Some((seq, index, text)) = result_after(o, call, s::FAULT_RESULT_CANARY) else {
+        return Verdict::new(Outcome::No, "the model never got probe_fault's result").evidence([call]).opportunity([call]);
+    };
+    let marked =
+        o.model_views().find(|(line, _)| *line == seq).and_then(|(_, view)| view.get("error_marks")?.as_array().map(|m| m.iter().any(|i| i.as_u64() == Some(index as u64))));
+    let words = host_words(&text, s::FAULT_RESULT_CANARY).filter(|w| ["error", "fail"].iter().any(|k| w.to_lowercase().contains(k)));
+    match (marked.unwrap_or(false), words) {
+        (true, _) => Verdict::new(Outcome::Yes, "marked as an error by the dialect's own mark").evidence([call, seq]),
+        (false, Some(words)) => Verdict::new(Outcome::Yes, format!("marked as an error in the host's words: {words:?}")).evidence([call, seq]),
+        (false, None) => Verdict::new(Outcome::Partial, "reached the model as an ordinary result").evidence([call, seq]).opportunity([call]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_words_are_what_the_host_added_beside_the_canary() {
+        assert_eq!(host_words(&format!("{} [image omitted]", s::IMAGE_RESULT_CANARY), s::IMAGE_RESULT_CANARY).as_deref(), Some("[image omitted]"));
+        assert_eq!(host_words(&format!("{}\n{{}}", s::IMAGE_RESULT_CANARY), s::IMAGE_RESULT_CANARY), None, "punctuation is not words");
+        assert_eq!(host_words(&format!("Error: {}", s::FAULT_RESULT_CANARY), s::FAULT_RESULT_CANARY).as_deref(), Some("Error:"));
+    }
+}
