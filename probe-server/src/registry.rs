@@ -104,6 +104,7 @@ static REGISTRY: &[&dyn Probe] = &[
     &results::AudioToModel,
     &results::EmbeddedResourceToModel,
     &results::IsErrorToModel,
+    &results::RpcErrorToModel,
     &affordances::ResourcesGated,
 ];
 

@@ -451,6 +451,7 @@ impl ServerHandler for ProbeServer {
             s::TOOL_AUDIO => complete::<CallToolResult>(s::audio_result()).map(Into::into),
             s::TOOL_EMBEDDED => complete::<CallToolResult>(s::embedded_result()).map(Into::into),
             s::TOOL_FAULT => complete::<CallToolResult>(s::fault_result()).map(Into::into),
+            s::TOOL_RPC_ERROR => Err(McpError::internal_error(s::RPC_ERROR_CANARY, None)),
             s::TOOL_ADDED if self.changed() => Ok(text_result("the added tool ran").into()),
             s::TOOL_PAGE_TWO => Ok(text_result("the second page's tool ran").into()),
             _ => Ok(CallToolResult::error(vec![ContentBlock::text(format!("unknown tool {name}"))]).into()),

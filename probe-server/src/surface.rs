@@ -27,24 +27,28 @@ pub const TOOL_IMAGE: &str = "probe_image";
 pub const TOOL_AUDIO: &str = "probe_audio";
 pub const TOOL_EMBEDDED: &str = "probe_embedded";
 pub const TOOL_FAULT: &str = "probe_fault";
+pub const TOOL_RPC_ERROR: &str = "probe_rpc_error";
 /// Appears in `tools/list` only after `probe_list_changed` ran.
 pub const TOOL_ADDED: &str = "probe_added";
 /// The only tool of the second page: nothing depends on it but `tools.pagination` and the
 /// model's tool catalogue, so a client that stops at the first page still reaches every trigger.
 pub const TOOL_PAGE_TWO: &str = "probe_page_two";
 /// Every tool a probe triggers is on the first page.
-pub const TOOLS_PAGE_ONE: usize = 14;
+pub const TOOLS_PAGE_ONE: usize = 15;
 /// The tools that trigger a probe, in the order a scripted model calls them.
 pub const TRIGGER_TOOLS: [&str; 10] =
     [TOOL_PROGRESS, TOOL_RESOURCE_LINK, TOOL_ELICIT_FORM, TOOL_ELICIT_ENUMS, TOOL_ELICIT_URL, TOOL_SAMPLING, TOOL_SAMPLING_TOOLS, TOOL_ROOTS, TOOL_PING, TOOL_LIST_CHANGED];
-/// The tools whose results the model is handed, called after the triggers (a host that cannot
-/// take one of them loses only what comes after it).
-pub const RESULT_TOOLS: [&str; 4] = [TOOL_EMBEDDED, TOOL_FAULT, TOOL_IMAGE, TOOL_AUDIO];
+/// The tools whose results the model is handed: the scripted model calls all but the last just
+/// before `probe_list_changed`, and the last (a JSON-RPC error, on which some hosts restart their
+/// server) after everything else.
+pub const RESULT_TOOLS: [&str; 5] = [TOOL_EMBEDDED, TOOL_FAULT, TOOL_IMAGE, TOOL_AUDIO, TOOL_RPC_ERROR];
 /// The canary of each result tool's text content.
 pub const IMAGE_RESULT_CANARY: &str = "MCP-PROBE-RESULT-PNG-7C21";
 pub const AUDIO_RESULT_CANARY: &str = "MCP-PROBE-RESULT-WAV-3E90";
 pub const EMBEDDED_RESULT_CANARY: &str = "MCP-PROBE-RESULT-EMBED-5B44";
 pub const FAULT_RESULT_CANARY: &str = "MCP-PROBE-RESULT-FAULT-8D17";
+/// The message of the JSON-RPC error `probe_rpc_error` answers with.
+pub const RPC_ERROR_CANARY: &str = "MCP-PROBE-RPC-MESSAGE-4A90";
 /// The text of the embedded text resource in `probe_embedded`'s result.
 pub const EMBEDDED_TEXT_CANARY: &str = "MCP-PROBE-EMBEDDED-TEXT-CANARY-6A1F";
 pub const EMBEDDED_TEXT_URI: &str = "probe://embedded/text";
@@ -270,6 +274,7 @@ pub fn tools(with_added: bool) -> Vec<Value> {
         json!({"name": TOOL_FAULT, "description": "Always fails: returns a result marked isError", "inputSchema": empty}),
         json!({"name": TOOL_IMAGE, "description": "Returns a small PNG picture", "inputSchema": empty}),
         json!({"name": TOOL_AUDIO, "description": "Returns a short WAV sound", "inputSchema": empty}),
+        json!({"name": TOOL_RPC_ERROR, "description": "Always fails: answers with a JSON-RPC error instead of a result", "inputSchema": empty}),
         json!({"name": TOOL_PAGE_TWO, "description": "Listed on the second page of tools only; does nothing", "inputSchema": empty}),
     ];
     if with_added {

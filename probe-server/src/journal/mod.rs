@@ -252,6 +252,21 @@ impl Journal {
         Ok(Self::from_writer(Box::new(file)))
     }
 
+    /// Creates a journal at `path`, or beside it when it is taken (`<path>.2`, `<path>.3`, …): a
+    /// server started again with the same journal (a client that restarts its server) never
+    /// overwrites what the first one wrote. Returns the journal and where it writes.
+    pub fn create_beside(path: &Path) -> Result<(Self, std::path::PathBuf), JournalError> {
+        for attempt in 1u32.. {
+            let candidate = restart_path(path, attempt);
+            match std::fs::OpenOptions::new().write(true).create_new(true).open(&candidate) {
+                Ok(file) => return Ok((Self::from_writer(Box::new(file)), candidate)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(source) => return Err(JournalError::Open { path: candidate.display().to_string(), source }),
+            }
+        }
+        unreachable!("a free name is found before the counter runs out")
+    }
+
     /// A journal over any writer; each event is written with one `write_all` and flushed.
     pub fn from_writer(sink: Box<dyn Write + Send>) -> Self {
         Journal { inner: Arc::new(Mutex::new(Inner { sink, seq: 0, buf: Vec::with_capacity(512) })), start: Instant::now() }
@@ -329,6 +344,24 @@ impl Event {
             detail: Some(detail),
         }
     }
+}
+
+/// Where the `attempt`-th server given the journal `path` writes: `path` itself, then `path.2`, …
+pub fn restart_path(path: &Path, attempt: u32) -> std::path::PathBuf {
+    match attempt {
+        0 | 1 => path.to_path_buf(),
+        n => {
+            let mut name = path.as_os_str().to_os_string();
+            name.push(format!(".{n}"));
+            name.into()
+        }
+    }
+}
+
+/// Every journal the servers given `path` wrote, in the order they were started (see
+/// [`Journal::create_beside`]).
+pub fn restarts(path: &Path) -> Vec<std::path::PathBuf> {
+    (1u32..).map(|attempt| restart_path(path, attempt)).take_while(|p| p.exists()).collect()
 }
 
 /// What was read back from a journal file.
@@ -515,6 +548,21 @@ mod tests {
         assert_eq!(seqs, vec![1, 2, 3, 4]);
         assert!(joined.events.windows(2).all(|w| w[0].t_us <= w[1].t_us));
         assert_eq!(joined.events[2].method.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn a_taken_journal_is_never_overwritten_by_a_second_server() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        let (first, at) = Journal::create_beside(&path).unwrap();
+        assert_eq!(at, path);
+        sample(&first, br#"{"jsonrpc":"2.0","id":1,"method":"first"}"#);
+        let (second, beside) = Journal::create_beside(&path).unwrap();
+        assert_eq!(beside, dir.path().join("j.jsonl.2"));
+        sample(&second, br#"{"jsonrpc":"2.0","id":1,"method":"second"}"#);
+        assert_eq!(restarts(&path), vec![path.clone(), beside.clone()]);
+        assert_eq!(read_journal(&path).unwrap().events[0].method.as_deref(), Some("first"), "the first server's journal is whole");
+        assert_eq!(read_journal(&beside).unwrap().events[0].method.as_deref(), Some("second"));
     }
 
     #[test]

@@ -270,11 +270,22 @@ fn judge_resumption(o: &Observations) -> Verdict {
     // A run that ended within a settled time of the drop is too short to judge: the client had no
     // settled chance to reconnect, and a reconnection in it would race the client's own end of
     // the session (the server asks for a retry after 100 ms), so its outcome is chance.
-    let lasted_us = o.events.last().map_or(0, |e| e.t_us.saturating_sub(dropped.t_us));
+    // A session the client left for another (one session per command) ends at its last request.
+    let moved_on = o.http_requests().any(|e| e.seq > dropped.seq && header(e, "mcp-session-id").is_some_and(|s| s != session));
+    let ended_us = match moved_on {
+        true => o.http_requests().filter(in_session).map(|e| e.t_us).max().unwrap_or(dropped.t_us),
+        false => o.events.last().map_or(0, |e| e.t_us),
+    };
+    let lasted_us = ended_us.saturating_sub(dropped.t_us);
     if lasted_us < super::opportunity::SETTLE_MS * 1000 {
         return Verdict::new(
             Outcome::NotReached,
-            format!("the run ended {} after the drop, before a settled {} ms in which to reconnect", super::latency_bucket(lasted_us), super::opportunity::SETTLE_MS),
+            format!(
+                "the {} ended {} after the drop, before a settled {} ms in which to reconnect",
+                if moved_on { "session" } else { "run" },
+                super::latency_bucket(lasted_us),
+                super::opportunity::SETTLE_MS
+            ),
         )
         .evidence([dropped.seq]);
     }

@@ -78,14 +78,20 @@ pub(crate) fn requested(observations: &Observations, method: &str, what: &str, k
     }
 }
 
-/// Yes when the client re-requested `method` after the server's `notification` arrived.
+/// Yes when the client re-requested `method` after the server's `notification` arrived, in the
+/// same session of the same server process.
 /// Opportunity: the trigger was called, the notification sent and, for a host with a model, the
 /// host had a settled model turn afterwards.
 pub(crate) fn refetched(observations: &Observations, notification: &str, method: &str) -> Verdict {
     let Some(sent) = observations.server_notifications(notification).next() else {
         return Verdict::new(Outcome::NotReached, format!("{notification} was never sent: the trigger tool was not called"));
     };
-    match observations.client_requests_after(method, sent.seq).next() {
+    // Only a refetch by the session that was told counts: a server started again (a host that
+    // restarts its server after an error) or another session lists afresh whatever it was told.
+    let restarted = observations.notes(crate::note::Note::Serving).find(|e| e.seq > sent.seq).map_or(u64::MAX, |e| e.seq);
+    let session_of = |seq: u64| observations.event(seq).map(|e| e.session.as_str());
+    let told = session_of(sent.seq);
+    match observations.client_requests_after(method, sent.seq).find(|f| f.seq < restarted && session_of(f.seq) == told) {
         Some(again) => Verdict::new(Outcome::Yes, format!("{method} fetched again after {notification}")).evidence([sent.seq, again.seq]),
         None => {
             let trigger = chance!(opportunity::tool_called(observations, crate::surface::TOOL_LIST_CHANGED));

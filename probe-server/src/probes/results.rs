@@ -1,5 +1,5 @@
-//! What a tool's result delivers to the model: a picture, a sound, embedded resources and an
-//! `isError` result, each from a tool of its own (`surface::RESULT_TOOLS`). Judged from the model
+//! What a tool's result delivers to the model: a picture, a sound, embedded resources, an
+//! `isError` result and a JSON-RPC error, each from a tool of its own (`surface::RESULT_TOOLS`). Judged from the model
 //! stub's journal: the stub calls each tool, and every later request's `model_view` says which
 //! payloads it carried and where (`payloads`), which tool results the dialect marks as errors
 //! (`error_marks`), and the text of every tool result. Evidence lines are those of the model journal.
@@ -156,6 +156,43 @@ fn judge_is_error(o: &Observations) -> Verdict {
         (true, _) => Verdict::new(Outcome::Yes, "marked as an error by the dialect's own mark").evidence([call, seq]),
         (false, Some(words)) => Verdict::new(Outcome::Yes, format!("marked as an error in the host's words: {words:?}")).evidence([call, seq]),
         (false, None) => Verdict::new(Outcome::Partial, "reached the model as an ordinary result").evidence([call, seq]).opportunity([call]),
+    }
+}
+
+probe! {
+    /// Evidence (model journal): after the model called `probe_rpc_error`, which the server
+    /// answers with a JSON-RPC error (no result), the model is told: a later tool result holds the
+    /// error's message (yes). A result for the call without the message (the host said only that
+    /// it failed) is partial; no result for it at all, no.
+    RpcErrorToModel {
+        id: "affordances.rpc_error_to_model", area: Affordances, title: "a JSON-RPC error on tools/call reaches the model",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "probe_rpc_error: a JSON-RPC error with a canary message",
+        judge: judge_rpc_error, needs_model: true,
+    }
+}
+
+/// How many tool results the last request before `line` carried.
+fn results_before(o: &Observations, line: u64) -> usize {
+    o.model_views().filter(|(seq, _)| *seq < line).last().and_then(|(_, v)| v.get("tool_results")?.as_array().map(Vec::len)).unwrap_or(0)
+}
+
+fn judge_rpc_error(o: &Observations) -> Verdict {
+    let call = match called(o, s::TOOL_RPC_ERROR) {
+        Ok(call) => call,
+        Err(verdict) => return verdict,
+    };
+    if let Some((seq, _, _)) = result_after(o, call, s::RPC_ERROR_CANARY) {
+        return Verdict::new(Outcome::Yes, "the model was told the server's error message").evidence([call, seq]);
+    }
+    // The call's result is the first one a later request carries beyond those before the call.
+    let before = results_before(o, call);
+    let answered = o.model_views().filter(|(seq, _)| *seq > call).find_map(|(seq, v)| {
+        let text = v.get("tool_results")?.as_array()?.get(before)?.as_str()?;
+        Some((seq, text.chars().take(80).collect::<String>()))
+    });
+    match answered {
+        Some((seq, text)) => Verdict::new(Outcome::Partial, format!("the model got a result without the server's message: {text:?}")).evidence([call, seq]).opportunity([call]),
+        None => Verdict::new(Outcome::No, "the model never got a result for the call").evidence([call]).opportunity([call]),
     }
 }
 

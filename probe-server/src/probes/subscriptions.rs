@@ -104,7 +104,9 @@ fn judge_listen(o: &Observations) -> Verdict {
 
 probe! {
     /// Evidence (2026-07-28): after the server ends a listen stream gracefully (a final
-    /// `subscriptions/listen` result), the client opens a new `subscriptions/listen`.
+    /// `subscriptions/listen` result), the client opens a new `subscriptions/listen` (yes). No
+    /// only when the run went on for `REOPEN_SETTLE_MS` (10 s) after the end without one; a run
+    /// that ended sooner gave the client no settled chance (not-reached).
     ListenReopen {
         id: "subscriptions.listen_reopen", area: Resources, title: "re-opens listen when the server ends it",
         revisions: ["2026-07-28"], eras: MODERN, serves: "ends the first listen stream after the lists changed", judge: judge_reopen,
@@ -120,11 +122,26 @@ fn judge_reopen(o: &Observations) -> Verdict {
     else {
         return Verdict::new(Outcome::NotReached, "the server never ended a listen stream: none was open when the lists changed");
     };
-    match o.client_requests_after("subscriptions/listen", ended.seq).next() {
-        Some(again) => Verdict::new(Outcome::Yes, "opened a new listen stream").evidence([ended.seq, again.seq]),
-        None => Verdict::new(Outcome::No, "did not listen again after the stream ended").evidence([ended.seq]).opportunity([ended.seq]),
+    if let Some(again) = o.client_requests_after("subscriptions/listen", ended.seq).next() {
+        return Verdict::new(Outcome::Yes, format!("opened a new listen stream {} after the end", super::latency_bucket(again.t_us.saturating_sub(ended.t_us))))
+            .evidence([ended.seq, again.seq]);
     }
+    // A client may wait before it listens again (one waits about 6 s): a run that ended sooner
+    // gave it no chance to.
+    let lasted_us = o.events.last().map_or(0, |e| e.t_us.saturating_sub(ended.t_us));
+    if lasted_us < REOPEN_SETTLE_MS * 1000 {
+        return Verdict::new(
+            Outcome::NotReached,
+            format!("the run ended {:.1} s after the stream ended, before a settled {} s in which to listen again", lasted_us as f64 / 1e6, REOPEN_SETTLE_MS / 1000),
+        )
+        .evidence([ended.seq]);
+    }
+    Verdict::new(Outcome::No, "did not listen again after the stream ended").evidence([ended.seq]).opportunity([ended.seq])
 }
+
+/// How long a run must go on after the server ended a listen stream before not listening again
+/// is the client's doing.
+pub const REOPEN_SETTLE_MS: u64 = 10_000;
 
 probe! {
     /// Evidence (server variant `subscribe-unadvertised`): no `resources/subscribe` while the

@@ -21,7 +21,12 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
     if !args.stdio && args.http.is_none() {
         return Err(BadInput("choose --stdio or --http ADDR".into()).into());
     }
-    let journal = Journal::create(&args.journal).map_err(|e| BadInput(e.to_string()))?;
+    // A journal already there (a client that started its server again) is kept: this server
+    // journals beside it, and the runner reads them all.
+    let (journal, journal_path) = Journal::create_beside(&args.journal).map_err(|e| BadInput(e.to_string()))?;
+    if journal_path != args.journal {
+        eprintln!("mcp-client-probe: {} is taken; journalling to {}", args.journal.display(), journal_path.display());
+    }
     let options = ServeOptions {
         era: args.era,
         protocol_version: args.protocol_version,

@@ -1,9 +1,11 @@
-//! `MATRIX.md`: a short header, one table per probe area, then the findings.
+//! `MATRIX.md`: a short header, the summary, each probe's evidence by area, the affordances and
+//! elicitation at a glance, then one section per host.
 
 use std::fmt::Write;
 
 use probe_server::probe::{Declaration, Outcome};
 
+use super::summary;
 use crate::records::findings::Finding;
 use crate::records::matrix::{Cell, Column, Matrix, Row};
 
@@ -19,65 +21,100 @@ fn heading(column: &Column) -> String {
     text
 }
 
-fn cell(cell: &Cell, column: &Column) -> String {
-    let declared = match cell.declared {
-        Declaration::Declared => " · declared",
-        Declaration::NotDeclared => " · not declared",
-        Declaration::NoCapability => "",
-    };
-    let evidence = match (column.journal_of(cell), cell.evidence.first()) {
-        (Some(journal), Some(line)) => format!(" [↗]({journal}#L{line})"),
-        _ => String::new(),
-    };
-    // A verdict that blames the client links the line that shows it had its chance.
+/// The longest detail a table at a glance shows.
+const GLANCE_CHARS: usize = 120;
+/// The longest detail a probe's section shows; the record keeps all of it.
+const DETAIL_CHARS: usize = 300;
+
+/// `text` escaped for a table or list, cut to `chars` characters (marked with "…").
+pub fn short(text: &str, chars: usize) -> String {
+    let text = escape(text);
+    match text.char_indices().nth(chars) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text,
+    }
+}
+
+/// The evidence links of one column's cell: the line the verdict rests on and, for a verdict that
+/// blames the client, the line that shows it had its chance. `name` starts each link's text.
+fn links(cell: &Cell, column: &Column, name: &str) -> String {
+    let mut text = String::new();
+    if let (Some(journal), Some(line)) = (column.journal_of(cell), cell.evidence.first()) {
+        let _ = write!(text, " [{name}↗]({journal}#L{line})");
+    }
     let chance = match (cell.opportunity.first(), cell.opportunity_model.first()) {
         (Some(line), _) => column.journal_of(cell).map(|j| (j, *line)),
         (None, Some(line)) => column.model_journal_of(cell).map(|j| (j, *line)),
         (None, None) => None,
     };
     let blames = matches!(cell.outcome, Outcome::No | Outcome::Partial | Outcome::DeclaredOnly);
-    let chance = match chance.filter(|_| blames) {
-        Some((journal, line)) => format!(" [chance ↗]({journal}#L{line})"),
-        None => String::new(),
-    };
-    format!("**{}**{declared}<br>{}{evidence}{chance}", cell.outcome.label(), escape(&cell.detail))
+    if let Some((journal, line)) = chance.filter(|_| blames) {
+        let _ = write!(text, " [{name}chance ↗]({journal}#L{line})");
+    }
+    text
 }
 
-const LEGEND: &str = "**yes** works as specified · **partial** some of it works · **no** exercised and not working, or never used · \
-**declared-only** declared, never honoured · **auto-answered** answered in under 100 ms with nobody asked · **violation** used without \
-declaring it, or forbidden by the specification · **not-reached** the run never got there · **inconclusive** the evidence does not decide · \
-**n/a** the probe does not exist in the protocol era the client chose. \"declared\" / \"not declared\" is what the client claimed in its \
-capabilities; the outcome is what it did. ↗ opens the journal line the verdict rests on; chance ↗ opens the line that shows the \
+/// One probe's section: a line per host, transports that agree (outcome, declaration and detail)
+/// on one line, each with its evidence links.
+fn probe_section(matrix: &Matrix, row: &Row, out: &mut String) {
+    let _ = writeln!(out, "\n### <a id=\"{}\"></a>`{}`: {}\n", summary::anchor(&row.probe), row.probe, escape(&row.title));
+    for host in summary::hosts(matrix) {
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for &c in &host.columns {
+            let same = |other: &usize| {
+                let (a, b) = (&row.cells[c], &row.cells[*other]);
+                a.outcome == b.outcome && a.declared == b.declared && a.detail == b.detail
+            };
+            match groups.iter_mut().find(|g| same(&g[0])) {
+                Some(group) => group.push(c),
+                None => groups.push(vec![c]),
+            }
+        }
+        for group in groups {
+            let cell = &row.cells[group[0]];
+            let transports: Vec<&str> = group.iter().map(|&c| matrix.columns[c].transport.split(" · ").next().unwrap_or_default()).collect();
+            let declared = match cell.declared {
+                Declaration::Declared => " · declared",
+                Declaration::NotDeclared => " · not declared",
+                Declaration::NoCapability => "",
+            };
+            // Where transports share a line, each link names its transport.
+            let evidence: String =
+                group.iter().zip(&transports).map(|(&c, t)| links(&row.cells[c], &matrix.columns[c], &if group.len() > 1 { format!("{t} ") } else { String::new() })).collect();
+            let _ = writeln!(out, "- **{}** · {}: {}{declared} — {}{evidence}", host.label, transports.join(", "), summary::badge(cell.outcome), short(&cell.detail, DETAIL_CHARS));
+        }
+    }
+}
+
+const LEGEND: &str = "**yes** works as specified · **partial** some of it works · **no** exercised and not working, or never \
+used · **declared-only** declared, never honoured · **auto-answered** answered with nobody asked (under 100 ms, or \
+in a headless run) · **violation** used without declaring it, or forbidden by the specification · **not-reached** \
+the run never got there · **inconclusive** the evidence does not decide · **n/a** the probe does not exist in the \
+protocol era the client chose. \"declared\" / \"not declared\" is what the client claimed in its capabilities; the \
+outcome is what it did. ↗ opens the journal line the verdict rests on; chance ↗ opens the line that shows the \
 harness gave the client its chance (a no, partial or declared-only without one is reported as not-reached).";
 
 /// The whole document. Pure: the same matrix and findings give the same text.
 pub fn document(matrix: &Matrix, findings: &[Finding]) -> String {
     let mut out = String::new();
     out.push_str("# MCP client capability matrix\n\n");
-    out.push_str("What MCP clients were observed to do against the mcp-client-probe server, one column per client version and transport, ");
-    out.push_str("each dated and pinned to the protocol version the client spoke. Generated from `matrices/records/`; do not edit by hand. ");
-    out.push_str("Regenerate with `cargo run -- matrix refresh` (re-probe every pinned client) or `cargo run -- matrix render` (from the committed records).\n\n");
-    let _ = writeln!(out, "{LEGEND}\n");
+    out.push_str("What MCP clients were observed to do against the mcp-client-probe server: the summary first (a row per probe, a column\n");
+    out.push_str("per host), then the evidence of every verdict by area (each line dated, pinned to the protocol version the client spoke\n");
+    out.push_str("and linked to the journal line it rests on), then a section per host. Generated from `matrices/records/`; do not edit\n");
+    out.push_str("by hand. Regenerate with `cargo run -- matrix refresh` (re-probe every pinned client) or `cargo run -- matrix render`.\n\n");
+    summary::summary(matrix, &mut out);
+    let _ = writeln!(out, "\n## Evidence\n\n{LEGEND}");
     let mut area = None;
     for row in &matrix.rows {
         if area != Some(row.area) {
             area = Some(row.area);
-            let _ = writeln!(out, "\n## {}\n", row.area.title());
-            let _ = writeln!(out, "| probe | {} |", matrix.columns.iter().map(heading).collect::<Vec<_>>().join(" | "));
-            let _ = writeln!(out, "|---|{}", "---|".repeat(matrix.columns.len()));
+            let _ = writeln!(out, "\n## {}", row.area.title());
         }
-        let cells: Vec<String> = row.cells.iter().zip(&matrix.columns).map(|(c, col)| cell(c, col)).collect();
-        let _ = writeln!(out, "| `{}`<br>{} | {} |", row.probe, escape(&row.title), cells.join(" | "));
+        probe_section(matrix, row, &mut out);
     }
     affordances_at_a_glance(matrix, &mut out);
     elicitation_side_by_side(matrix, &mut out);
-    out.push_str("\n## Findings\n\n");
-    if findings.is_empty() {
-        out.push_str("None.\n");
-    }
-    for finding in findings {
-        let _ = writeln!(out, "- **{}** {}", finding.client, escape(&finding.text));
-    }
+    summary::host_sections(matrix, findings, &mut out);
     out
 }
 
@@ -106,7 +143,7 @@ fn affordances_at_a_glance(matrix: &Matrix, out: &mut String) {
     for i in with_model {
         let names = read.cells[i].detail.split_once(": ").map_or("-", |(_, names)| names);
         let outcome = |row: &Row| row.cells[i].outcome.label().to_string();
-        let told = |row: &Row| format!("{}: {}", row.cells[i].outcome.label(), escape(&row.cells[i].detail));
+        let told = |row: &Row| format!("{}: {}", row.cells[i].outcome.label(), short(&row.cells[i].detail, GLANCE_CHARS));
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -150,7 +187,7 @@ fn elicitation_side_by_side(matrix: &Matrix, out: &mut String) {
     out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for i in driven {
         let label = |row: &Row| row.cells[i].outcome.label().to_string();
-        let headless = format!("{}: {}", label(rows[0]), escape(&rows[0].cells[i].detail));
+        let headless = format!("{}: {}", label(rows[0]), short(&rows[0].cells[i].detail, GLANCE_CHARS));
         let enum_yes = enums.iter().filter(|r| r.cells[i].outcome == Outcome::Yes).count();
         let _ = writeln!(
             out,

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Semaphore, SemaphorePermit};
 
-use probe_server::journal::{compact_file, concatenate, read_journal, write_events};
+use probe_server::journal::{compact_file, concatenate, read_journal, restarts, write_events};
 use probe_server::note::Note;
 use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant};
@@ -318,7 +318,8 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
 
     let mut journals: Vec<PathBuf> = (0..launches.len()).map(|i| session.server_journal(i)).collect();
     journals.dedup();
-    let parts: Vec<_> = journals.iter().filter(|p| p.exists()).filter_map(|p| read_journal(p).ok()).collect();
+    // A host may start its server more than once per launch: each start journals beside the last.
+    let parts: Vec<_> = journals.iter().flat_map(|p| restarts(p)).filter_map(|p| read_journal(&p).ok()).collect();
     let mut joined = concatenate(parts);
     // The runner's own notes follow the server's events. Nobody sat at the host: whatever
     // answered a request for input was the host itself.

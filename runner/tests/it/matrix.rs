@@ -75,11 +75,13 @@ fn every_real_client_has_a_dated_column_and_a_verdict_in_every_row() {
             assert!(text.contains("\"era\": \"legacy\""), "{}: no legacy-era verdicts", record.display());
         }
     }
+    // The summary: a row per probe, a column per host (the three hosts above twice: their
+    // legacy-only server has a column of its own).
     let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| `")).collect();
     assert_eq!(rows.len(), probe_server::registry::probes().len());
     for row in rows {
         let cells = row.split(" | ").count() - 1;
-        assert_eq!(cells, 2 * clients.len() + 6, "{row}");
+        assert_eq!(cells, clients.len() + 3, "{row}");
         assert!(!row.contains("| |"), "an empty cell: {row}");
     }
 }
@@ -220,4 +222,15 @@ fn compact_stores_model_journals_as_changes_and_refuses_a_broken_one() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("stdio.model.jsonl"));
     assert_eq!(std::fs::read_to_string(&journal).unwrap(), "not a journal line\n{}\n", "a journal that cannot be read is left as it is");
+}
+
+#[test]
+fn the_matrix_starts_with_the_summary_and_no_line_is_wider_than_it() {
+    let text = std::fs::read_to_string(repo().join("matrices/MATRIX.md")).unwrap();
+    assert_eq!(text.lines().find(|l| l.starts_with("## ")), Some("## Summary"));
+    let summary: Vec<&str> = text.split("## Summary").nth(1).unwrap().lines().take_while(|l| !l.starts_with("## ")).filter(|l| l.starts_with('|')).collect();
+    assert!(summary.len() > 100, "a row per probe");
+    let widest = summary.iter().map(|l| l.chars().count()).max().unwrap();
+    let wider: Vec<String> = text.lines().filter(|l| l.chars().count() > widest).map(|l| l.chars().take(100).collect()).collect();
+    assert!(wider.is_empty(), "{} lines wider than the summary's {widest} characters: {wider:?}", wider.len());
 }

@@ -115,6 +115,7 @@ ablations! {
     DropAudio => "drop-audio", "affordances.audio_to_model", "drops a tool result's sound without a word";
     DropEmbeddedBlob => "drop-embedded-blob", "affordances.embedded_resource_to_model", "hands the model a tool result's embedded text but not its embedded blob";
     ErrorAsOrdinary => "error-as-ordinary", "affordances.is_error_to_model", "hands the model an isError result as an ordinary one";
+    RpcErrorUnsaid => "rpc-error-unsaid", "affordances.rpc_error_to_model", "tells the model a tool call failed without the server's error message";
     ResourceToolsAlways => "resource-tools-always", "affordances.resources_gated", "offers resource tools although the server has no resources";
     NoSessionHeader => "no-session-header", "http.session_id_echoed", "leaves Mcp-Session-Id off its logging/setLevel request";
     NoStandardHeaders => "no-standard-headers", "http.standard_headers", "leaves Mcp-Method and Mcp-Name off its prompts/get request";
@@ -224,7 +225,13 @@ impl Ablation {
             // The text resource's canary comes only from the server.
             Ablation::ReadFromCache => &["affordances.text_to_model"],
             // The result tools are in the hidden half: the model never calls them.
-            Ablation::HideSomeTools => &["affordances.image_to_model", "affordances.audio_to_model", "affordances.embedded_resource_to_model", "affordances.is_error_to_model"],
+            Ablation::HideSomeTools => &[
+                "affordances.image_to_model",
+                "affordances.audio_to_model",
+                "affordances.embedded_resource_to_model",
+                "affordances.is_error_to_model",
+                "affordances.rpc_error_to_model",
+            ],
             // The templated URI's content is text too.
             Ablation::DropText => &["affordances.template_read"],
             // In 2026-07-28 every change notification travels on the listen stream.

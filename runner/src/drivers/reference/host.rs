@@ -214,6 +214,7 @@ async fn call_mcp_tool(client: &Client, tool: &str, ablation: Option<Ablation>) 
     let skip = |a: Ablation| ablation == Some(a);
     let result = match client.call_tool(CallToolRequestParams::new(tool.to_string())).await {
         Ok(result) => result,
+        Err(_) if skip(Ablation::RpcErrorUnsaid) => return Handed { text: "the tool call failed".into(), media: Vec::new() },
         Err(e) => return Handed { text: format!("error: {e}"), media: Vec::new() },
     };
     if result.structured_content.is_some() && skip(Ablation::DropDualResults) {

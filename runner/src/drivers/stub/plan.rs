@@ -281,7 +281,20 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str
     if let Some(prompt) = offered(catalogue, HostTool::PromptGet) {
         steps.push(call(prompt, with_server(&prompt.schema, json!({"name": s::PROMPT, "arguments": {s::PROMPT_ARGUMENT: "probe"}})), "get the prompt"));
     }
+    // The result tools come before the trigger of list_changed (what a host does after that
+    // trigger keeps its timing), the JSON-RPC error last (some hosts restart their server on one).
+    let (rpc_error, results) = s::RESULT_TOOLS.split_last().expect("result tools");
+    let call_results = |tools: &[&str], steps: &mut Vec<Step>| {
+        for tool in tools {
+            if let Some(offered) = catalogue.iter().find(|t| names_tool(&t.name, tool)) {
+                steps.push(call(offered, json!({}), &format!("call {tool} for its result")));
+            }
+        }
+    };
     for probe in PROBE_TOOLS.iter().filter(|_| scope == Scope::Full) {
+        if *probe == s::TOOL_LIST_CHANGED {
+            call_results(results, &mut steps);
+        }
         let Some(tool) = catalogue.iter().find(|t| names_tool(&t.name, probe)) else { continue };
         steps.push(call(tool, json!({}), &format!("call {probe}")));
         if let (true, Some(read)) = (*probe == s::TOOL_RESOURCE_LINK, read) {
@@ -299,10 +312,8 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str
             }
         }
     }
-    for tool in s::RESULT_TOOLS.iter().filter(|_| scope == Scope::Full) {
-        if let Some(offered) = catalogue.iter().find(|t| names_tool(&t.name, tool)) {
-            steps.push(call(offered, json!({}), &format!("call {tool} for its result")));
-        }
+    if scope == Scope::Full {
+        call_results(&[*rpc_error], &mut steps);
     }
     steps.push(finish());
     steps
