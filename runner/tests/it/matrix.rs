@@ -8,6 +8,22 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// Every file under the committed records that `wanted` accepts.
+fn committed_files(wanted: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
+    let (mut found, mut stack) = (Vec::new(), vec![repo().join("matrices/records")]);
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if wanted(&path) {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
 fn run(args: &[&str]) -> (i32, String) {
     let output = probe_cmd().args(args).output().unwrap();
     assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
@@ -138,18 +154,7 @@ fn a_run_that_breaks_its_baseline_fails() {
 /// lines that show the harness gave the client its chance.
 #[test]
 fn every_committed_verdict_that_blames_a_client_cites_its_opportunity() {
-    let mut records = Vec::new();
-    let mut stack = vec![repo().join("matrices/records")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "json") {
-                records.push(path);
-            }
-        }
-    }
+    let records = committed_files(|path| path.extension().is_some_and(|e| e == "json"));
     assert!(!records.is_empty());
     let mut missing = Vec::new();
     let mut blamed = 0;
@@ -172,18 +177,7 @@ fn every_committed_verdict_that_blames_a_client_cites_its_opportunity() {
 
 #[test]
 fn every_committed_model_journal_reads_back_whole() {
-    let mut journals = Vec::new();
-    let mut stack = vec![repo().join("matrices/records")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.to_string_lossy().ends_with(".model.jsonl") {
-                journals.push(path);
-            }
-        }
-    }
+    let journals = committed_files(|path| path.to_string_lossy().ends_with(".model.jsonl"));
     assert!(!journals.is_empty());
     let (mut requests, mut stored_as_changes) = (0, 0);
     for path in &journals {

@@ -69,29 +69,24 @@ impl Variation {
     /// The probes a variation may change, with the reason. Every other probe must keep the full
     /// run's outcome.
     pub fn effects(self) -> &'static [&'static str] {
+        /// The probes of every form the server shows, then the URL request's.
+        const FORMS: [&str; 7] = [
+            "elicitation.form",
+            "elicitation.enum_untitled_single",
+            "elicitation.enum_titled_single",
+            "elicitation.enum_untitled_multi",
+            "elicitation.enum_titled_multi",
+            "elicitation.enum_legacy_names",
+            "elicitation.url",
+        ];
         match self {
             // A client that stops at the first page misses only what is on page two.
             Variation::FirstToolsPageOnly => &["tools.pagination"],
             // Every form answered at once: each is auto-answered, and they must agree.
-            Variation::DeclineIn3Ms => &[
-                "elicitation.form",
-                "elicitation.enum_untitled_single",
-                "elicitation.enum_titled_single",
-                "elicitation.enum_untitled_multi",
-                "elicitation.enum_titled_multi",
-                "elicitation.enum_legacy_names",
-            ],
+            Variation::DeclineIn3Ms => &FORMS[..6],
             // Every form and URL request cancelled with nobody at the host: each is auto-answered,
             // however long the host took.
-            Variation::UnattendedSlowCancel => &[
-                "elicitation.form",
-                "elicitation.enum_untitled_single",
-                "elicitation.enum_titled_single",
-                "elicitation.enum_untitled_multi",
-                "elicitation.enum_titled_multi",
-                "elicitation.enum_legacy_names",
-                "elicitation.url",
-            ],
+            Variation::UnattendedSlowCancel => &FORMS,
             _ => &[],
         }
     }

@@ -66,18 +66,16 @@ pub fn tools(body: &Value) -> Vec<Value> {
     out
 }
 
+/// Every `tool_result` block of an Anthropic request, in order.
+fn anthropic_tool_results(body: &Value) -> impl Iterator<Item = &Value> {
+    body["messages"].as_array().into_iter().flatten().flat_map(|m| m["content"].as_array().into_iter().flatten()).filter(|b| b["type"] == "tool_result")
+}
+
 /// The text of every tool result in the request, in order.
 pub fn tool_results(dialect: Dialect, body: &Value) -> Vec<String> {
     let texts: Vec<String> = match dialect {
         Dialect::Chat => body["messages"].as_array().into_iter().flatten().filter(|m| m["role"] == "tool").map(|m| text_of(&m["content"])).collect(),
-        Dialect::Anthropic => body["messages"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .flat_map(|m| m["content"].as_array().into_iter().flatten())
-            .filter(|b| b["type"] == "tool_result")
-            .map(|b| text_of(&b["content"]))
-            .collect(),
+        Dialect::Anthropic => anthropic_tool_results(body).map(|b| text_of(&b["content"])).collect(),
         // A function response is an object: its `output` or `content` is the result's text.
         Dialect::Gemini => super::gemini::function_responses(body)
             .map(|r| match (r["response"].get("output"), r["response"].get("content")) {
@@ -98,14 +96,7 @@ pub fn tool_results(dialect: Dialect, body: &Value) -> Vec<String> {
 /// Responses have no such mark.
 pub fn error_marks(dialect: Dialect, body: &Value) -> Vec<usize> {
     let marked: Vec<bool> = match dialect {
-        Dialect::Anthropic => body["messages"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .flat_map(|m| m["content"].as_array().into_iter().flatten())
-            .filter(|b| b["type"] == "tool_result")
-            .map(|b| b["is_error"] == true)
-            .collect(),
+        Dialect::Anthropic => anthropic_tool_results(body).map(|b| b["is_error"] == true).collect(),
         Dialect::Gemini => super::gemini::function_responses(body).map(|r| r["response"].get("error").is_some()).collect(),
         Dialect::Chat | Dialect::Responses => Vec::new(),
     };
