@@ -39,6 +39,11 @@ pub enum JournalError {
     Delta(#[from] delta::DeltaError),
 }
 
+/// An I/O failure on the journal file at `path`.
+fn at(path: &Path) -> impl FnOnce(std::io::Error) -> JournalError + '_ {
+    move |source| JournalError::Open { path: path.display().to_string(), source }
+}
+
 /// Which way a frame travelled, or `Note` for something the server itself observed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -248,7 +253,7 @@ impl std::fmt::Debug for Journal {
 impl Journal {
     /// Creates (truncating) the journal at `path`.
     pub fn create(path: &Path) -> Result<Self, JournalError> {
-        let file = File::create(path).map_err(|source| JournalError::Open { path: path.display().to_string(), source })?;
+        let file = File::create(path).map_err(at(path))?;
         Ok(Self::from_writer(Box::new(file)))
     }
 
@@ -261,7 +266,7 @@ impl Journal {
             match std::fs::OpenOptions::new().write(true).create_new(true).open(&candidate) {
                 Ok(file) => return Ok((Self::from_writer(Box::new(file)), candidate)),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(source) => return Err(JournalError::Open { path: candidate.display().to_string(), source }),
+                Err(source) => return Err(at(&candidate)(source)),
             }
         }
         unreachable!("a free name is found before the counter runs out")
@@ -390,7 +395,7 @@ pub fn append_note(path: &Path, session: &str, transport: Transport, detail: Val
     read.push_note(session, transport, detail);
     let mut line = serde_json::to_vec(read.events.last().expect("a note was pushed")).map_err(std::io::Error::from)?;
     line.push(b'\n');
-    let mut file = std::fs::OpenOptions::new().append(true).open(path).map_err(|source| JournalError::Open { path: path.display().to_string(), source })?;
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).map_err(at(path))?;
     file.write_all(&line)?;
     Ok(())
 }
@@ -422,7 +427,7 @@ pub fn parse_journal(text: &str) -> Result<JournalRead, JournalError> {
 
 /// Reads a journal file; see [`parse_journal`].
 pub fn read_journal(path: &Path) -> Result<JournalRead, JournalError> {
-    let text = std::fs::read(path).map_err(|source| JournalError::Open { path: path.display().to_string(), source })?;
+    let text = std::fs::read(path).map_err(at(path))?;
     parse_journal(&String::from_utf8_lossy(&text))
 }
 
@@ -450,17 +455,22 @@ pub fn concatenate(parts: Vec<JournalRead>) -> JournalRead {
 /// so that a failure leaves the original whole. A journal whose last line was cut off is left as it
 /// is: rewriting it would drop that line. Returns the sizes before and after.
 pub fn compact_file(path: &Path) -> Result<(u64, u64), JournalError> {
-    let before = std::fs::metadata(path).map_err(|source| JournalError::Open { path: path.display().to_string(), source })?.len();
-    let read = read_journal(path)?;
+    let before = std::fs::metadata(path).map_err(at(path))?.len();
+    let after = rewrite_compacted(path, &read_journal(path)?)?;
+    Ok((before, after.unwrap_or(before)))
+}
+
+/// Rewrites the journal file at `path`, already read as `read`, compacted (see [`compact_file`]);
+/// the size it has then, or `None` when a cut-off last line leaves it as it is.
+pub fn rewrite_compacted(path: &Path, read: &JournalRead) -> Result<Option<u64>, JournalError> {
     if read.truncated_tail {
-        return Ok((before, before));
+        return Ok(None);
     }
     let events = delta::compact(&read.events)?;
     let temporary = path.with_extension("jsonl.compacting");
     write_events(&temporary, &events)?;
-    std::fs::rename(&temporary, path).map_err(|source| JournalError::Open { path: path.display().to_string(), source })?;
-    let after = std::fs::metadata(path).map_err(|source| JournalError::Open { path: path.display().to_string(), source })?.len();
-    Ok((before, after))
+    std::fs::rename(&temporary, path).map_err(at(path))?;
+    Ok(Some(std::fs::metadata(path).map_err(at(path))?.len()))
 }
 
 /// Writes events as a journal file.
@@ -470,7 +480,7 @@ pub fn write_events(path: &Path, events: &[Event]) -> Result<(), JournalError> {
         serde_json::to_writer(&mut text, event).map_err(std::io::Error::from)?;
         text.push(b'\n');
     }
-    std::fs::write(path, text).map_err(|source| JournalError::Open { path: path.display().to_string(), source })
+    std::fs::write(path, text).map_err(at(path))
 }
 
 #[cfg(test)]

@@ -56,9 +56,9 @@ fn links(cell: &Cell, column: &Column, name: &str) -> String {
 
 /// One probe's section: a line per host, transports that agree (outcome, declaration and detail)
 /// on one line, each with its evidence links.
-fn probe_section(matrix: &Matrix, row: &Row, out: &mut String) {
+fn probe_section(matrix: &Matrix, hosts: &[summary::Host], row: &Row, out: &mut String) {
     let _ = writeln!(out, "\n### <a id=\"{}\"></a>`{}`: {}\n", summary::anchor(&row.probe), row.probe, escape(&row.title));
-    for host in summary::hosts(matrix) {
+    for host in hosts {
         let mut groups: Vec<Vec<usize>> = Vec::new();
         for &c in &host.columns {
             let same = |other: &usize| {
@@ -104,13 +104,13 @@ pub fn document(matrix: &Matrix, findings: &[Finding]) -> String {
     out.push_str("by hand. Regenerate with `cargo run -- matrix refresh` (re-probe every pinned client) or `cargo run -- matrix render`.\n\n");
     summary::summary(matrix, &mut out);
     let _ = writeln!(out, "\n## Evidence\n\n{LEGEND}");
-    let mut area = None;
+    let (hosts, mut area) = (summary::hosts(matrix), None);
     for row in &matrix.rows {
         if area != Some(row.area) {
             area = Some(row.area);
             let _ = writeln!(out, "\n## {}", row.area.title());
         }
-        probe_section(matrix, row, &mut out);
+        probe_section(matrix, &hosts, row, &mut out);
     }
     affordances_at_a_glance(matrix, &mut out);
     elicitation_side_by_side(matrix, &mut out);

@@ -121,6 +121,12 @@ pub fn summary(matrix: &Matrix, out: &mut String) {
 /// One short section per host: what it spoke, its outcomes per area, and what it does differently.
 pub fn host_sections(matrix: &Matrix, findings: &[Finding], out: &mut String) {
     out.push_str("\n## Hosts\n");
+    let mut areas: Vec<probe_server::Area> = Vec::new();
+    for row in &matrix.rows {
+        if !areas.contains(&row.area) {
+            areas.push(row.area);
+        }
+    }
     for host in hosts(matrix) {
         let _ = writeln!(out, "\n### {}\n", host.label);
         for &c in &host.columns {
@@ -135,13 +141,7 @@ pub fn host_sections(matrix: &Matrix, findings: &[Finding], out: &mut String) {
             );
         }
         out.push_str("\n| area | ✓ | ◐ | ✕ | ⚠ | ? | other | transports differ |\n|---|---|---|---|---|---|---|---|\n");
-        let mut areas: Vec<probe_server::Area> = Vec::new();
-        for row in &matrix.rows {
-            if !areas.contains(&row.area) {
-                areas.push(row.area);
-            }
-        }
-        for area in areas {
+        for &area in &areas {
             let (mut counts, mut differ) = ([0usize; 6], 0);
             for row in matrix.rows.iter().filter(|r| r.area == area) {
                 let first = row.cells[host.columns[0]].outcome;

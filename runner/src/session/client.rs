@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Semaphore, SemaphorePermit};
 
-use probe_server::journal::{compact_file, concatenate, read_journal, restarts, write_events};
+use probe_server::journal::{concatenate, read_journal, restarts, rewrite_compacted, write_events};
 use probe_server::note::Note;
 use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant};
@@ -314,6 +314,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         records.push(launch(&spec).await);
     }
     // A server that does not stop cleanly still leaves the journal it wrote.
+    session.let_requests_land().await;
     let _ = session.close().await;
 
     let mut journals: Vec<PathBuf> = (0..launches.len()).map(|i| session.server_journal(i)).collect();
@@ -333,11 +334,11 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     write_events(&journal_path, &joined.events).map_err(RunError::journal(&journal_path))?;
     let mut observations = Observations::from_read(joined);
     if let Some(model) = session.model_journal().and_then(|path| read_journal(path).ok()) {
+        // Each model request repeats the conversation so far: the record keeps it compacted.
+        if let Some(path) = &kept_model {
+            rewrite_compacted(path, &model).map_err(RunError::journal(path))?;
+        }
         observations = observations.with_model(model);
-    }
-    // Each model request repeats the conversation so far: the record keeps it compacted.
-    if let Some(path) = kept_model.filter(|path| path.exists()) {
-        compact_file(&path).map_err(RunError::journal(&path))?;
     }
     Ok(VariantRun { variant, observations, launches: records, plan_stopped: None })
 }

@@ -159,26 +159,30 @@ impl Session {
         self.model_journal.as_deref()
     }
 
+    /// Waits until the HTTP server's journal has been quiet for [`LANDING_QUIET`] (at most
+    /// [`LANDING_MAX`]; nothing over stdio): a launched client that has exited may still have a
+    /// request on its way (the closing DELETE), and stopping the server under it would lose it
+    /// under load. The reference client's requests have all been answered when it returns.
+    pub async fn let_requests_land(&self) {
+        if self.http.is_none() {
+            return;
+        }
+        let journal = self.server_journal(0);
+        let deadline = Instant::now() + LANDING_MAX;
+        let mut idle = JournalIdle::new(&journal, LANDING_QUIET);
+        while !idle.idle() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
     /// Stops the stub and the HTTP server (its journal complete); the scratch directory stays
     /// until the session is dropped.
-    ///
-    /// The HTTP server first stays up until its journal has been quiet for [`LANDING_QUIET`] (at
-    /// most [`LANDING_MAX`]): a client that has exited may still have a request on its way (the
-    /// closing DELETE), and stopping under it would lose it under load.
     pub async fn close(&mut self) -> Result<(), StopError> {
         if let Some(stub) = self.stub.take() {
             stub.stop().await;
         }
         match self.http.take() {
-            Some(server) => {
-                let journal = self.server_journal(0);
-                let deadline = Instant::now() + LANDING_MAX;
-                let mut idle = JournalIdle::new(&journal, LANDING_QUIET);
-                while !idle.idle() && Instant::now() < deadline {
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
-                server.stop().await
-            }
+            Some(server) => server.stop().await,
             None => Ok(()),
         }
     }
