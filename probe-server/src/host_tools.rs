@@ -101,8 +101,8 @@ pub fn classify_entry(entry: &Value) -> HostTool {
 /// Whether a name that carries no schema yet (a deferred tool the host names in text) could be
 /// one the script calls: the kind ignores the schema's properties.
 pub fn classify_bare(name: &str) -> HostTool {
-    let loose = serde_json::json!({"properties": {"uri": {}, "query": {}, "command": {}, "name": {}}});
-    classify(name, &loose)
+    static LOOSE: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| serde_json::json!({"properties": {"uri": {}, "query": {}, "command": {}, "name": {}}}));
+    classify(name, &LOOSE)
 }
 
 /// Whether a name shown to the model refers to the MCP tool `tool`: the name itself, or the name

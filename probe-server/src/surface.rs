@@ -283,6 +283,12 @@ pub fn tools(with_added: bool) -> Vec<Value> {
     list
 }
 
+/// The names of every tool the server can list (the added one included), worked out once.
+pub fn tool_names() -> &'static [String] {
+    static NAMES: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| tools(true).iter().filter_map(|t| t["name"].as_str().map(str::to_string)).collect());
+    &NAMES
+}
+
 pub fn resources(with_added: bool) -> Vec<Value> {
     let mut list = vec![
         json!({"uri": TEXT_URI, "name": "canary-text", "mimeType": "text/plain", "description": "A text resource with a canary"}),

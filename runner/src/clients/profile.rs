@@ -117,11 +117,26 @@ pub struct Pace {
     /// The longest a settle waits for the screen to stay still: a host that animates (a spinner,
     /// a running timer) never does.
     pub settle_max_ms: u64,
+    /// How long the host has, once the server withdrew its request, to take the form off the
+    /// screen before the screen is judged.
+    pub withdrawal_settle_ms: u64,
+    /// How long a person's late answer to a withdrawn form has to reach the server.
+    pub late_answer_ms: u64,
 }
 
 impl Default for Pace {
     fn default() -> Pace {
-        Pace { key_echo_ms: 400, key_settle_ms: 150, char_ms: 30, screen_quiet_ms: 300, ready_pause_ms: 500, url_watch_ms: 2000, settle_max_ms: 1000 }
+        Pace {
+            key_echo_ms: 400,
+            key_settle_ms: 150,
+            char_ms: 30,
+            screen_quiet_ms: 300,
+            ready_pause_ms: 500,
+            url_watch_ms: 2000,
+            settle_max_ms: 1000,
+            withdrawal_settle_ms: 2000,
+            late_answer_ms: 2000,
+        }
     }
 }
 
@@ -146,6 +161,12 @@ impl Pace {
     }
     pub fn settle_max(&self) -> Duration {
         Duration::from_millis(self.settle_max_ms)
+    }
+    pub fn withdrawal_settle(&self) -> Duration {
+        Duration::from_millis(self.withdrawal_settle_ms)
+    }
+    pub fn late_answer(&self) -> Duration {
+        Duration::from_millis(self.late_answer_ms)
     }
 }
 

@@ -59,7 +59,7 @@ impl RunResult {
 }
 
 /// How long the server waits before withdrawing its request from the fake terminal host.
-const REFERENCE_WITHDRAW_AFTER_MS: u64 = 1500;
+const REFERENCE_WITHDRAW_AFTER_MS: u64 = 1000;
 
 /// How long the stdio server may take to notice the client has gone and finish its journal.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);

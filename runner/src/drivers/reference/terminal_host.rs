@@ -53,7 +53,9 @@ empty_value = "(empty)"
 # The host draws each screen in one write and reads keys in order: no key needs to wait for a
 # redraw, and a page it opens on its own is opened before the request is drawn. A key it ignores
 # (the faults' point) costs the echo wait, so it is short; the driver's wait for an effect the
-# plan needs stays long, room for a loaded machine.
+# plan needs stays long, room for a loaded machine. It takes a withdrawn form down, and answers
+# a late press, as soon as it reads the withdrawal: only the fault that keeps the form waits the
+# settles out, and half a second is ample for a redraw even under the self-test's load.
 [pace]
 key_echo_ms = 300
 key_settle_ms = 0
@@ -61,6 +63,8 @@ char_ms = 0
 screen_quiet_ms = 20
 ready_pause_ms = 0
 url_watch_ms = 100
+withdrawal_settle_ms = 500
+late_answer_ms = 500
 "#;
 
 /// The keys that differ when the host shows focus by the cursor with labels above values

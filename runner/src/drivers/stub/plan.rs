@@ -86,8 +86,7 @@ fn with_server(schema: &Value, mut arguments: Value) -> Value {
 
 /// Whether a bare name (no schema yet) is one the script wants.
 fn wanted_name(name: &str) -> bool {
-    let served = s::tools(true);
-    served.iter().filter_map(|t| t["name"].as_str()).any(|p| names_tool(name, p)) || HostTool::MCP_RELATED.contains(&host_tools::classify_bare(name))
+    s::tool_names().iter().any(|p| names_tool(name, p)) || HostTool::MCP_RELATED.contains(&host_tools::classify_bare(name))
 }
 
 /// The first `probe://linked/…` URI a tool result handed back, if any reached the model.
@@ -101,23 +100,25 @@ pub fn linked_uri(body: &Value) -> Option<String> {
 
 /// Wanted tool names that appear in the request's text (outside the catalogue), sorted.
 pub fn mentioned_tools(body: &Value) -> Vec<String> {
-    fn walk(value: &Value, found: &mut std::collections::BTreeSet<String>) {
+    // A conversation repeats its words (and a picture's base64 splits into many): each distinct
+    // token is weighed once.
+    fn walk<'a>(value: &'a Value, seen: &mut std::collections::HashSet<&'a str>, found: &mut std::collections::BTreeSet<&'a str>) {
         match value {
             Value::String(text) => {
                 for token in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')) {
-                    if !token.is_empty() && wanted_name(token) {
-                        found.insert(token.to_string());
+                    if !token.is_empty() && seen.insert(token) && wanted_name(token) {
+                        found.insert(token);
                     }
                 }
             }
-            Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
-            Value::Object(map) => map.iter().filter(|(k, _)| k.as_str() != "tools").for_each(|(_, v)| walk(v, found)),
+            Value::Array(items) => items.iter().for_each(|v| walk(v, seen, found)),
+            Value::Object(map) => map.iter().filter(|(k, _)| k.as_str() != "tools").for_each(|(_, v)| walk(v, seen, found)),
             _ => {}
         }
     }
-    let mut found = std::collections::BTreeSet::new();
-    walk(body, &mut found);
-    found.into_iter().collect()
+    let (mut seen, mut found) = Default::default();
+    walk(body, &mut seen, &mut found);
+    found.into_iter().map(str::to_string).collect()
 }
 
 /// A tool declaration's input schema, under whichever name its dialect gives it (null if none).

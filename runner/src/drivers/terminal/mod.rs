@@ -107,10 +107,6 @@ const KEY_EFFECT: Duration = Duration::from_millis(1500);
 const ANSWER_WAIT: Duration = Duration::from_secs(10);
 /// How long to wait for the server to withdraw its request (it does after 6 s).
 const WITHDRAWAL_WAIT: Duration = Duration::from_secs(30);
-/// How long the host has, once the server withdrew its request, to take the form off the screen.
-const WITHDRAWAL_SETTLE: Duration = Duration::from_secs(2);
-/// How long a late answer has to reach the server.
-const LATE_ANSWER_WAIT: Duration = Duration::from_secs(2);
 /// At most this many presses to empty a field.
 const MAX_CLEARS: usize = 80;
 /// At most this many presses to reach a field, option or button.
@@ -477,15 +473,15 @@ impl Driver<'_> {
                 }
                 // A settled time for the host to take the form down before the screen is judged.
                 let message = self.message;
-                self.pty.wait_for(WITHDRAWAL_SETTLE, |s| !s.contains(message));
+                self.pty.wait_for(self.plan.pace.withdrawal_settle(), |s| !s.contains(message));
                 let screen = self.save_screen(plan::AFTER_WITHDRAWAL);
                 if screen.contains(message) {
                     // The person, who saw nothing change, answers late.
                     let lines = journal_lines(self.server_journal);
                     self.press_accept()?;
                     // Whatever the host sends now reaches the journal as a new line.
-                    let (journal, pty) = (self.server_journal, &mut self.pty);
-                    wait_for_lines(journal, lines, LATE_ANSWER_WAIT, || pty.exited().is_some());
+                    let (journal, pty, wait) = (self.server_journal, &mut self.pty, self.plan.pace.late_answer());
+                    wait_for_lines(journal, lines, wait, || pty.exited().is_some());
                     self.save_screen(plan::AFTER_LATE_ANSWER);
                 }
                 return Ok(());
