@@ -48,6 +48,8 @@ pub const PERSON_ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
 /// In the interactive-withdrawn variant the server gives up on the person after this long and
 /// withdraws its request (`notifications/cancelled`).
 pub const WITHDRAW_AFTER: Duration = Duration::from_secs(6);
+/// How long `probe_ping` waits for the answer to the request no revision defines.
+const UNKNOWN_REQUEST_WAIT: Duration = Duration::from_secs(2);
 
 struct Shared {
     journal: Journal,
@@ -245,8 +247,16 @@ impl ProbeServer {
         if is_modern(ctx) {
             return CallToolResult::error(vec![ContentBlock::text("ping does not exist in the 2026-07-28 era")]);
         }
+        // A notification no revision defines comes first: a client that tolerates it answers the ping.
+        let unknown = CustomNotification::new(s::UNKNOWN_NOTIFICATION, Some(json!({"note": "no revision defines this notification"})));
+        let _ = ctx.peer.send_notification(ServerNotification::CustomNotification(unknown)).await;
         let ping = ServerRequest::PingRequest(PingRequest { method: Default::default(), extensions: Default::default() });
-        match ctx.peer.send_request(ping).await {
+        let pinged = ctx.peer.send_request(ping).await;
+        // Then a request no revision defines, which the client should answer with -32601. Its answer
+        // is journalled whenever it comes; the tool waits for it only briefly.
+        let unknown = ServerRequest::CustomRequest(CustomRequest::new(s::UNKNOWN_REQUEST, Some(json!({}))));
+        let _ = tokio::time::timeout(UNKNOWN_REQUEST_WAIT, ctx.peer.send_request(unknown)).await;
+        match pinged {
             Ok(_) => text_result("the client answered ping"),
             Err(err) => CallToolResult::error(vec![ContentBlock::text(format!("ping failed: {err}"))]),
         }
@@ -451,6 +461,8 @@ impl ServerHandler for ProbeServer {
             s::TOOL_AUDIO => complete::<CallToolResult>(s::audio_result()).map(Into::into),
             s::TOOL_EMBEDDED => complete::<CallToolResult>(s::embedded_result()).map(Into::into),
             s::TOOL_FAULT => complete::<CallToolResult>(s::fault_result()).map(Into::into),
+            s::TOOL_AUDIENCE => complete::<CallToolResult>(s::audience_result()).map(Into::into),
+            s::TOOL_PICTURE_DATA => complete::<CallToolResult>(s::picture_data_result()).map(Into::into),
             s::TOOL_RPC_ERROR => Err(McpError::internal_error(s::RPC_ERROR_CANARY, None)),
             s::TOOL_ADDED if self.changed() => Ok(text_result("the added tool ran").into()),
             s::TOOL_PAGE_TWO => Ok(text_result("the second page's tool ran").into()),

@@ -28,25 +28,37 @@ pub const TOOL_AUDIO: &str = "probe_audio";
 pub const TOOL_EMBEDDED: &str = "probe_embedded";
 pub const TOOL_FAULT: &str = "probe_fault";
 pub const TOOL_RPC_ERROR: &str = "probe_rpc_error";
+pub const TOOL_AUDIENCE: &str = "probe_audience";
+pub const TOOL_PICTURE_DATA: &str = "probe_picture_data";
 /// Appears in `tools/list` only after `probe_list_changed` ran.
 pub const TOOL_ADDED: &str = "probe_added";
 /// The only tool of the second page: nothing depends on it but `tools.pagination` and the
 /// model's tool catalogue, so a client that stops at the first page still reaches every trigger.
 pub const TOOL_PAGE_TWO: &str = "probe_page_two";
 /// Every tool a probe triggers is on the first page.
-pub const TOOLS_PAGE_ONE: usize = 15;
+pub const TOOLS_PAGE_ONE: usize = 17;
 /// The tools that trigger a probe, in the order a scripted model calls them.
 pub const TRIGGER_TOOLS: [&str; 10] =
     [TOOL_PROGRESS, TOOL_RESOURCE_LINK, TOOL_ELICIT_FORM, TOOL_ELICIT_ENUMS, TOOL_ELICIT_URL, TOOL_SAMPLING, TOOL_SAMPLING_TOOLS, TOOL_ROOTS, TOOL_PING, TOOL_LIST_CHANGED];
 /// The tools whose results the model is handed: the scripted model calls all but the last just
 /// before `probe_list_changed`, and the last (a JSON-RPC error, on which some hosts restart their
-/// server) after everything else.
-pub const RESULT_TOOLS: [&str; 5] = [TOOL_EMBEDDED, TOOL_FAULT, TOOL_IMAGE, TOOL_AUDIO, TOOL_RPC_ERROR];
+/// server) after everything else, then `probe_ping` once more to see whether the session lived.
+pub const RESULT_TOOLS: [&str; 7] = [TOOL_EMBEDDED, TOOL_FAULT, TOOL_IMAGE, TOOL_AUDIO, TOOL_AUDIENCE, TOOL_PICTURE_DATA, TOOL_RPC_ERROR];
 /// The canary of each result tool's text content.
 pub const IMAGE_RESULT_CANARY: &str = "MCP-PROBE-RESULT-PNG-7C21";
 pub const AUDIO_RESULT_CANARY: &str = "MCP-PROBE-RESULT-WAV-3E90";
 pub const EMBEDDED_RESULT_CANARY: &str = "MCP-PROBE-RESULT-EMBED-5B44";
 pub const FAULT_RESULT_CANARY: &str = "MCP-PROBE-RESULT-FAULT-8D17";
+pub const AUDIENCE_RESULT_CANARY: &str = "MCP-PROBE-RESULT-AUDIENCE-2F63";
+pub const PICTURE_DATA_CANARY: &str = "MCP-PROBE-RESULT-PICTURE-DATA-91C5";
+/// The text of `probe_audience`'s block annotated `audience: ["user"]` (kept from the model).
+pub const USER_ONLY_CANARY: &str = "MCP-PROBE-FOR-THE-USER-ONLY-4D08";
+/// The text of `probe_audience`'s block annotated `audience: ["assistant"]` (for the model).
+pub const ASSISTANT_ONLY_CANARY: &str = "MCP-PROBE-FOR-THE-ASSISTANT-ONLY-E7B2";
+/// The method of the request no revision defines that the server sends after its ping.
+pub const UNKNOWN_REQUEST: &str = "probe/unknown_request";
+/// The notification no revision defines that the server sends before its ping.
+pub const UNKNOWN_NOTIFICATION: &str = "notifications/probe/unknown";
 /// The message of the JSON-RPC error `probe_rpc_error` answers with.
 pub const RPC_ERROR_CANARY: &str = "MCP-PROBE-RPC-MESSAGE-4A90";
 /// The text of the embedded text resource in `probe_embedded`'s result.
@@ -55,6 +67,8 @@ pub const EMBEDDED_TEXT_URI: &str = "probe://embedded/text";
 pub const EMBEDDED_BLOB_URI: &str = "probe://embedded/blob";
 /// A 2×2 PNG, base64.
 pub const IMAGE_PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFElEQVR4nGP4z8DAAMIM////ZwAAHu8E/KPItPcAAAAASUVORK5CYII=";
+/// Another 2×2 PNG (other colours), `probe_picture_data`'s, so that it is told from `probe_image`'s.
+pub const PICTURE_DATA_PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR42mMQMglbffY9w4yyECOBfwAlVwWmempzrAAAAABJRU5ErkJggg==";
 /// Four milliseconds of 8 kHz mono WAV, base64.
 pub const AUDIO_WAV_BASE64: &str = "UklGRkQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YSAAAACAoMCggGBAYICgwKCAYEBggKDAoIBgQGCAoMCggGBAYA==";
 
@@ -105,6 +119,26 @@ pub fn embedded_result() -> Value {
         {"type": "resource", "resource": {"uri": EMBEDDED_TEXT_URI, "mimeType": "text/plain", "text": EMBEDDED_TEXT_CANARY}},
         {"type": "resource", "resource": {"uri": EMBEDDED_BLOB_URI, "mimeType": "application/octet-stream", "blob": blob}}
     ]})
+}
+
+/// `probe_audience`'s result: its canary unannotated, a block for the user only and a block for
+/// the assistant only.
+pub fn audience_result() -> Value {
+    json!({"content": [
+        {"type": "text", "text": AUDIENCE_RESULT_CANARY},
+        {"type": "text", "text": USER_ONLY_CANARY, "annotations": {"audience": ["user"], "priority": 0.2}},
+        {"type": "text", "text": ASSISTANT_ONLY_CANARY, "annotations": {"audience": ["assistant"], "priority": 1.0}}
+    ]})
+}
+
+/// `probe_picture_data`'s result: `structuredContent` with its canary, the same serialized as
+/// the first text block (as the 2025-06-18 revision asks), and a picture.
+pub fn picture_data_result() -> Value {
+    let data = json!({"canary": PICTURE_DATA_CANARY, "width": 2, "height": 2});
+    json!({"content": [
+        {"type": "text", "text": data.to_string()},
+        {"type": "image", "data": PICTURE_DATA_PNG_BASE64, "mimeType": "image/png"}
+    ], "structuredContent": data})
 }
 
 /// `probe_fault`'s result: marked `isError`, its only text the canary.
@@ -275,6 +309,9 @@ pub fn tools(with_added: bool) -> Vec<Value> {
         json!({"name": TOOL_IMAGE, "description": "Returns a small PNG picture", "inputSchema": empty}),
         json!({"name": TOOL_AUDIO, "description": "Returns a short WAV sound", "inputSchema": empty}),
         json!({"name": TOOL_RPC_ERROR, "description": "Always fails: answers with a JSON-RPC error instead of a result", "inputSchema": empty}),
+        json!({"name": TOOL_AUDIENCE, "description": "Returns three texts: one for everyone, one for the user, one for the assistant", "inputSchema": empty}),
+        json!({"name": TOOL_PICTURE_DATA, "description": "Returns a small picture and the same facts as structured data", "inputSchema": empty,
+            "outputSchema": {"type": "object", "properties": {"canary": {"type": "string"}, "width": {"type": "integer"}, "height": {"type": "integer"}}, "required": ["canary"]}}),
         json!({"name": TOOL_PAGE_TWO, "description": "Listed on the second page of tools only; does nothing", "inputSchema": empty}),
     ];
     if with_added {

@@ -196,6 +196,126 @@ fn judge_rpc_error(o: &Observations) -> Verdict {
     }
 }
 
+probe! {
+    /// Evidence (model journal): after the model called `probe_audience`, whose result holds its
+    /// canary, a text annotated `audience: ["user"]` and one annotated `audience: ["assistant"]`,
+    /// the result reached the model without the user's text anywhere in later requests (yes). The
+    /// user's text in a later request is no, and so is a result that never came.
+    AudienceUserWithheld {
+        id: "affordances.audience_user_withheld", area: Affordances, title: "content for the user only is kept from the model",
+        revisions: ["2025-06-18"], eras: BOTH, serves: "probe_audience: texts annotated audience [\"user\"] and [\"assistant\"]",
+        judge: judge_user_withheld, needs_model: true,
+    }
+}
+
+fn judge_user_withheld(o: &Observations) -> Verdict {
+    let call = match called(o, s::TOOL_AUDIENCE) {
+        Ok(call) => call,
+        Err(verdict) => return verdict,
+    };
+    if let Some((seq, _)) = payload_after(o, call, "audience_user") {
+        return Verdict::new(Outcome::No, "the text for the user only reached the model").evidence([call, seq]).opportunity([call]);
+    }
+    match result_after(o, call, s::AUDIENCE_RESULT_CANARY) {
+        Some((seq, _, _)) => Verdict::new(Outcome::Yes, "the result reached the model without the text for the user only").evidence([call, seq]),
+        None => Verdict::new(Outcome::No, "the model never got probe_audience's result").evidence([call]).opportunity([call]),
+    }
+}
+
+probe! {
+    /// Evidence (model journal): after the model called `probe_audience`, a later request carries
+    /// the text annotated `audience: ["assistant"]` (yes); the result without it, or no result, is
+    /// no.
+    AudienceAssistantDelivered {
+        id: "affordances.audience_assistant_delivered", area: Affordances, title: "content for the assistant reaches the model",
+        revisions: ["2025-06-18"], eras: BOTH, serves: "probe_audience: texts annotated audience [\"user\"] and [\"assistant\"]",
+        judge: judge_assistant_delivered, needs_model: true,
+    }
+}
+
+fn judge_assistant_delivered(o: &Observations) -> Verdict {
+    let call = match called(o, s::TOOL_AUDIENCE) {
+        Ok(call) => call,
+        Err(verdict) => return verdict,
+    };
+    if let Some((seq, places)) = payload_after(o, call, "audience_assistant") {
+        return Verdict::new(Outcome::Yes, format!("the text for the assistant reached the model {}", where_said(&places))).evidence([call, seq]);
+    }
+    let seen = result_after(o, call, s::AUDIENCE_RESULT_CANARY).map(|(seq, _, _)| seq);
+    let detail = if seen.is_some() { "the result reached the model without the text for the assistant" } else { "the model never got probe_audience's result" };
+    Verdict::new(Outcome::No, detail).evidence(std::iter::once(call).chain(seen)).opportunity([call])
+}
+
+probe! {
+    /// Evidence (model journal): after the model called `probe_picture_data`, whose result has
+    /// `structuredContent` (with a canary, also serialized as the first text block) and a picture
+    /// of its own, later requests carry both the canary and the picture's base64 (yes); one of
+    /// them is partial (the detail says which survived), neither no.
+    ImageBesideStructured {
+        id: "affordances.image_beside_structured", area: Affordances, title: "a picture beside structuredContent reaches the model",
+        revisions: ["2025-06-18"], eras: BOTH, serves: "probe_picture_data: structuredContent, its text and a PNG",
+        judge: judge_image_beside_structured, needs_model: true,
+    }
+}
+
+fn judge_image_beside_structured(o: &Observations) -> Verdict {
+    let call = match called(o, s::TOOL_PICTURE_DATA) {
+        Ok(call) => call,
+        Err(verdict) => return verdict,
+    };
+    let (data, picture) = (payload_after(o, call, "picture_data"), payload_after(o, call, "picture_data_png"));
+    let lines = [data.as_ref(), picture.as_ref()].into_iter().flatten().map(|(seq, _)| *seq);
+    let evidence: Vec<u64> = std::iter::once(call).chain(lines).collect();
+    match (&data, &picture) {
+        (Some(_), Some(_)) => Verdict::new(Outcome::Yes, "the structured data and the picture both reached the model").evidence(evidence),
+        (Some(_), None) => Verdict::new(Outcome::Partial, "the structured data reached the model, the picture did not").evidence(evidence).opportunity([call]),
+        (None, Some(_)) => Verdict::new(Outcome::Partial, "the picture reached the model, the structured data did not").evidence(evidence).opportunity([call]),
+        (None, None) => Verdict::new(Outcome::No, "neither the structured data nor the picture reached the model").evidence(evidence).opportunity([call]),
+    }
+}
+
+probe! {
+    /// Evidence (model journal, server journal named in the detail): after the JSON-RPC error on
+    /// `probe_rpc_error`, the model calls `probe_ping`, and that call reaches the server in the
+    /// session that got the error, with no server started since (yes). The call reaching the
+    /// server only in a new session or a server started again is partial (the host reconnected);
+    /// never reaching it, no. Not reached when the model never asked for the later call.
+    SessionSurvivesRpcError {
+        id: "tools.session_survives_rpc_error", area: Tools, title: "the session lives on after a JSON-RPC error on tools/call",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "probe_rpc_error answers with a JSON-RPC error; the model then calls probe_ping",
+        judge: judge_session_survives, needs_model: true,
+    }
+}
+
+fn judge_session_survives(o: &Observations) -> Verdict {
+    let call = match called(o, s::TOOL_RPC_ERROR) {
+        Ok(call) => call,
+        Err(verdict) => return verdict,
+    };
+    let Some(failed) = o.tool_calls(s::TOOL_RPC_ERROR).next() else {
+        return Verdict::new(Outcome::NotReached, "the host never sent probe_rpc_error's call to the server").evidence([call]);
+    };
+    let Some((later, _, _)) = o.model_calls().find(|(seq, name, _)| *seq > call && names_tool(name, s::TOOL_PING)) else {
+        return Verdict::new(Outcome::NotReached, "the model never called a tool after the error").evidence([call]);
+    };
+    let session_of = |seq: u64| o.event(seq).map(|e| e.session.as_str());
+    let restarted = o.notes(crate::note::Note::Serving).find(|e| e.seq > failed.seq).map_or(u64::MAX, |e| e.seq);
+    match o.tool_calls(s::TOOL_PING).find(|f| f.seq > failed.seq) {
+        Some(f) if f.seq < restarted && session_of(f.seq) == session_of(failed.seq) => {
+            Verdict::new(Outcome::Yes, format!("the next call reached the same session (server journal lines {} and {})", failed.seq, f.seq)).evidence([call, later])
+        }
+        Some(f) => Verdict::new(
+            Outcome::Partial,
+            format!("the next call reached the server only in a new session or a server started again (server journal lines {} and {})", failed.seq, f.seq),
+        )
+        .evidence([call, later])
+        .opportunity([later]),
+        None => Verdict::new(Outcome::No, format!("the model's next call never reached the server (the error: server journal line {})", failed.seq))
+            .evidence([call, later])
+            .opportunity([later]),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

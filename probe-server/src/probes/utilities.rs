@@ -55,3 +55,55 @@ fn judge_ping(o: &Observations) -> Verdict {
         None => Verdict::new(Outcome::No, "never answered ping").evidence([ping.seq]).opportunity([ping.seq]),
     }
 }
+
+probe! {
+    /// Evidence: during `probe_ping` the server sends a request no revision defines
+    /// (`probe/unknown_request`); the client answers it with error -32601, method not found
+    /// (yes). Another error code is partial, a result or no answer no.
+    UnknownRequestAnswered {
+        id: "utilities.unknown_request_answered", area: Utilities, title: "an unknown request answered -32601",
+        revisions: ["2024-11-05"], eras: LEGACY, serves: "probe_ping sends a request no revision defines after its ping",
+        judge: judge_unknown_request,
+    }
+}
+
+fn judge_unknown_request(o: &Observations) -> Verdict {
+    let Some(request) = o.server_requests(surface::UNKNOWN_REQUEST).next() else {
+        return Verdict::new(Outcome::NotReached, "the server never sent its unknown request: probe_ping was not called");
+    };
+    match o.answer_to(request) {
+        Some(a) => match a.error().map(|e| e.get("code").and_then(Value::as_i64)) {
+            Some(Some(-32601)) => Verdict::new(Outcome::Yes, "answered -32601 (method not found)").evidence([request.seq, a.seq]),
+            Some(code) => Verdict::new(Outcome::Partial, format!("answered with error code {}", code.map_or("none".to_string(), |c| c.to_string())))
+                .evidence([request.seq, a.seq])
+                .opportunity([request.seq]),
+            None => Verdict::new(Outcome::No, "answered with a result, as if the method existed").evidence([request.seq, a.seq]).opportunity([request.seq]),
+        },
+        None => Verdict::new(Outcome::No, "never answered the unknown request").evidence([request.seq]).opportunity([request.seq]),
+    }
+}
+
+probe! {
+    /// Evidence: during `probe_ping` the server sends a notification no revision defines
+    /// (`notifications/probe/unknown`), then its ping; the client goes on in that session: a frame
+    /// from it follows in the same session of the same server process (yes). Nothing more from it
+    /// there is no (it answered neither the ping nor anything else).
+    UnknownNotificationTolerated {
+        id: "utilities.unknown_notification_tolerated", area: Utilities, title: "an unknown notification tolerated",
+        revisions: ["2024-11-05"], eras: LEGACY, serves: "probe_ping sends a notification no revision defines before its ping",
+        judge: judge_unknown_notification,
+    }
+}
+
+fn judge_unknown_notification(o: &Observations) -> Verdict {
+    let Some(sent) = o.server_notifications(surface::UNKNOWN_NOTIFICATION).next() else {
+        return Verdict::new(Outcome::NotReached, "the unknown notification never went out: probe_ping was not called, or (over HTTP) the client opened no stream for it");
+    };
+    let session_of = |seq: u64| o.event(seq).map(|e| e.session.as_str());
+    let restarted = o.notes(crate::note::Note::Serving).find(|e| e.seq > sent.seq).map_or(u64::MAX, |e| e.seq);
+    let next = o.frames.iter().find(|f| f.seq > sent.seq && f.seq < restarted && f.dir == crate::journal::Direction::ClientToServer && session_of(f.seq) == session_of(sent.seq));
+    match next {
+        Some(f) => Verdict::new(Outcome::Yes, format!("the client went on: {}", f.method().map_or("an answer".to_string(), |m| m.to_string()))).evidence([sent.seq, f.seq]),
+        None => Verdict::new(Outcome::No, "nothing more came from the client in that session").evidence([sent.seq]).opportunity([sent.seq]),
+    }
+}

@@ -116,6 +116,12 @@ ablations! {
     DropEmbeddedBlob => "drop-embedded-blob", "affordances.embedded_resource_to_model", "hands the model a tool result's embedded text but not its embedded blob";
     ErrorAsOrdinary => "error-as-ordinary", "affordances.is_error_to_model", "hands the model an isError result as an ordinary one";
     RpcErrorUnsaid => "rpc-error-unsaid", "affordances.rpc_error_to_model", "tells the model a tool call failed without the server's error message";
+    KeepUserAudience => "keep-user-audience", "affordances.audience_user_withheld", "hands the model content annotated for the user only";
+    DropAnnotatedBlocks => "drop-annotated-blocks", "affordances.audience_assistant_delivered", "drops every content block that carries annotations";
+    StructuredOnly => "structured-only", "affordances.image_beside_structured", "hands the model only structuredContent when a result has it";
+    DropServerOnRpcError => "drop-server-on-rpc-error", "tools.session_survives_rpc_error", "stops using a server that answered a tool call with a JSON-RPC error";
+    AnswerUnknownRequest => "answer-unknown-request", "utilities.unknown_request_answered", "answers a request it does not know with an empty result";
+    ChokeOnUnknownNotification => "choke-on-unknown-notification", "utilities.unknown_notification_tolerated", "ends its session at a notification it does not know";
     ResourceToolsAlways => "resource-tools-always", "affordances.resources_gated", "offers resource tools although the server has no resources";
     NoSessionHeader => "no-session-header", "http.session_id_echoed", "leaves Mcp-Session-Id off its logging/setLevel request";
     NoStandardHeaders => "no-standard-headers", "http.standard_headers", "leaves Mcp-Method and Mcp-Name off its prompts/get request";
@@ -201,8 +207,22 @@ impl Ablation {
             Ablation::SamplingError => &["sampling.tools"],
             // Speaking the refused version includes its HTTP header.
             Ablation::IgnoreDowngrade => &["http.protocol_version_header"],
-            // Without the standalone stream, rmcp's server has nowhere to send list_changed.
-            Ablation::NoGetStream => &["tools.list_changed", "resources.list_changed", "prompts.list_changed", "subscriptions.reread"],
+            // Without the standalone stream, rmcp's server has nowhere to send list_changed or the
+            // unknown notification.
+            Ablation::NoGetStream => &["tools.list_changed", "resources.list_changed", "prompts.list_changed", "subscriptions.reread", "utilities.unknown_notification_tolerated"],
+            // The session ends at the unknown notification, before the ping is answered: nothing
+            // after it happens.
+            Ablation::ChokeOnUnknownNotification => &[
+                "utilities.ping",
+                "utilities.unknown_request_answered",
+                "tools.list_changed",
+                "resources.list_changed",
+                "prompts.list_changed",
+                "subscriptions.reread",
+                "subscriptions.unsubscribe",
+            ],
+            // The picture beside structured data goes the way of every picture or dual result.
+            Ablation::DropDualResults | Ablation::ImagePlaceholder => &["affordances.image_beside_structured"],
             // Nothing to re-read or unsubscribe from without a subscription.
             Ablation::NeverSubscribe => &["subscriptions.reread", "subscriptions.unsubscribe"],
             // Without a listing there is no skill to page through, get, read or refuse.
@@ -231,6 +251,10 @@ impl Ablation {
                 "affordances.embedded_resource_to_model",
                 "affordances.is_error_to_model",
                 "affordances.rpc_error_to_model",
+                "affordances.audience_user_withheld",
+                "affordances.audience_assistant_delivered",
+                "affordances.image_beside_structured",
+                "tools.session_survives_rpc_error",
             ],
             // The templated URI's content is text too.
             Ablation::DropText => &["affordances.template_read"],

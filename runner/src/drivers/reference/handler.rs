@@ -123,6 +123,13 @@ impl ClientHandler for ReferenceHandler {
         ClientInfo::new(capabilities(self.variation), Implementation::new("mcp-client-probe-reference", env!("CARGO_PKG_VERSION")))
     }
 
+    async fn on_custom_request(&self, request: CustomRequest, _context: RequestContext<RoleClient>) -> Result<CustomResult, McpError> {
+        if self.is(Ablation::AnswerUnknownRequest) {
+            return Ok(CustomResult::new(json!({})));
+        }
+        Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, request.method, None))
+    }
+
     async fn ping(&self, _context: RequestContext<RoleClient>) -> Result<(), McpError> {
         if self.is(Ablation::PingError) {
             return Err(McpError::internal_error("ping refused", None));

@@ -151,6 +151,8 @@ async fn converse(client: &Client, handler: &ReferenceHandler, ablation: Option<
     }
     messages.push(json!({"role": "user", "content": presentation.prompt(&tools)}));
     let http = reqwest::Client::builder().no_proxy().build().map_err(|e| ReferenceError::Connect(e.to_string()))?;
+    // A host that gives up on a server after a JSON-RPC error (the drop-server-on-rpc-error fault).
+    let mut dropped = false;
     for _ in 0..MAX_TURNS {
         if variation == Some(Variation::LateRefetch) && !refetched && handler.changes.tools.load(std::sync::atomic::Ordering::SeqCst) {
             tokio::time::sleep(std::time::Duration::from_millis(300)).await;
@@ -184,9 +186,14 @@ async fn converse(client: &Client, handler: &ReferenceHandler, ablation: Option<
                 loaded.extend(names.iter().cloned());
                 format!("loaded {}", names.join(", "))
             } else if let Some(mcp) = presentation.mcp_tool(name, &tools).map(str::to_string) {
-                let handed = call_mcp_tool(client, &mcp, ablation).await;
-                media.extend(handed.media);
-                handed.text
+                if dropped {
+                    "the server is no longer available".to_string()
+                } else {
+                    let handed = call_mcp_tool(client, &mcp, ablation).await;
+                    dropped = handed.failed && ablation == Some(Ablation::DropServerOnRpcError);
+                    media.extend(handed.media);
+                    handed.text
+                }
             } else {
                 execute(client, name, &arguments, &listed_uris, &listed, ablation, variation).await
             };
@@ -202,26 +209,37 @@ async fn converse(client: &Client, handler: &ReferenceHandler, ablation: Option<
 }
 
 /// What the model is handed for one MCP tool call: the tool message's text, and the pictures and
-/// sounds that follow it.
+/// sounds that follow it; whether the call failed with a JSON-RPC error.
 struct Handed {
     text: String,
     media: Vec<Value>,
+    failed: bool,
 }
 
 /// Calls MCP tool `tool` and hands its result on: text as text, embedded resources as their text
-/// or base64, pictures and sounds as attachments, an `isError` result prefixed "Error:".
+/// or base64, pictures and sounds as attachments, an `isError` result prefixed "Error:"; content
+/// annotated for the user only stays with the user.
 async fn call_mcp_tool(client: &Client, tool: &str, ablation: Option<Ablation>) -> Handed {
     let skip = |a: Ablation| ablation == Some(a);
+    let failed = |text: String| Handed { text, media: Vec::new(), failed: true };
     let result = match client.call_tool(CallToolRequestParams::new(tool.to_string())).await {
         Ok(result) => result,
-        Err(_) if skip(Ablation::RpcErrorUnsaid) => return Handed { text: "the tool call failed".into(), media: Vec::new() },
-        Err(e) => return Handed { text: format!("error: {e}"), media: Vec::new() },
+        Err(_) if skip(Ablation::RpcErrorUnsaid) => return failed("the tool call failed".into()),
+        Err(e) => return failed(format!("error: {e}")),
     };
     if result.structured_content.is_some() && skip(Ablation::DropDualResults) {
-        return Handed { text: "[result omitted]".into(), media: Vec::new() };
+        return Handed { text: "[result omitted]".into(), media: Vec::new(), failed: false };
+    }
+    if let (Some(data), true) = (&result.structured_content, skip(Ablation::StructuredOnly)) {
+        return Handed { text: data.to_string(), media: Vec::new(), failed: false };
     }
     let (mut texts, mut media) = (Vec::new(), Vec::new());
     for block in result.content.iter().filter_map(|c| serde_json::to_value(c).ok()) {
+        let annotations = block.get("annotations").filter(|a| !a.is_null());
+        let user_only = annotations.and_then(|a| a.get("audience")).is_some_and(|a| a == &json!(["user"]));
+        if (user_only && !skip(Ablation::KeepUserAudience)) || (annotations.is_some() && skip(Ablation::DropAnnotatedBlocks)) {
+            continue;
+        }
         let (data, mime) = (block["data"].as_str().unwrap_or_default(), block["mimeType"].as_str().unwrap_or_default());
         match block["type"].as_str().unwrap_or_default() {
             "text" => texts.push(block["text"].as_str().unwrap_or_default().to_string()),
@@ -240,7 +258,7 @@ async fn call_mcp_tool(client: &Client, tool: &str, ablation: Option<Ablation>) 
     }
     let text = texts.join("\n");
     let text = if result.is_error == Some(true) && !skip(Ablation::ErrorAsOrdinary) { format!("Error: {text}") } else { text };
-    Handed { text, media }
+    Handed { text, media, failed: false }
 }
 
 /// Runs one of the model's calls of the host's own tools (the resource tools) and returns what

@@ -2,6 +2,7 @@
 //! wire (a dropped notification, a stripped `_meta` key, an altered `requestState`). The rmcp
 //! client underneath stays correct; only what leaves it is changed. The cancel-after-completed-calls
 //! variation lives here too: it follows every answered `tools/call` with a `notifications/cancelled`.
+//! So does the one ablation on incoming frames: a session that ends at a notification it does not know.
 
 use std::future::Future;
 
@@ -97,6 +98,13 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Rewriting<T> {
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let message = self.inner.receive().await?;
+        if self.ablation == Some(Ablation::ChokeOnUnknownNotification) {
+            let frame = serde_json::to_value(&message).unwrap_or_default();
+            if frame.get("method").and_then(Value::as_str) == Some(probe_server::surface::UNKNOWN_NOTIFICATION) {
+                // As a strict parser does: the frame it cannot place ends the session.
+                return None;
+            }
+        }
         if let Some(calls) = self.calls.as_mut() {
             let frame = serde_json::to_value(&message).unwrap_or_default();
             let answered = frame.get("method").is_none().then(|| frame.get("id")).flatten();

@@ -315,6 +315,10 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str
     }
     if scope == Scope::Full {
         call_results(&[*rpc_error], &mut steps);
+        // One more call, to see whether the session outlived the error.
+        if let Some(ping) = catalogue.iter().find(|t| names_tool(&t.name, s::TOOL_PING)).filter(|_| catalogue.iter().any(|t| names_tool(&t.name, rpc_error))) {
+            steps.push(call(ping, json!({}), "call probe_ping after the JSON-RPC error"));
+        }
     }
     steps.push(finish());
     steps

@@ -111,7 +111,16 @@ pub fn payloads(body: &Value, results: &[String]) -> Value {
     let blob = base64::engine::general_purpose::STANDARD.encode(s::embedded_blob_bytes());
     let whole = body.to_string();
     let mut found = Map::new();
-    for (name, needle) in [("png", s::IMAGE_PNG_BASE64), ("wav", s::AUDIO_WAV_BASE64), ("embedded_text", s::EMBEDDED_TEXT_CANARY), ("embedded_blob", blob.as_str())] {
+    for (name, needle) in [
+        ("png", s::IMAGE_PNG_BASE64),
+        ("wav", s::AUDIO_WAV_BASE64),
+        ("embedded_text", s::EMBEDDED_TEXT_CANARY),
+        ("embedded_blob", blob.as_str()),
+        ("audience_user", s::USER_ONLY_CANARY),
+        ("audience_assistant", s::ASSISTANT_ONLY_CANARY),
+        ("picture_data", s::PICTURE_DATA_CANARY),
+        ("picture_data_png", s::PICTURE_DATA_PNG_BASE64),
+    ] {
         let in_results = results.iter().filter(|r| r.contains(needle)).count();
         let places: Vec<&str> = [(in_results > 0, "tool_result"), (whole.matches(needle).count() > in_results, "beside")].iter().filter(|(f, _)| *f).map(|(_, p)| *p).collect();
         if !places.is_empty() {
