@@ -307,6 +307,15 @@ impl Observations {
         self.client_requests(method).filter(move |f| f.seq > after)
     }
 
+    /// Whether journal line `later` belongs to the session of line `earlier` in the same server
+    /// process: the same session id, and no server started again in between (a host that restarts
+    /// its server after an error, or opens another session, starts afresh).
+    pub fn same_session(&self, earlier: u64, later: u64) -> bool {
+        let restarted = self.notes(Note::Serving).any(|e| e.seq > earlier && e.seq <= later);
+        let session_of = |seq: u64| self.event(seq).map(|e| e.session.as_str());
+        !restarted && later > earlier && session_of(later) == session_of(earlier)
+    }
+
     /// Journal notes of one `event` name written by the server.
     pub fn notes(&self, note: Note) -> impl Iterator<Item = &Event> + '_ {
         self.events.iter().filter(move |e| Note::of(e) == Some(note))

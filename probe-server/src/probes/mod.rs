@@ -88,10 +88,7 @@ pub(crate) fn refetched(observations: &Observations, notification: &str, method:
     };
     // Only a refetch by the session that was told counts: a server started again (a host that
     // restarts its server after an error) or another session lists afresh whatever it was told.
-    let restarted = observations.notes(crate::note::Note::Serving).find(|e| e.seq > sent.seq).map_or(u64::MAX, |e| e.seq);
-    let session_of = |seq: u64| observations.event(seq).map(|e| e.session.as_str());
-    let told = session_of(sent.seq);
-    match observations.client_requests_after(method, sent.seq).find(|f| f.seq < restarted && session_of(f.seq) == told) {
+    match observations.client_requests_after(method, sent.seq).find(|f| observations.same_session(sent.seq, f.seq)) {
         Some(again) => Verdict::new(Outcome::Yes, format!("{method} fetched again after {notification}")).evidence([sent.seq, again.seq]),
         None => {
             let trigger = chance!(opportunity::tool_called(observations, crate::surface::TOOL_LIST_CHANGED));

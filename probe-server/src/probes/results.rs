@@ -298,10 +298,8 @@ fn judge_session_survives(o: &Observations) -> Verdict {
     let Some((later, _, _)) = o.model_calls().find(|(seq, name, _)| *seq > call && names_tool(name, s::TOOL_PING)) else {
         return Verdict::new(Outcome::NotReached, "the model never called a tool after the error").evidence([call]);
     };
-    let session_of = |seq: u64| o.event(seq).map(|e| e.session.as_str());
-    let restarted = o.notes(crate::note::Note::Serving).find(|e| e.seq > failed.seq).map_or(u64::MAX, |e| e.seq);
     match o.tool_calls(s::TOOL_PING).find(|f| f.seq > failed.seq) {
-        Some(f) if f.seq < restarted && session_of(f.seq) == session_of(failed.seq) => {
+        Some(f) if o.same_session(failed.seq, f.seq) => {
             Verdict::new(Outcome::Yes, format!("the next call reached the same session (server journal lines {} and {})", failed.seq, f.seq)).evidence([call, later])
         }
         Some(f) => Verdict::new(

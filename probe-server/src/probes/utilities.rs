@@ -99,9 +99,7 @@ fn judge_unknown_notification(o: &Observations) -> Verdict {
     let Some(sent) = o.server_notifications(surface::UNKNOWN_NOTIFICATION).next() else {
         return Verdict::new(Outcome::NotReached, "the unknown notification never went out: probe_ping was not called, or (over HTTP) the client opened no stream for it");
     };
-    let session_of = |seq: u64| o.event(seq).map(|e| e.session.as_str());
-    let restarted = o.notes(crate::note::Note::Serving).find(|e| e.seq > sent.seq).map_or(u64::MAX, |e| e.seq);
-    let next = o.frames.iter().find(|f| f.seq > sent.seq && f.seq < restarted && f.dir == crate::journal::Direction::ClientToServer && session_of(f.seq) == session_of(sent.seq));
+    let next = o.frames.iter().find(|f| f.dir == crate::journal::Direction::ClientToServer && o.same_session(sent.seq, f.seq));
     match next {
         Some(f) => Verdict::new(Outcome::Yes, format!("the client went on: {}", f.method().map_or("an answer".to_string(), |m| m.to_string()))).evidence([sent.seq, f.seq]),
         None => Verdict::new(Outcome::No, "nothing more came from the client in that session").evidence([sent.seq]).opportunity([sent.seq]),
