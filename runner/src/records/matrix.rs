@@ -93,7 +93,7 @@ pub struct AblatedCell {
 }
 
 impl Cell {
-    fn from_verdict(verdict: Option<&Verdict>) -> Cell {
+    pub(crate) fn from_verdict(verdict: Option<&Verdict>) -> Cell {
         match verdict {
             Some(v) => Cell {
                 outcome: v.outcome,

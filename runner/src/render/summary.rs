@@ -177,8 +177,8 @@ pub fn host_sections(matrix: &Matrix, findings: &[Finding], out: &mut String) {
 mod tests {
     use super::*;
     use crate::records::matrix::{Cell, Row};
-    use probe_server::probe::Declaration;
-    use probe_server::{Area, Variant};
+    use probe_server::probe::Verdict;
+    use probe_server::Area;
 
     fn column(client: &str, transport: &str) -> Column {
         Column {
@@ -195,17 +195,7 @@ mod tests {
     }
 
     fn cell(outcome: Outcome) -> Cell {
-        Cell {
-            outcome,
-            declared: Declaration::NoCapability,
-            detail: "d".into(),
-            evidence: Vec::new(),
-            variant: Variant::Standard,
-            model_evidence: false,
-            opportunity: Box::default(),
-            opportunity_model: Box::default(),
-            ablated: Vec::new(),
-        }
+        Cell::from_verdict(Some(&Verdict::new(outcome, "d")))
     }
 
     #[test]
