@@ -58,6 +58,7 @@ notes! {
     SseIdOnly => "sse_id_only", "a priming event sent as its id alone (variant stream-drop, old session)";
     SseIncompleteEvent => "sse_incomplete_event", "an SSE stream ended in the middle of an event";
     StreamDropped => "stream_dropped", "the HTTP tap ended a GET stream (variant stream-drop)";
+    ClientExited => "client_exited", "the runner saw the client it launched (or drove) end: the run's end, timed on the server's clock (HTTP)";
     Unattended => "unattended", "the runner launched the client headless: nobody sat at the host, so whatever answered a request for input was the host itself";
     FilesOnDisk => "files_on_disk", "the runner's list of what a host left in its skills directory and elsewhere";
     ModelView => "model_view", "what a host showed the model stub in one request";

@@ -311,7 +311,9 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
             stdin: None,
             marker: format!("{}-{}-{variant}-{}-{index}", profile.name, pass.stem(), std::process::id()),
         };
-        records.push(launch(&spec).await);
+        let record = launch(&spec).await;
+        session.note_client_exited(json!({"launch": index, "ending": record.ending}));
+        records.push(record);
     }
     // A server that does not stop cleanly still leaves the journal it wrote.
     session.let_requests_land().await;

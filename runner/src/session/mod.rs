@@ -10,8 +10,9 @@ pub mod run;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use probe_server::journal::Journal;
 use probe_server::journal::Transport;
+use probe_server::journal::{Entry, Journal};
+use probe_server::note::Note;
 use probe_server::transport::http::{serve_http, MCP_PATH};
 use probe_server::{EraPolicy, ServeOptions, Variant};
 use tokio_util::sync::CancellationToken;
@@ -159,6 +160,16 @@ impl Session {
         self.model_journal.as_deref()
     }
 
+    /// Journals, on the live HTTP server's clock, that the client has ended (nothing over stdio,
+    /// where the server's `input_closed` marks it). A judge that needs a settled time after some
+    /// event measures it to this note: the client's last request can come long before its end
+    /// (a host waiting on its model sends nothing to the server).
+    pub fn note_client_exited(&self, detail: serde_json::Value) {
+        if let Some(server) = &self.http {
+            server.journal.log(Entry::note(Transport::Http.as_str(), Transport::Http, Note::ClientExited.detail(detail)));
+        }
+    }
+
     /// Waits until the HTTP server's journal has been quiet for [`LANDING_QUIET`] (at most
     /// [`LANDING_MAX`]; nothing over stdio): a launched client that has exited may still have a
     /// request on its way (the closing DELETE), and stopping the server under it would lose it
@@ -240,6 +251,7 @@ pub async fn start_stub(journal: &Path, variant: Variant) -> Result<stub::StubHa
 /// The probe server over Streamable HTTP on a loopback port, journalling to its own file.
 pub struct HttpServer {
     pub url: String,
+    journal: Journal,
     shutdown: CancellationToken,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
@@ -253,8 +265,8 @@ impl HttpServer {
         let url = format!("http://{}{MCP_PATH}", listener.local_addr().map_err(SetupError::Loopback)?);
         let writer = Journal::create(journal).map_err(|source| SetupError::Journal { path: journal.to_path_buf(), source })?;
         let shutdown = CancellationToken::new();
-        let task = tokio::spawn(serve_http(listener, writer, options, shutdown.clone()));
-        Ok(HttpServer { url, shutdown, task })
+        let task = tokio::spawn(serve_http(listener, writer.clone(), options, shutdown.clone()));
+        Ok(HttpServer { url, journal: writer, shutdown, task })
     }
 
     /// Stops the server and waits (at most [`HTTP_STOP_TIMEOUT`]) until its journal is complete.

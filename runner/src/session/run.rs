@@ -89,6 +89,7 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
         Transport::Stdio => run_stdio(spec, &journal_path, model_url.as_deref()).await,
         Transport::Http => run_http(spec, &session.server_url(), model_url.as_deref()).await,
     };
+    session.note_client_exited(serde_json::json!({"launch": 0}));
     let closed = session.close().await.map_err(RunError::from);
     let mut harness_error = outcome.and(closed).err().map(one_line);
     if spec.variation.is_some_and(Variation::unattended) {
