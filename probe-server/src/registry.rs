@@ -3,7 +3,7 @@
 use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
-use crate::probes::{affordances, connection, elicitation, http, interactive, prompts, resources, results, sampling_roots, skills, subscriptions, tools, utilities};
+use crate::probes::{affordances, connection, elicitation, http, interactive, prompts, resources, results, sampling_roots, schemas, skills, subscriptions, tools, utilities};
 use crate::variant::Variant;
 
 static REGISTRY: &[&dyn Probe] = &[
@@ -102,6 +102,11 @@ static REGISTRY: &[&dyn Probe] = &[
     &affordances::ToolNames,
     &affordances::ToolSchemas,
     &affordances::ToolDescriptions,
+    &schemas::SchemaRefsResolvable,
+    &schemas::SchemaUnionKept,
+    &schemas::SchemaFormatKept,
+    &schemas::SchemaNestedKept,
+    &schemas::SchemaArgumentsIntact,
     &affordances::StructuredContent,
     &results::ImageToModel,
     &results::AudioToModel,
@@ -111,6 +116,8 @@ static REGISTRY: &[&dyn Probe] = &[
     &results::AudienceAssistantDelivered,
     &results::ImageBesideStructured,
     &results::RpcErrorToModel,
+    &results::ResourceNotFoundToModel,
+    &results::OutputSchemaEnforced,
     &affordances::ResourcesGated,
 ];
 

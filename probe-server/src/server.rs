@@ -297,7 +297,7 @@ impl ProbeServer {
         } else if uri.starts_with(s::LINK_PREFIX) {
             json!({"uri": uri, "mimeType": "text/plain", "text": format!("linked: {}", s::LINK_CANARY)})
         } else {
-            let message = format!("no resource {uri}");
+            let message = if uri == s::MISSING_URI { format!("no resource {uri} ({})", s::NOT_FOUND_CANARY) } else { format!("no resource {uri}") };
             return Err(if modern { McpError::invalid_params(message, Some(json!({"uri": uri}))) } else { McpError::resource_not_found(message, Some(json!({"uri": uri}))) });
         };
         complete(json!({"contents": [contents]}))
@@ -463,6 +463,8 @@ impl ServerHandler for ProbeServer {
             s::TOOL_FAULT => complete::<CallToolResult>(s::fault_result()).map(Into::into),
             s::TOOL_AUDIENCE => complete::<CallToolResult>(s::audience_result()).map(Into::into),
             s::TOOL_PICTURE_DATA => complete::<CallToolResult>(s::picture_data_result()).map(Into::into),
+            s::TOOL_SCHEMA => Ok(text_result(format!("received {}", Value::Object(request.arguments.clone().unwrap_or_default()))).into()),
+            s::TOOL_BAD_OUTPUT => complete::<CallToolResult>(s::bad_output_result()).map(Into::into),
             s::TOOL_RPC_ERROR => Err(McpError::internal_error(s::RPC_ERROR_CANARY, None)),
             s::TOOL_ADDED if self.changed() => Ok(text_result("the added tool ran").into()),
             s::TOOL_PAGE_TWO => Ok(text_result("the second page's tool ran").into()),

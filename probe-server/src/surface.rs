@@ -30,20 +30,24 @@ pub const TOOL_FAULT: &str = "probe_fault";
 pub const TOOL_RPC_ERROR: &str = "probe_rpc_error";
 pub const TOOL_AUDIENCE: &str = "probe_audience";
 pub const TOOL_PICTURE_DATA: &str = "probe_picture_data";
+/// Takes arguments whose schema uses what server authors reach for (see [`schema_tool_input`]).
+pub const TOOL_SCHEMA: &str = "probe_schema";
+/// Returns `structuredContent` that breaks its own `outputSchema`.
+pub const TOOL_BAD_OUTPUT: &str = "probe_bad_output";
 /// Appears in `tools/list` only after `probe_list_changed` ran.
 pub const TOOL_ADDED: &str = "probe_added";
 /// The only tool of the second page: nothing depends on it but `tools.pagination` and the
 /// model's tool catalogue, so a client that stops at the first page still reaches every trigger.
 pub const TOOL_PAGE_TWO: &str = "probe_page_two";
 /// Every tool a probe triggers is on the first page.
-pub const TOOLS_PAGE_ONE: usize = 17;
+pub const TOOLS_PAGE_ONE: usize = 19;
 /// The tools that trigger a probe, in the order a scripted model calls them.
 pub const TRIGGER_TOOLS: [&str; 10] =
     [TOOL_PROGRESS, TOOL_RESOURCE_LINK, TOOL_ELICIT_FORM, TOOL_ELICIT_ENUMS, TOOL_ELICIT_URL, TOOL_SAMPLING, TOOL_SAMPLING_TOOLS, TOOL_ROOTS, TOOL_PING, TOOL_LIST_CHANGED];
 /// The tools whose results the model is handed: the scripted model calls all but the last just
 /// before `probe_list_changed`, and the last (a JSON-RPC error, on which some hosts restart their
 /// server) after everything else, then `probe_ping` once more to see whether the session lived.
-pub const RESULT_TOOLS: [&str; 7] = [TOOL_EMBEDDED, TOOL_FAULT, TOOL_IMAGE, TOOL_AUDIO, TOOL_AUDIENCE, TOOL_PICTURE_DATA, TOOL_RPC_ERROR];
+pub const RESULT_TOOLS: [&str; 9] = [TOOL_EMBEDDED, TOOL_FAULT, TOOL_IMAGE, TOOL_AUDIO, TOOL_AUDIENCE, TOOL_PICTURE_DATA, TOOL_SCHEMA, TOOL_BAD_OUTPUT, TOOL_RPC_ERROR];
 /// The canary of each result tool's text content.
 pub const IMAGE_RESULT_CANARY: &str = "MCP-PROBE-RESULT-PNG-7C21";
 pub const AUDIO_RESULT_CANARY: &str = "MCP-PROBE-RESULT-WAV-3E90";
@@ -51,6 +55,7 @@ pub const EMBEDDED_RESULT_CANARY: &str = "MCP-PROBE-RESULT-EMBED-5B44";
 pub const FAULT_RESULT_CANARY: &str = "MCP-PROBE-RESULT-FAULT-8D17";
 pub const AUDIENCE_RESULT_CANARY: &str = "MCP-PROBE-RESULT-AUDIENCE-2F63";
 pub const PICTURE_DATA_CANARY: &str = "MCP-PROBE-RESULT-PICTURE-DATA-91C5";
+pub const BAD_OUTPUT_CANARY: &str = "MCP-PROBE-RESULT-COUNT-AS-WORD-0B7A";
 /// The text of `probe_audience`'s block annotated `audience: ["user"]` (kept from the model).
 pub const USER_ONLY_CANARY: &str = "MCP-PROBE-FOR-THE-USER-ONLY-4D08";
 /// The text of `probe_audience`'s block annotated `audience: ["assistant"]` (for the model).
@@ -91,6 +96,11 @@ pub const TEMPLATE: &str = "probe://items/{id}";
 pub const TEMPLATE_PREFIX: &str = "probe://items/";
 pub const LINK_PREFIX: &str = "probe://linked/";
 pub const LINK_CANARY: &str = "MCP-PROBE-LINK-CANARY-51D0";
+/// A URI the server has no resource for: the scripted model reads it last.
+pub const MISSING_URI: &str = "probe://missing/nothing-here";
+/// In the message of the server's not-found error for [`MISSING_URI`] (never in the URI itself,
+/// so a host that only repeats the URI it was asked for does not pass it on).
+pub const NOT_FOUND_CANARY: &str = "MCP-PROBE-NOT-FOUND-6E2D";
 
 // Prompts.
 pub const PROMPT: &str = "probe_prompt";
@@ -99,6 +109,52 @@ pub const PROMPT_ARGUMENT: &str = "topic";
 
 // Elicitation. The URL the URL-mode elicitation points at (never served: it only has to be shown).
 pub const ELICIT_URL: &str = "http://127.0.0.1:9/mcp-client-probe/elicit";
+
+/// `probe_schema`'s input schema: a property by `$ref` to local `$defs`, a nullable union
+/// (`anyOf` of a string and null), a `format`, bounds two objects deep and
+/// `additionalProperties: false`. The schema judges look for each of these in what reached the
+/// model, in any equivalent spelling.
+pub fn schema_tool_input() -> Value {
+    json!({
+        "type": "object",
+        "$defs": {"point": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}, "required": ["x", "y"], "additionalProperties": false}},
+        "properties": {
+            "origin": {"$ref": "#/$defs/point"},
+            "label": {"anyOf": [{"type": "string", "maxLength": 40}, {"type": "null"}]},
+            "when": {"type": "string", "format": "date"},
+            "options": {"type": "object", "properties": {"depth": {"type": "object", "properties": {"level": {"type": "integer", "minimum": 1, "maximum": 3}}}}}
+        },
+        "required": ["origin", "when"],
+        "additionalProperties": false
+    })
+}
+
+/// The arguments the scripted model gives `probe_schema`: valid for its schema, with a null
+/// where the union allows one and an object two levels deep.
+pub fn schema_tool_arguments() -> Value {
+    json!({"origin": {"x": 3, "y": 4}, "label": null, "when": "2026-12-01", "options": {"depth": {"level": 2}}})
+}
+
+/// The arguments the scripted model gives `tool`: `probe_schema`'s own, none for the others.
+pub fn arguments_for(tool: &str) -> Value {
+    if tool == TOOL_SCHEMA {
+        schema_tool_arguments()
+    } else {
+        json!({})
+    }
+}
+
+/// `probe_bad_output`'s output schema: `count` is a required integer.
+pub fn bad_output_schema() -> Value {
+    json!({"type": "object", "properties": {"count": {"type": "integer"}, "canary": {"type": "string"}}, "required": ["count"]})
+}
+
+/// `probe_bad_output`'s result: `structuredContent` whose `count` is a word, against its output
+/// schema, and the same as text.
+pub fn bad_output_result() -> Value {
+    let data = json!({"count": "three", "canary": BAD_OUTPUT_CANARY});
+    json!({"content": [{"type": "text", "text": data.to_string()}], "structuredContent": data})
+}
 
 /// `probe_image`'s result: its canary and the picture.
 pub fn image_result() -> Value {
@@ -312,6 +368,8 @@ pub fn tools(with_added: bool) -> Vec<Value> {
         json!({"name": TOOL_AUDIENCE, "description": "Returns three texts: one for everyone, one for the user, one for the assistant", "inputSchema": empty}),
         json!({"name": TOOL_PICTURE_DATA, "description": "Returns a small picture and the same facts as structured data", "inputSchema": empty,
             "outputSchema": {"type": "object", "properties": {"canary": {"type": "string"}, "width": {"type": "integer"}, "height": {"type": "integer"}}, "required": ["canary"]}}),
+        json!({"name": TOOL_SCHEMA, "description": "Echoes its arguments: a point, an optional label, a date and nested options", "inputSchema": schema_tool_input()}),
+        json!({"name": TOOL_BAD_OUTPUT, "description": "Returns a count as structured data", "inputSchema": empty, "outputSchema": bad_output_schema()}),
         json!({"name": TOOL_PAGE_TWO, "description": "Listed on the second page of tools only; does nothing", "inputSchema": empty}),
     ];
     if with_added {

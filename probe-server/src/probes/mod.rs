@@ -11,6 +11,7 @@ pub mod prompts;
 pub mod resources;
 pub mod results;
 pub mod sampling_roots;
+pub mod schemas;
 pub mod skills;
 pub mod subscriptions;
 pub mod tools;

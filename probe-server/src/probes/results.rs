@@ -1,5 +1,6 @@
 //! What a tool's result delivers to the model: a picture, a sound, embedded resources, an
-//! `isError` result and a JSON-RPC error, each from a tool of its own (`surface::RESULT_TOOLS`). Judged from the model
+//! `isError` result and a JSON-RPC error, each from a tool of its own (`surface::RESULT_TOOLS`), and
+//! the server's error for a resource it does not have. Judged from the model
 //! stub's journal: the stub calls each tool, and every later request's `model_view` says which
 //! payloads it carried and where (`payloads`), which tool results the dialect marks as errors
 //! (`error_marks`), and the text of every tool result. Evidence lines are those of the model journal.
@@ -177,11 +178,17 @@ fn results_before(o: &Observations, line: u64) -> usize {
 }
 
 fn judge_rpc_error(o: &Observations) -> Verdict {
-    let call = match called(o, s::TOOL_RPC_ERROR) {
-        Ok(call) => call,
-        Err(verdict) => return verdict,
-    };
-    if let Some((seq, _, _)) = result_after(o, call, s::RPC_ERROR_CANARY) {
+    match called(o, s::TOOL_RPC_ERROR) {
+        Ok(call) => error_told(o, call, s::RPC_ERROR_CANARY),
+        Err(verdict) => verdict,
+    }
+}
+
+/// Whether the model was told a server error whose message carries `canary`, after its call at
+/// model journal line `call`: yes when a later tool result holds the message, partial when the
+/// call got a result without it, no when it got none.
+fn error_told(o: &Observations, call: u64, canary: &str) -> Verdict {
+    if let Some((seq, _, _)) = result_after(o, call, canary) {
         return Verdict::new(Outcome::Yes, "the model was told the server's error message").evidence([call, seq]);
     }
     // The call's result is the first one a later request carries beyond those before the call.
@@ -194,6 +201,76 @@ fn judge_rpc_error(o: &Observations) -> Verdict {
         Some((seq, text)) => Verdict::new(Outcome::Partial, format!("the model got a result without the server's message: {text:?}")).evidence([call, seq]).opportunity([call]),
         None => Verdict::new(Outcome::No, "the model never got a result for the call").evidence([call]).opportunity([call]),
     }
+}
+
+probe! {
+    /// Evidence (model journal): `probe_bad_output` declares an `outputSchema` whose `count` is an
+    /// integer and returns `structuredContent` whose `count` is a word. A client SHOULD validate
+    /// structured results against the output schema (2025-06-18, Tools): yes when the call's
+    /// result reaches the model marked as an error (the dialect's mark, or the host's words
+    /// "error", "invalid", "schema", "validat…", "mismatch"); no when the data is handed on as an
+    /// ordinary result, or no result comes.
+    OutputSchemaEnforced {
+        id: "affordances.output_schema_enforced", area: Affordances, title: "structured results that break their output schema are caught",
+        revisions: ["2025-06-18"], eras: BOTH, serves: "probe_bad_output: structuredContent against its own outputSchema",
+        judge: judge_output_schema, needs_model: true,
+    }
+}
+
+/// Words a host uses when it rejects a result.
+const REJECTION_WORDS: [&str; 5] = ["error", "invalid", "schema", "validat", "mismatch"];
+
+fn judge_output_schema(o: &Observations) -> Verdict {
+    let call = match called(o, s::TOOL_BAD_OUTPUT) {
+        Ok(call) => call,
+        Err(verdict) => return verdict,
+    };
+    // The call's result is the first one a later request carries beyond those before the call.
+    let before = results_before(o, call);
+    let answered = o.model_views().filter(|(seq, _)| *seq > call).find_map(|(seq, view)| {
+        let text = view.get("tool_results")?.as_array()?.get(before)?.as_str()?;
+        let marked = view.get("error_marks").and_then(Value::as_array).is_some_and(|marks| marks.iter().any(|m| m.as_u64() == Some(before as u64)));
+        Some((seq, text.to_string(), marked))
+    });
+    let Some((seq, text, marked)) = answered else {
+        return Verdict::new(Outcome::No, "the model never got a result for the call").evidence([call]).opportunity([call]);
+    };
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = REJECTION_WORDS.iter().copied().filter(|w| lower.contains(w)).collect();
+    let shown: String = text.chars().take(80).collect();
+    match (marked, words.is_empty()) {
+        (true, _) => Verdict::new(Outcome::Yes, "the result reached the model marked as an error by the dialect's own mark").evidence([call, seq]),
+        (false, false) => Verdict::new(Outcome::Yes, format!("the host flagged the result ({}): {shown:?}", words.join(", "))).evidence([call, seq]),
+        (false, true) => Verdict::new(Outcome::No, format!("the data went to the model unchecked: {shown:?}")).evidence([call, seq]).opportunity([call]),
+    }
+}
+
+probe! {
+    /// Evidence (model journal, server journal named in the detail): the model reads
+    /// `probe://missing/nothing-here` with the host's read tool; the server answers that
+    /// `resources/read` with its not-found error (-32002 before 2026-07-28, -32602 in it), whose
+    /// message carries a canary the URI does not. Yes when a later tool result holds the
+    /// message; a result without it (the host said only that the read failed) is partial; no
+    /// result, no. Not reached when the model never read that URI or the host never sent the read
+    /// to the server (the server had no error to tell).
+    ResourceNotFoundToModel {
+        id: "affordances.resource_not_found_to_model", area: Affordances, title: "a resource-not-found error reaches the model",
+        revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, serves: "resources/read of an unknown URI: an error whose message carries a canary",
+        judge: judge_not_found, needs_model: true,
+    }
+}
+
+fn judge_not_found(o: &Observations) -> Verdict {
+    let asks_missing = |arguments: &Value| arguments.get("uri").and_then(Value::as_str) == Some(s::MISSING_URI);
+    let Some((call, _, _)) = o.model_calls().find(|(_, _, arguments)| asks_missing(arguments)) else {
+        return Verdict::new(Outcome::NotReached, format!("the model never read {} (no read tool, or the run ended before)", s::MISSING_URI));
+    };
+    let Some(read) = o.client_requests("resources/read").find(|f| asks_missing(f.params())) else {
+        return Verdict::new(Outcome::NotReached, "the host never sent the model's read to the server, so the server had no error to tell").evidence([call]);
+    };
+    let mut verdict = error_told(o, call, s::NOT_FOUND_CANARY);
+    verdict.detail = format!("{} (the read: server journal line {})", verdict.detail, read.seq);
+    verdict
 }
 
 probe! {

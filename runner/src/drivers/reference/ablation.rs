@@ -116,9 +116,16 @@ ablations! {
     DropEmbeddedBlob => "drop-embedded-blob", "affordances.embedded_resource_to_model", "hands the model a tool result's embedded text but not its embedded blob";
     ErrorAsOrdinary => "error-as-ordinary", "affordances.is_error_to_model", "hands the model an isError result as an ordinary one";
     RpcErrorUnsaid => "rpc-error-unsaid", "affordances.rpc_error_to_model", "tells the model a tool call failed without the server's error message";
+    ResourceErrorUnsaid => "resource-error-unsaid", "affordances.resource_not_found_to_model", "tells the model a resource read failed without the server's error message";
+    SkipOutputValidation => "skip-output-validation", "affordances.output_schema_enforced", "hands the model structuredContent without checking it against the tool's output schema";
     KeepUserAudience => "keep-user-audience", "affordances.audience_user_withheld", "hands the model content annotated for the user only";
     DropAnnotatedBlocks => "drop-annotated-blocks", "affordances.audience_assistant_delivered", "drops every content block that carries annotations";
     StructuredOnly => "structured-only", "affordances.image_beside_structured", "hands the model only structuredContent when a result has it";
+    DropSchemaDefs => "drop-schema-defs", "affordances.schema_refs_resolvable", "offers input schemas without their $defs, the $refs into them left dangling";
+    CollapseUnions => "collapse-unions", "affordances.schema_union_kept", "offers each anyOf of an input schema as its first branch alone";
+    DropFormats => "drop-formats", "affordances.schema_format_kept", "offers input schemas without their format keywords";
+    FlattenNested => "flatten-nested", "affordances.schema_nested_kept", "offers objects nested in an input schema's properties without their own properties";
+    DropNullArguments => "drop-null-arguments", "affordances.schema_arguments_intact", "leaves the model's null arguments out of the tool call";
     DropServerOnRpcError => "drop-server-on-rpc-error", "tools.session_survives_rpc_error", "stops using a server that answered a tool call with a JSON-RPC error";
     AnswerUnknownRequest => "answer-unknown-request", "utilities.unknown_request_answered", "answers a request it does not know with an empty result";
     ChokeOnUnknownNotification => "choke-on-unknown-notification", "utilities.unknown_notification_tolerated", "ends its session at a notification it does not know";
@@ -241,7 +248,10 @@ impl Ablation {
                 "affordances.text_to_model",
                 "affordances.blob_to_model",
                 "affordances.template_read",
+                "affordances.resource_not_found_to_model",
             ],
+            // The missing URI was never listed: the read is refused before it reaches the server.
+            Ablation::ListedUrisOnly => &["affordances.resource_not_found_to_model"],
             // The text resource's canary comes only from the server.
             Ablation::ReadFromCache => &["affordances.text_to_model"],
             // The result tools are in the hidden half: the model never calls them.
@@ -255,7 +265,15 @@ impl Ablation {
                 "affordances.audience_assistant_delivered",
                 "affordances.image_beside_structured",
                 "tools.session_survives_rpc_error",
+                "affordances.schema_refs_resolvable",
+                "affordances.schema_union_kept",
+                "affordances.schema_format_kept",
+                "affordances.schema_nested_kept",
+                "affordances.schema_arguments_intact",
+                "affordances.output_schema_enforced",
             ],
+            // A schema changed in any way is no longer the listed one.
+            Ablation::DropSchemaDefs | Ablation::CollapseUnions | Ablation::DropFormats | Ablation::FlattenNested => &["affordances.tool_schemas"],
             // The templated URI's content is text too.
             Ablation::DropText => &["affordances.template_read"],
             // In 2026-07-28 every change notification travels on the listen stream.

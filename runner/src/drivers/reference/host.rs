@@ -82,6 +82,7 @@ impl Presentation {
                 if skip(Ablation::AlterSchemas) {
                     schema["additionalProperties"] = json!(false);
                 }
+                schema_ablation(&mut schema, self.ablation);
                 let description = if skip(Ablation::DropDescriptions) { String::new() } else { tool.description.as_deref().unwrap_or_default().to_string() };
                 function(&self.shown(&tool.name), &description, schema)
             })
@@ -189,7 +190,8 @@ async fn converse(client: &Client, handler: &ReferenceHandler, ablation: Option<
                 if dropped {
                     "the server is no longer available".to_string()
                 } else {
-                    let handed = call_mcp_tool(client, &mcp, ablation).await;
+                    let output_schema = tools.iter().find(|t| t.name == mcp).and_then(|t| t.output_schema.as_deref()).map(|o| Value::Object(o.clone()));
+                    let handed = call_mcp_tool(client, &mcp, &arguments, output_schema.as_ref(), ablation).await;
                     dropped = handed.failed && ablation == Some(Ablation::DropServerOnRpcError);
                     media.extend(handed.media);
                     handed.text
@@ -208,6 +210,67 @@ async fn converse(client: &Client, handler: &ReferenceHandler, ablation: Option<
     Ok(())
 }
 
+/// Breaks one thing in a tool's input schema as hosts that convert schemas for their model's API
+/// have been seen to: `$defs` dropped (its `$ref`s left dangling), unions cut to their first
+/// branch, `format` removed, objects below the top level emptied of their properties.
+fn schema_ablation(schema: &mut Value, ablation: Option<Ablation>) {
+    let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) else { return };
+    match ablation {
+        Some(Ablation::DropSchemaDefs) => {
+            if let Some(object) = schema.as_object_mut() {
+                object.remove("$defs");
+            }
+        }
+        Some(Ablation::CollapseUnions) => {
+            for property in properties.values_mut() {
+                if let Some(first) = property.get("anyOf").and_then(Value::as_array).and_then(|branches| branches.first()).cloned() {
+                    *property = first;
+                }
+            }
+        }
+        Some(Ablation::DropFormats) => {
+            for property in properties.values_mut().filter_map(Value::as_object_mut) {
+                property.remove("format");
+            }
+        }
+        Some(Ablation::FlattenNested) => {
+            for property in properties.values_mut().filter_map(Value::as_object_mut) {
+                for inner in property.get_mut("properties").and_then(Value::as_object_mut).into_iter().flat_map(|p| p.values_mut()) {
+                    if inner.get("type") == Some(&json!("object")) {
+                        *inner = json!({"type": "object"});
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// How `data` breaks `schema`, checked as far as the probe server's output schemas go: the
+/// required members are there and each member has its property's type.
+fn output_mismatch(schema: &Value, data: &Value) -> Option<String> {
+    let Some(object) = data.as_object() else { return Some("not an object".into()) };
+    let required = schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
+    if let Some(missing) = required.into_iter().find(|name| !object.contains_key(*name)) {
+        return Some(format!("{missing} is missing"));
+    }
+    let properties = schema.get("properties").and_then(Value::as_object)?;
+    object.iter().find_map(|(name, value)| {
+        let expected = properties.get(name)?.get("type")?.as_str()?;
+        let fits = match expected {
+            "integer" => value.is_i64() || value.is_u64(),
+            "number" => value.is_number(),
+            "string" => value.is_string(),
+            "boolean" => value.is_boolean(),
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "null" => value.is_null(),
+            _ => true,
+        };
+        (!fits).then(|| format!("{name} is not of type {expected}"))
+    })
+}
+
 /// What the model is handed for one MCP tool call: the tool message's text, and the pictures and
 /// sounds that follow it; whether the call failed with a JSON-RPC error.
 struct Handed {
@@ -219,14 +282,26 @@ struct Handed {
 /// Calls MCP tool `tool` and hands its result on: text as text, embedded resources as their text
 /// or base64, pictures and sounds as attachments, an `isError` result prefixed "Error:"; content
 /// annotated for the user only stays with the user.
-async fn call_mcp_tool(client: &Client, tool: &str, ablation: Option<Ablation>) -> Handed {
+async fn call_mcp_tool(client: &Client, tool: &str, arguments: &Value, output_schema: Option<&Value>, ablation: Option<Ablation>) -> Handed {
     let skip = |a: Ablation| ablation == Some(a);
     let failed = |text: String| Handed { text, media: Vec::new(), failed: true };
-    let result = match client.call_tool(CallToolRequestParams::new(tool.to_string())).await {
+    let mut arguments = arguments.as_object().cloned().unwrap_or_default();
+    if skip(Ablation::DropNullArguments) {
+        arguments.retain(|_, value| !value.is_null());
+    }
+    let mut params = CallToolRequestParams::new(tool.to_string());
+    if !arguments.is_empty() {
+        params = params.with_arguments(arguments);
+    }
+    let result = match client.call_tool(params).await {
         Ok(result) => result,
         Err(_) if skip(Ablation::RpcErrorUnsaid) => return failed("the tool call failed".into()),
         Err(e) => return failed(format!("error: {e}")),
     };
+    let mismatch = output_schema.zip(result.structured_content.as_ref()).and_then(|(schema, data)| output_mismatch(schema, data));
+    if let (Some(why), false) = (mismatch, skip(Ablation::SkipOutputValidation)) {
+        return Handed { text: format!("Error: the tool's structured result does not match its output schema ({why})"), media: Vec::new(), failed: false };
+    }
     if result.structured_content.is_some() && skip(Ablation::DropDualResults) {
         return Handed { text: "[result omitted]".into(), media: Vec::new(), failed: false };
     }
@@ -282,7 +357,11 @@ async fn execute(
             if skip(Ablation::ReadFromCache) && uri == probe_server::surface::TEXT_URI {
                 return format!("{uri}: listed (content not fetched)");
             }
-            let Ok(result) = client.read_resource(ReadResourceRequestParams::new(uri.clone())).await else { return format!("error reading {uri}") };
+            let result = match client.read_resource(ReadResourceRequestParams::new(uri.clone())).await {
+                Ok(result) => result,
+                Err(_) if skip(Ablation::ResourceErrorUnsaid) => return format!("error reading {uri}"),
+                Err(e) => return format!("error reading {uri}: {e}"),
+            };
             result
                 .contents
                 .into_iter()

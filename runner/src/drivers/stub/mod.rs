@@ -284,9 +284,14 @@ mod tests {
         assert_eq!(events.last().unwrap()["type"], "response.completed");
         let done = events.iter().find(|e| e["type"] == "response.output_item.done").unwrap();
         assert_eq!(done["item"]["name"], "list_mcp_resources");
-        let (_, later) = post(&stub.base_url, "/v1/responses", &fixture("responses-after-five-results")).await;
+        // The recorded request after five results, and a sixth: the read of the missing URI.
+        let mut after_six = fixture("responses-after-five-results");
+        let input = after_six["input"].as_array_mut().unwrap();
+        input.push(json!({"type": "function_call", "call_id": "call_6", "name": "read_mcp_resource", "arguments": "{}"}));
+        input.push(json!({"type": "function_call_output", "call_id": "call_6", "output": "no resource"}));
+        let (_, later) = post(&stub.base_url, "/v1/responses", &after_six).await;
         let item = &sse_data(&later).into_iter().find(|e| e["type"] == "response.output_item.done").unwrap()["item"];
-        // list, list templates, three reads: the sixth step is the first probe tool.
+        // list, list templates, three reads, the missing read: the seventh step is the first probe tool.
         assert_eq!(item["name"], "probe_progress");
         assert_eq!(item["namespace"], "mcp__probe");
         assert_eq!(item["arguments"], "{}");

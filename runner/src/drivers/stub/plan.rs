@@ -254,7 +254,11 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str
         return steps;
     }
     if let Some(search) = offered(catalogue, HostTool::ToolSearch).filter(|_| !mentioned.is_empty()) {
-        steps.push(call(search, json!({"query": format!("select:{}", mentioned.join(",")), "max_results": mentioned.len()}), "load deferred tools"));
+        // As many names per search as the search tool's schema allows (one host caps it at 20).
+        let most = search.schema.pointer("/properties/max_results/maximum").and_then(Value::as_f64).map_or(mentioned.len(), |m| (m as usize).max(1));
+        for names in mentioned.chunks(most) {
+            steps.push(call(search, json!({"query": format!("select:{}", names.join(",")), "max_results": names.len()}), "load deferred tools"));
+        }
     }
     if let Some(list) = offered(catalogue, HostTool::ResourceList) {
         steps.push(call(list, with_server(&list.schema, json!({})), "list resources"));
@@ -270,6 +274,9 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str
             (format!("{}42", s::TEMPLATE_PREFIX), "read a templated URI"),
         ] {
             steps.push(call(read, with_server(&read.schema, json!({"uri": uri})), purpose));
+        }
+        if scope == Scope::Full {
+            steps.push(call(read, with_server(&read.schema, json!({"uri": s::MISSING_URI})), "read a URI the server has no resource for"));
         }
     }
     if let Some(directory) = offered(catalogue, HostTool::DirectoryRead) {
@@ -288,7 +295,7 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str
     let call_results = |tools: &[&str], steps: &mut Vec<Step>| {
         for tool in tools {
             if let Some(offered) = catalogue.iter().find(|t| names_tool(&t.name, tool)) {
-                steps.push(call(offered, json!({}), &format!("call {tool} for its result")));
+                steps.push(call(offered, s::arguments_for(tool), &format!("call {tool} for its result")));
             }
         }
     };
@@ -400,6 +407,7 @@ mod tests {
                 r#"ReadMcpResourceTool {"server":"probe","uri":"probe://text/canary"}"#.into(),
                 r#"ReadMcpResourceTool {"server":"probe","uri":"probe://blob/bytes"}"#.into(),
                 r#"ReadMcpResourceTool {"server":"probe","uri":"probe://items/42"}"#.into(),
+                r#"ReadMcpResourceTool {"server":"probe","uri":"probe://missing/nothing-here"}"#.into(),
                 r#"ReadMcpResourceDirTool {"uri":"skill://probe/probe-good"}"#.into(),
                 r#"mcp__probe__probe_sampling {}"#.into(),
                 r#"mcp__probe__probe_sampling_tools {}"#.into(),
@@ -429,13 +437,29 @@ mod tests {
     }
 
     #[test]
+    fn deferred_tools_are_loaded_in_as_many_searches_as_the_search_tool_allows() {
+        let mentioned: Vec<String> = ["a", "b", "c", "d", "e"].iter().map(|n| format!("mcp__probe__probe_{n}")).collect();
+        let catalogue = vec![tool("ToolSearch", json!({"properties": {"query": {}, "max_results": {"type": "integer", "maximum": 2}}}))];
+        let searches: Vec<Value> = plan(&catalogue, &mentioned, None, None, None, Scope::Full)
+            .into_iter()
+            .filter_map(|step| match step {
+                Step::Call { tool, arguments, .. } if tool.name == "ToolSearch" => Some(arguments),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(searches.len(), 3, "{searches:?}");
+        assert_eq!(searches[2]["query"], "select:mcp__probe__probe_e");
+        assert!(searches.iter().all(|s| s["max_results"].as_u64().is_some_and(|m| m <= 2)));
+    }
+
+    #[test]
     fn a_linked_uri_in_a_tool_result_is_read_after_the_link_tool() {
         let catalogue = vec![tool("read_resource", json!({"properties": {"uri": {}}})), tool("probe_resource_link", json!({}))];
         let body = json!({"messages": [{"role": "tool", "content": "see probe://linked/7 please"}]});
         let linked = linked_uri(&body);
         assert_eq!(linked.as_deref(), Some("probe://linked/7"));
         let steps = plan(&catalogue, &[], linked.as_deref(), None, None, Scope::Full);
-        assert!(matches!(&steps[4], Step::Call { arguments, .. } if arguments["uri"] == "probe://linked/7"), "{steps:?}");
+        assert!(matches!(&steps[5], Step::Call { arguments, .. } if arguments["uri"] == "probe://linked/7"), "{steps:?}");
     }
 
     #[test]
