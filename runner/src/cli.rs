@@ -500,6 +500,10 @@ pub struct ProbesArgs {
 pub struct JudgeArgs {
     /// A journal written by `serve` or by a run.
     pub journal: PathBuf,
+    /// The model stub's journal of the same run (`<stem>.model.jsonl` beside a record's
+    /// journals), for the probes judged from what a host showed its model.
+    #[arg(long, value_name = "MODEL_JOURNAL")]
+    pub model: Option<PathBuf>,
     #[command(flatten)]
     pub format: FormatArgs,
 }

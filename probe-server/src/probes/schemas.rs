@@ -123,20 +123,35 @@ probe! {
     }
 }
 
-fn judge_union(o: &Observations) -> Verdict {
+/// Judges the property at `path` (names of nested properties) in the offered `probe_schema`
+/// schema with `judge` (given the model journal line, the schema and the resolved property);
+/// a schema not offered, or without that property, is judged here.
+fn judge_property(o: &Observations, path: &[&str], judge: fn(u64, &Value, &Value) -> Verdict) -> Verdict {
     let (seq, schema) = match offered_schema(o) {
         Ok(found) => found,
         Err(verdict) => return verdict,
     };
-    let Some(label) = property(schema, schema, "label") else {
-        return Verdict::new(Outcome::No, "the offered schema has no label property (or its $ref points nowhere)").evidence([seq]).opportunity([seq]);
-    };
-    let types = admitted_types(schema, label);
-    let admits = |t: &str| types.iter().any(|have| have == t);
-    match (admits("string"), admits("null")) {
-        (true, true) => Verdict::new(Outcome::Yes, "label admits a string and null").evidence([seq]),
-        _ => Verdict::new(Outcome::No, format!("label no longer admits both a string and null: {}", shown(label))).evidence([seq]).opportunity([seq]),
+    match path.iter().try_fold(schema, |node, name| property(schema, node, name)) {
+        Some(found) => judge(seq, schema, found),
+        None if path.len() == 1 => {
+            Verdict::new(Outcome::No, format!("the offered schema has no {} property (or its $ref points nowhere)", path[0])).evidence([seq]).opportunity([seq])
+        }
+        None => {
+            let first = schema.get("properties").and_then(|p| p.get(path[0])).unwrap_or(&Value::Null);
+            Verdict::new(Outcome::No, format!("{} is gone: {} is {}", path.join("."), path[0], shown(first))).evidence([seq]).opportunity([seq])
+        }
     }
+}
+
+fn judge_union(o: &Observations) -> Verdict {
+    judge_property(o, &["label"], |seq, schema, label| {
+        let types = admitted_types(schema, label);
+        let admits = |t: &str| types.iter().any(|have| have == t);
+        match (admits("string"), admits("null")) {
+            (true, true) => Verdict::new(Outcome::Yes, "label admits a string and null").evidence([seq]),
+            _ => Verdict::new(Outcome::No, format!("label no longer admits both a string and null: {}", shown(label))).evidence([seq]).opportunity([seq]),
+        }
+    })
 }
 
 probe! {
@@ -150,20 +165,15 @@ probe! {
 }
 
 fn judge_format(o: &Observations) -> Verdict {
-    let (seq, schema) = match offered_schema(o) {
-        Ok(found) => found,
-        Err(verdict) => return verdict,
-    };
-    let Some(when) = property(schema, schema, "when") else {
-        return Verdict::new(Outcome::No, "the offered schema has no when property").evidence([seq]).opportunity([seq]);
-    };
-    let described = when.get("description").and_then(Value::as_str).is_some_and(|d| d.to_lowercase().contains("date"));
-    match when.get("format").and_then(Value::as_str) {
-        Some("date") => Verdict::new(Outcome::Yes, "when keeps format date").evidence([seq]),
-        Some(other) => Verdict::new(Outcome::No, format!("when's format became {other:?}")).evidence([seq]).opportunity([seq]),
-        None if described => Verdict::new(Outcome::Partial, "the format is gone from when, named only in its description").evidence([seq]).opportunity([seq]),
-        None => Verdict::new(Outcome::No, format!("when lost its format: {}", shown(when))).evidence([seq]).opportunity([seq]),
-    }
+    judge_property(o, &["when"], |seq, _, when| {
+        let described = when.get("description").and_then(Value::as_str).is_some_and(|d| d.to_lowercase().contains("date"));
+        match when.get("format").and_then(Value::as_str) {
+            Some("date") => Verdict::new(Outcome::Yes, "when keeps format date").evidence([seq]),
+            Some(other) => Verdict::new(Outcome::No, format!("when's format became {other:?}")).evidence([seq]).opportunity([seq]),
+            None if described => Verdict::new(Outcome::Partial, "the format is gone from when, named only in its description").evidence([seq]).opportunity([seq]),
+            None => Verdict::new(Outcome::No, format!("when lost its format: {}", shown(when))).evidence([seq]).opportunity([seq]),
+        }
+    })
 }
 
 probe! {
@@ -178,20 +188,13 @@ probe! {
 }
 
 fn judge_nested(o: &Observations) -> Verdict {
-    let (seq, schema) = match offered_schema(o) {
-        Ok(found) => found,
-        Err(verdict) => return verdict,
-    };
-    let level = property(schema, schema, "options").and_then(|options| property(schema, options, "depth")).and_then(|depth| property(schema, depth, "level"));
-    let Some(level) = level else {
-        let options = schema.get("properties").and_then(|p| p.get("options")).unwrap_or(&Value::Null);
-        return Verdict::new(Outcome::No, format!("options.depth.level is gone: options is {}", shown(options))).evidence([seq]).opportunity([seq]);
-    };
-    let bound = |key: &str| level.get(key).and_then(Value::as_f64);
-    match (bound("minimum"), bound("maximum")) {
-        (Some(min), Some(max)) if min == 1.0 && max == 3.0 => Verdict::new(Outcome::Yes, "options.depth.level keeps its bounds 1 to 3").evidence([seq]),
-        _ => Verdict::new(Outcome::Partial, format!("options.depth.level is there without its bounds: {}", shown(level))).evidence([seq]).opportunity([seq]),
-    }
+    judge_property(o, &["options", "depth", "level"], |seq, _, level| {
+        let bound = |key: &str| level.get(key).and_then(Value::as_f64);
+        match (bound("minimum"), bound("maximum")) {
+            (Some(min), Some(max)) if min == 1.0 && max == 3.0 => Verdict::new(Outcome::Yes, "options.depth.level keeps its bounds 1 to 3").evidence([seq]),
+            _ => Verdict::new(Outcome::Partial, format!("options.depth.level is there without its bounds: {}", shown(level))).evidence([seq]).opportunity([seq]),
+        }
+    })
 }
 
 probe! {
@@ -269,7 +272,7 @@ mod tests {
         let schema = s::schema_tool_input();
         let label = property(&schema, &schema, "label").expect("label");
         assert_eq!(admitted_types(&schema, label), vec!["string".to_string(), "null".to_string()]);
-        let level = property(&schema, &schema, "options").and_then(|o| property(&schema, o, "depth")).and_then(|d| property(&schema, d, "level")).expect("level");
+        let level = ["options", "depth", "level"].iter().try_fold(&schema, |node, name| property(&schema, node, name)).expect("level");
         assert_eq!(level["maximum"], 3);
         assert_eq!(property(&schema, &schema, "when").and_then(|w| w.get("format")), Some(&json!("date")));
     }

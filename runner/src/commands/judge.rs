@@ -7,7 +7,7 @@ use crate::exit::{self, Exit};
 use crate::session::run;
 
 pub fn judge(args: cli::JudgeArgs) -> Result<u8> {
-    let (observations, verdicts) = run::judge_recorded(&args.journal).map_err(|e| Exit { code: exit::BAD_INPUT, message: e.to_string() })?;
+    let (observations, verdicts) = run::judge_recorded_with_model(&args.journal, args.model.as_deref()).map_err(|e| Exit { code: exit::BAD_INPUT, message: e.to_string() })?;
     match args.format.format {
         Format::Json => crate::out!("{}", serde_json::to_string_pretty(&verdicts)?),
         Format::Table => {

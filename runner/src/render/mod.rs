@@ -163,12 +163,12 @@ pub fn json(matrix: &Matrix) -> String {
 mod tests {
     use super::*;
     use crate::records::matrix;
-    use crate::session::run::{judge_recorded, RunResult, RunSpec, Transport};
+    use crate::session::run::{judge_recorded_with_model, RunResult, RunSpec, Transport};
     use probe_server::Era;
 
     pub(super) fn recorded(name: &str, transport: Transport, era: Era) -> RunResult {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/journals").join(name);
-        let (observations, verdicts) = judge_recorded(&path).unwrap();
+        let (observations, verdicts) = judge_recorded_with_model(&path, None).unwrap();
         RunResult {
             spec: RunSpec { transport, era, variant: probe_server::Variant::Standard, host: false, ablation: None, variation: None },
             verdicts,

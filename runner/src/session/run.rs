@@ -216,12 +216,8 @@ async fn run_http(spec: RunSpec, server_url: &str, model_url: Option<&str>) -> R
     outcome
 }
 
-/// Judges a journal recorded earlier (by `serve` or by a run).
-pub fn judge_recorded(path: &Path) -> Result<(Observations, Vec<Verdict>), probe_server::JournalError> {
-    judge_recorded_with_model(path, None)
-}
-
-/// Judges a journal together with the model stub's journal of the same run, if there is one.
+/// Judges a journal recorded earlier (by `serve` or by a run), with the model stub's journal of
+/// the same run when there is one.
 pub fn judge_recorded_with_model(path: &Path, model: Option<&Path>) -> Result<(Observations, Vec<Verdict>), probe_server::JournalError> {
     let mut observations = Observations::from_read(read_journal(path)?);
     if let Some(model) = model {

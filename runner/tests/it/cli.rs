@@ -26,6 +26,17 @@ fn judging_a_recorded_journal() {
 }
 
 #[test]
+fn judging_with_the_model_journal_reaches_the_probes_of_what_the_model_saw() {
+    let journal = fixture("reference-stdio-legacy-host-full.jsonl");
+    let model = fixture("model/reference-stdio-legacy-host-full.jsonl");
+    let line = |out: &str| out.lines().find(|l| l.starts_with("affordances.schema_refs_resolvable")).map(str::to_string).unwrap_or_default();
+    let alone = stdout_of(&["judge", journal.to_str().unwrap()]);
+    assert!(line(&alone).contains("not-reached"), "{alone}");
+    let with_model = stdout_of(&["judge", journal.to_str().unwrap(), "--model", model.to_str().unwrap()]);
+    assert!(line(&with_model).contains("yes"), "{with_model}");
+}
+
+#[test]
 fn judging_a_cut_off_journal_says_so() {
     let path = fixture("crashed-writer.jsonl");
     let out = stdout_of(&["judge", path.to_str().unwrap()]);
