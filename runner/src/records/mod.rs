@@ -223,9 +223,18 @@ pub fn load(root: &Path) -> Result<Vec<Located>, RecordError> {
     Ok(found)
 }
 
-/// The JSON schema of records, generated from the Rust types.
+/// The `$id` of the record schema: a name, not a place to fetch from, that changes with
+/// [`RECORD_FORMAT`].
+pub fn schema_id() -> String {
+    format!("urn:mcp-client-probe:record:{RECORD_FORMAT}")
+}
+
+/// The JSON schema of records, generated from the Rust types, with its `$id`.
 pub fn schema() -> String {
-    let schema = schemars::schema_for!(Record);
+    let mut schema = serde_json::to_value(schemars::schema_for!(Record)).unwrap_or_default();
+    if let Some(object) = schema.as_object_mut() {
+        object.insert("$id".into(), serde_json::Value::String(schema_id()));
+    }
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text

@@ -127,6 +127,20 @@ fn renderings_of_fixture_records() {
 }
 
 #[test]
+fn exports_keep_two_profiles_of_one_product_apart() {
+    let records = repo().join("matrices/records");
+    let (_, declared) = run(&["matrix", "render", "--records", records.to_str().unwrap(), "--format", "declared"]);
+    let declared: serde_json::Value = serde_json::from_str(&declared).unwrap();
+    let (agent, harness) = (&declared["fast-agent"], &declared["fast-agent-harness"]);
+    assert!(agent.is_object() && harness.is_object(), "{declared}");
+    assert_eq!(agent["clientInfo"], harness["clientInfo"], "one product, two profiles");
+    let (_, canimcp) = run(&["matrix", "render", "--records", records.to_str().unwrap(), "--format", "canimcp"]);
+    let canimcp: serde_json::Value = serde_json::from_str(&canimcp).unwrap();
+    let profiles: std::collections::BTreeSet<&str> = canimcp["results"].as_array().unwrap().iter().filter_map(|r| r["profile"].as_str()).collect();
+    assert!(profiles.contains("fast-agent") && profiles.contains("fast-agent-harness"), "{profiles:?}");
+}
+
+#[test]
 fn the_committed_record_schema_is_current() {
     let schema = repo().join("matrices/schema/record.schema.json");
     let (code, out) = run(&["matrix", "schema", "--check", "--out", schema.to_str().unwrap()]);
