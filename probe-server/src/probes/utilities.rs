@@ -86,7 +86,9 @@ fn judge_unknown_request(o: &Observations) -> Verdict {
 probe! {
     /// Evidence: during `probe_ping` the server sends a notification no revision defines
     /// (`notifications/probe/unknown`), then its ping; the client goes on in that session: a frame
-    /// from it follows in the same session of the same server process (yes). Nothing more from it
+    /// from it follows in the same session of the same server process (yes). Over HTTP the first
+    /// such frame may answer a ping the client read before the notification (they travel on
+    /// different streams), so a second is needed (one alone is inconclusive). Nothing more from it
     /// there is no (it answered neither the ping nor anything else).
     UnknownNotificationTolerated {
         id: "utilities.unknown_notification_tolerated", area: Utilities, title: "an unknown notification tolerated",
@@ -99,9 +101,21 @@ fn judge_unknown_notification(o: &Observations) -> Verdict {
     let Some(sent) = o.server_notifications(surface::UNKNOWN_NOTIFICATION).next() else {
         return Verdict::new(Outcome::NotReached, "the unknown notification never went out: probe_ping was not called, or (over HTTP) the client opened no stream for it");
     };
-    let next = o.frames.iter().find(|f| f.dir == crate::journal::Direction::ClientToServer && o.same_session(sent.seq, f.seq));
-    match next {
-        Some(f) => Verdict::new(Outcome::Yes, format!("the client went on: {}", f.method().map_or("an answer".to_string(), |m| m.to_string()))).evidence([sent.seq, f.seq]),
-        None => Verdict::new(Outcome::No, "nothing more came from the client in that session").evidence([sent.seq]).opportunity([sent.seq]),
+    let from_client_after = |seq: u64| o.frames.iter().find(|f| f.dir == crate::journal::Direction::ClientToServer && f.seq > seq && o.same_session(sent.seq, f.seq));
+    let went_on = |f: &crate::observe::Frame| {
+        Verdict::new(Outcome::Yes, format!("the client went on: {}", f.method().map_or("an answer".to_string(), |m| m.to_string()))).evidence([sent.seq, f.seq])
+    };
+    let Some(first) = from_client_after(sent.seq) else {
+        return Verdict::new(Outcome::No, "nothing more came from the client in that session").evidence([sent.seq]).opportunity([sent.seq]);
+    };
+    // Over HTTP the notification travels on the standalone stream and the ping on the call's own,
+    // so the client may read (and answer) the ping before the notification: only a frame after
+    // that first one shows it went on past the notification.
+    let over_http = o.event(sent.seq).is_some_and(|e| e.transport == crate::journal::Transport::Http);
+    match (over_http, from_client_after(first.seq)) {
+        (false, _) => went_on(first),
+        (true, Some(later)) => went_on(later),
+        (true, None) => Verdict::new(Outcome::Inconclusive, "the client's only frame after the notification may answer a request it read before it (another stream)")
+            .evidence([sent.seq, first.seq]),
     }
 }
