@@ -316,6 +316,14 @@ impl Observations {
         !restarted && later > earlier && session_of(later) == session_of(earlier)
     }
 
+    /// When the run ended, in the journal's microseconds: its last event. Over HTTP the runner
+    /// journals `client_exited` on the server's clock when the client ends, so a host that sent
+    /// the server nothing while it waited on its model still ends when it did; over stdio the
+    /// server's own `input_closed` comes last.
+    pub fn ended_us(&self) -> u64 {
+        self.events.last().map_or(0, |e| e.t_us)
+    }
+
     /// Journal notes of one `event` name written by the server.
     pub fn notes(&self, note: Note) -> impl Iterator<Item = &Event> + '_ {
         self.events.iter().filter(move |e| Note::of(e) == Some(note))

@@ -271,13 +271,11 @@ fn judge_resumption(o: &Observations) -> Verdict {
     // settled chance to reconnect, and a reconnection in it would race the client's own end of
     // the session (the server asks for a retry after 100 ms), so its outcome is chance.
     // A session the client left for another (one session per command) ends at its last request;
-    // otherwise the run ends when the client did (the runner's `client_exited` note, journalled
-    // on the server's clock: a host waiting on its model sends the server nothing), or at the
-    // journal's last event in a record that has no such note.
+    // otherwise the run ends when the client did (`Observations::ended_us`).
     let moved_on = o.http_requests().any(|e| e.seq > dropped.seq && header(e, "mcp-session-id").is_some_and(|s| s != session));
     let ended_us = match moved_on {
         true => o.http_requests().filter(in_session).map(|e| e.t_us).max().unwrap_or(dropped.t_us),
-        false => o.events.last().map_or(0, |e| e.t_us),
+        false => o.ended_us(),
     };
     let lasted_us = ended_us.saturating_sub(dropped.t_us);
     if lasted_us < super::opportunity::SETTLE_MS * 1000 {

@@ -177,6 +177,18 @@ fn results_before(o: &Observations, line: u64) -> usize {
     o.model_views().filter(|(seq, _)| *seq < line).last().and_then(|(_, v)| v.get("tool_results")?.as_array().map(Vec::len)).unwrap_or(0)
 }
 
+/// The result of the model's call at model journal line `call`: the first result a later
+/// request carries beyond those before the call. (line, its text, whether the dialect marks it as
+/// an error.)
+fn result_of_call(o: &Observations, call: u64) -> Option<(u64, &str, bool)> {
+    let index = results_before(o, call);
+    o.model_views().filter(|(seq, _)| *seq > call).find_map(|(seq, view)| {
+        let text = view.get("tool_results")?.as_array()?.get(index)?.as_str()?;
+        let marked = view.get("error_marks").and_then(Value::as_array).is_some_and(|marks| marks.iter().any(|m| m.as_u64() == Some(index as u64)));
+        Some((seq, text, marked))
+    })
+}
+
 fn judge_rpc_error(o: &Observations) -> Verdict {
     match called(o, s::TOOL_RPC_ERROR) {
         Ok(call) => error_told(o, call, s::RPC_ERROR_CANARY),
@@ -191,13 +203,7 @@ fn error_told(o: &Observations, call: u64, canary: &str) -> Verdict {
     if let Some((seq, _, _)) = result_after(o, call, canary) {
         return Verdict::new(Outcome::Yes, "the model was told the server's error message").evidence([call, seq]);
     }
-    // The call's result is the first one a later request carries beyond those before the call.
-    let before = results_before(o, call);
-    let answered = o.model_views().filter(|(seq, _)| *seq > call).find_map(|(seq, v)| {
-        let text = v.get("tool_results")?.as_array()?.get(before)?.as_str()?;
-        Some((seq, text.chars().take(80).collect::<String>()))
-    });
-    match answered {
+    match result_of_call(o, call).map(|(seq, text, _)| (seq, text.chars().take(80).collect::<String>())) {
         Some((seq, text)) => Verdict::new(Outcome::Partial, format!("the model got a result without the server's message: {text:?}")).evidence([call, seq]).opportunity([call]),
         None => Verdict::new(Outcome::No, "the model never got a result for the call").evidence([call]).opportunity([call]),
     }
@@ -225,14 +231,7 @@ fn judge_output_schema(o: &Observations) -> Verdict {
         Ok(call) => call,
         Err(verdict) => return verdict,
     };
-    // The call's result is the first one a later request carries beyond those before the call.
-    let before = results_before(o, call);
-    let answered = o.model_views().filter(|(seq, _)| *seq > call).find_map(|(seq, view)| {
-        let text = view.get("tool_results")?.as_array()?.get(before)?.as_str()?;
-        let marked = view.get("error_marks").and_then(Value::as_array).is_some_and(|marks| marks.iter().any(|m| m.as_u64() == Some(before as u64)));
-        Some((seq, text.to_string(), marked))
-    });
-    let Some((seq, text, marked)) = answered else {
+    let Some((seq, text, marked)) = result_of_call(o, call) else {
         return Verdict::new(Outcome::No, "the model never got a result for the call").evidence([call]).opportunity([call]);
     };
     let lower = text.to_lowercase();

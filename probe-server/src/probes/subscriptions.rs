@@ -128,7 +128,7 @@ fn judge_reopen(o: &Observations) -> Verdict {
     }
     // A client may wait before it listens again (one waits about 6 s): a run that ended sooner
     // gave it no chance to.
-    let lasted_us = o.events.last().map_or(0, |e| e.t_us.saturating_sub(ended.t_us));
+    let lasted_us = o.ended_us().saturating_sub(ended.t_us);
     if lasted_us < REOPEN_SETTLE_MS * 1000 {
         return Verdict::new(
             Outcome::NotReached,
