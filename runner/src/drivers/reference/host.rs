@@ -64,8 +64,8 @@ impl Presentation {
     }
 
     /// The MCP tool a model's call names, if it names one of `tools`.
-    fn mcp_tool<'a>(&self, called: &str, tools: &'a [rmcp::model::Tool]) -> Option<&'a str> {
-        tools.iter().map(|t| t.name.as_ref()).find(|t| self.shown(t) == called)
+    fn mcp_tool<'a>(&self, called: &str, tools: &'a [rmcp::model::Tool]) -> Option<&'a rmcp::model::Tool> {
+        tools.iter().find(|t| self.shown(&t.name) == called)
     }
 
     /// The catalogue the host offers its model. `loaded` are the deferred tools the model loaded.
@@ -186,12 +186,11 @@ async fn converse(client: &Client, handler: &ReferenceHandler, ablation: Option<
                 let names = selected(arguments["query"].as_str().unwrap_or_default());
                 loaded.extend(names.iter().cloned());
                 format!("loaded {}", names.join(", "))
-            } else if let Some(mcp) = presentation.mcp_tool(name, &tools).map(str::to_string) {
+            } else if let Some(mcp) = presentation.mcp_tool(name, &tools) {
                 if dropped {
                     "the server is no longer available".to_string()
                 } else {
-                    let output_schema = tools.iter().find(|t| t.name == mcp).and_then(|t| t.output_schema.as_deref()).map(|o| Value::Object(o.clone()));
-                    let handed = call_mcp_tool(client, &mcp, &arguments, output_schema.as_ref(), ablation).await;
+                    let handed = call_mcp_tool(client, mcp, &arguments, ablation).await;
                     dropped = handed.failed && ablation == Some(Ablation::DropServerOnRpcError);
                     media.extend(handed.media);
                     handed.text
@@ -246,29 +245,13 @@ fn schema_ablation(schema: &mut Value, ablation: Option<Ablation>) {
     }
 }
 
-/// How `data` breaks `schema`, checked as far as the probe server's output schemas go: the
-/// required members are there and each member has its property's type.
+/// How `data` breaks `schema` (the first error a JSON Schema validator finds), or `None` when it
+/// fits. A schema that does not compile is reported as such.
 fn output_mismatch(schema: &Value, data: &Value) -> Option<String> {
-    let Some(object) = data.as_object() else { return Some("not an object".into()) };
-    let required = schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
-    if let Some(missing) = required.into_iter().find(|name| !object.contains_key(*name)) {
-        return Some(format!("{missing} is missing"));
+    match jsonschema::validator_for(schema) {
+        Ok(validator) => validator.iter_errors(data).next().map(|e| e.to_string()),
+        Err(e) => Some(format!("the output schema does not compile: {e}")),
     }
-    let properties = schema.get("properties").and_then(Value::as_object)?;
-    object.iter().find_map(|(name, value)| {
-        let expected = properties.get(name)?.get("type")?.as_str()?;
-        let fits = match expected {
-            "integer" => value.is_i64() || value.is_u64(),
-            "number" => value.is_number(),
-            "string" => value.is_string(),
-            "boolean" => value.is_boolean(),
-            "object" => value.is_object(),
-            "array" => value.is_array(),
-            "null" => value.is_null(),
-            _ => true,
-        };
-        (!fits).then(|| format!("{name} is not of type {expected}"))
-    })
 }
 
 /// What the model is handed for one MCP tool call: the tool message's text, and the pictures and
@@ -282,14 +265,14 @@ struct Handed {
 /// Calls MCP tool `tool` and hands its result on: text as text, embedded resources as their text
 /// or base64, pictures and sounds as attachments, an `isError` result prefixed "Error:"; content
 /// annotated for the user only stays with the user.
-async fn call_mcp_tool(client: &Client, tool: &str, arguments: &Value, output_schema: Option<&Value>, ablation: Option<Ablation>) -> Handed {
+async fn call_mcp_tool(client: &Client, tool: &rmcp::model::Tool, arguments: &Value, ablation: Option<Ablation>) -> Handed {
     let skip = |a: Ablation| ablation == Some(a);
     let failed = |text: String| Handed { text, media: Vec::new(), failed: true };
     let mut arguments = arguments.as_object().cloned().unwrap_or_default();
     if skip(Ablation::DropNullArguments) {
         arguments.retain(|_, value| !value.is_null());
     }
-    let mut params = CallToolRequestParams::new(tool.to_string());
+    let mut params = CallToolRequestParams::new(tool.name.clone());
     if !arguments.is_empty() {
         params = params.with_arguments(arguments);
     }
@@ -298,7 +281,8 @@ async fn call_mcp_tool(client: &Client, tool: &str, arguments: &Value, output_sc
         Err(_) if skip(Ablation::RpcErrorUnsaid) => return failed("the tool call failed".into()),
         Err(e) => return failed(format!("error: {e}")),
     };
-    let mismatch = output_schema.zip(result.structured_content.as_ref()).and_then(|(schema, data)| output_mismatch(schema, data));
+    let output_schema = tool.output_schema.as_deref().map(|schema| Value::Object(schema.clone()));
+    let mismatch = output_schema.zip(result.structured_content.as_ref()).and_then(|(schema, data)| output_mismatch(&schema, data));
     if let (Some(why), false) = (mismatch, skip(Ablation::SkipOutputValidation)) {
         return Handed { text: format!("Error: the tool's structured result does not match its output schema ({why})"), media: Vec::new(), failed: false };
     }
