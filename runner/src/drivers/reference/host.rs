@@ -2,9 +2,11 @@
 //! stub, in the Chat Completions dialect) every MCP tool as `probe__<name>` and, when the server
 //! declares resources, `read_resource(server, uri)`, `list_resources(server)` and
 //! `list_resource_templates(server)`; it passes the server's instructions as the system prompt,
-//! runs each call the model makes against the probe server and hands back what it got — text as
-//! text, blobs as their base64, pictures and sounds in a user message after the tool messages, an
-//! `isError` result prefixed "Error:". Each affordance probe has a switch that breaks one of these, and
+//! runs each call the model makes (with the model's arguments) against the probe server and hands
+//! back what it got — text as text, blobs as their base64, pictures and sounds in a user message
+//! after the tool messages, an `isError` result prefixed "Error:", structured content that breaks
+//! its tool's output schema as an error, content for the user only kept back, a failed read with
+//! the server's message. Each affordance probe has a switch that breaks one of these, and
 //! each host variation changes one of these in a way real hosts do and the probes must accept.
 
 use probe_server::Era;
