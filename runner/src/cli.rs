@@ -157,6 +157,9 @@ pub enum MatrixCommand {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
+        /// Exit 1 when a verdict regressed (a yes became anything else).
+        #[arg(long)]
+        fail_on_regression: bool,
     },
     /// Re-probe every pinned client (installing as needed), rewrite the records, render.
     /// With --check, write nothing and fail when any verdict differs from the committed records.
@@ -184,6 +187,22 @@ pub enum MatrixCommand {
         /// The records directory (or one record file).
         #[arg(long, default_value = "matrices/records")]
         records: PathBuf,
+    },
+    /// Write the matrix as a static site: a feature-first index, a page per host (every version on
+    /// record, with what changed between them), a page per probe with its history, and every journal
+    /// as a page whose lines can be linked to. With --check, write nothing: exit 1 when a link or
+    /// anchor does not resolve, or when --out holds a site that is stale.
+    Site {
+        /// The records directory.
+        #[arg(long, default_value = "matrices/records")]
+        records: PathBuf,
+        /// Where the site goes (replaced when it holds a site this command wrote; refused when it
+        /// holds anything else).
+        #[arg(long, default_value = "target/site")]
+        out: PathBuf,
+        /// Write nothing; check the links, and that --out (when it holds a site) is up to date.
+        #[arg(long)]
+        check: bool,
     },
     /// Write the JSON schema of records (generated from the Rust types); --check fails when stale.
     Schema {

@@ -4,7 +4,9 @@
 pub const OK: u8 = 0;
 /// A comparison failed: the self-test found a probe that does not discriminate (or a variation
 /// that changed a verdict), `--expect` or `--repeat` found different verdicts, `matrix check`
-/// found a stale matrix, `matrix refresh --check` found verdicts that differ from the records.
+/// found a stale matrix, `matrix refresh --check` found verdicts that differ from the records,
+/// `matrix diff --fail-on-regression` found a regression, `matrix site` found a broken link (or,
+/// with --check, a stale site).
 pub const MISMATCH: u8 = 1;
 /// Bad input: a usage error, a file or directory that is missing, unreadable or invalid, an
 /// unknown client or version. Nothing was written.

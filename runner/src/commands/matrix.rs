@@ -16,7 +16,7 @@ fn link_prefix(records: &Path, out: &Path) -> String {
 
 /// The markdown document for the records under `records`, as it would be written to `out`.
 pub fn markdown(records: &Path, out: &Path) -> Result<String> {
-    let located = records::load(records).map_err(crate::exit::bad_input_from)?;
+    let located = records::newest_only(&load_records(records)?);
     let matrix = matrix::from_records(&located, &link_prefix(records, out));
     let plain: Vec<&Record> = located.iter().map(|l| &l.record).collect();
     Ok(render::markdown::document(&matrix, &findings::findings(&plain)))
@@ -30,8 +30,10 @@ fn load_records(path: &Path) -> Result<Vec<Located>> {
 pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
     match command {
         MatrixCommand::Render { records, out, format } => {
-            let located = load_records(&records)?;
-            let plain: Vec<&Record> = located.iter().map(|l| &l.record).collect();
+            // The exports keep every version on record; the matrix shows each client's newest.
+            let all = load_records(&records)?;
+            let plain: Vec<&Record> = all.iter().map(|l| &l.record).collect();
+            let located = records::newest_only(&all);
             match format {
                 MatrixFormat::Markdown => {
                     if let Some(parent) = out.parent() {
@@ -58,7 +60,7 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
                 Ok(crate::exit::MISMATCH)
             }
         }
-        MatrixCommand::Diff { before, after, format } => {
+        MatrixCommand::Diff { before, after, format, fail_on_regression } => {
             let (a, b) = (load_records(&before)?, load_records(&after)?);
             for (side, records) in [(&before, &a), (&after, &b)] {
                 if records.is_empty() {
@@ -70,9 +72,15 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
                 Format::Json => crate::out!("{}", serde_json::to_string_pretty(&lines)?),
                 Format::Table => crate::out_raw!("{}", diff::text(&lines)),
             }
+            let regressed = lines.iter().filter(|l| l.change == diff::Change::Regressed).count();
+            if fail_on_regression && regressed > 0 {
+                eprintln!("mcp-client-probe: {regressed} verdicts regressed");
+                return Ok(crate::exit::MISMATCH);
+            }
             Ok(crate::exit::OK)
         }
         MatrixCommand::Compact { records } => compact(&records),
+        MatrixCommand::Site { records, out, check } => super::site::run(&records, &out, check),
         MatrixCommand::Refresh { check, records, out, clients, jobs } => refresh(check, &records, &out, &clients, jobs, &server_exe).await,
         MatrixCommand::Schema { out, check } => {
             let schema = records::schema();
@@ -171,7 +179,9 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
         return Ok(crate::exit::OK);
     }
     let fresh = essentials(&load_records(&target_root)?);
-    let committed = essentials(&load_records(records)?.into_iter().filter(|l| profiles.iter().any(|p| p.name == l.record.client)).collect::<Vec<_>>());
+    // Older versions kept beside the pinned one are history, not what this check re-observes.
+    let pinned = |l: &Located| targets.iter().any(|t| t.profile.name == l.record.client && t.version == l.record.version);
+    let committed = essentials(&load_records(records)?.into_iter().filter(pinned).collect::<Vec<_>>());
     let mut differences = Vec::new();
     for (key, now) in &fresh {
         match committed.get(key) {

@@ -9,6 +9,7 @@ mod judge;
 pub mod matrix;
 mod probe;
 mod self_test;
+mod site;
 
 use std::io::IsTerminal;
 

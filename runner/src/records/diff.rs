@@ -34,7 +34,7 @@ type Key = (String, String, String);
 
 fn index<'a>(records: &[&'a Record]) -> BTreeMap<Key, (&'a str, Outcome)> {
     let mut sorted: Vec<&&Record> = records.iter().collect();
-    sorted.sort_by(|a, b| a.version.cmp(&b.version));
+    sorted.sort_by(|a, b| super::compare_versions(&a.version, &b.version));
     let mut map = BTreeMap::new();
     for record in sorted {
         for verdict in &record.verdicts {

@@ -54,6 +54,37 @@ impl Column {
     }
 }
 
+/// One link of a cell's evidence: a line of one of the run's journals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvidenceLink {
+    /// Whether the line shows the client had its chance rather than what the verdict rests on.
+    pub chance: bool,
+    /// The journal, as the column names it.
+    pub journal: String,
+    pub line: u64,
+}
+
+impl Column {
+    /// Where a cell's evidence is: the line the verdict rests on and, for a verdict that blames
+    /// the client, the line that shows it had its chance.
+    pub fn evidence_links(&self, cell: &Cell) -> Vec<EvidenceLink> {
+        let mut links = Vec::new();
+        if let (Some(journal), Some(&line)) = (self.journal_of(cell), cell.evidence.first()) {
+            links.push(EvidenceLink { chance: false, journal, line });
+        }
+        let chance = match (cell.opportunity.first(), cell.opportunity_model.first()) {
+            (Some(&line), _) => self.journal_of(cell).map(|j| (j, line)),
+            (None, Some(&line)) => self.model_journal_of(cell).map(|j| (j, line)),
+            (None, None) => None,
+        };
+        let blames = matches!(cell.outcome, Outcome::No | Outcome::Partial | Outcome::DeclaredOnly);
+        if let Some((journal, line)) = chance.filter(|_| blames) {
+            links.push(EvidenceLink { chance: true, journal, line });
+        }
+        links
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
     pub probe: String,

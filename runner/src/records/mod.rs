@@ -203,6 +203,18 @@ pub fn load(root: &Path) -> Result<Vec<Located>, RecordError> {
         return Ok(vec![Located { relative: name, record: read(root)? }]);
     }
     let mut found = Vec::new();
+    // One version's directory (`<root>/<client>/<version>`) is accepted too: its records directly.
+    let has_records = |dir: &Path| std::fs::read_dir(dir).map(|entries| entries.filter_map(|e| e.ok()).any(|e| is_record_file(&e.path()))).unwrap_or(false);
+    if has_records(root) {
+        for file in std::fs::read_dir(root).map_err(unreadable(root))?.filter_map(|e| e.ok()) {
+            let path = file.path();
+            if is_record_file(&path) {
+                found.push(Located { relative: path.strip_prefix(root).unwrap_or(&path).to_path_buf(), record: read(&path)? });
+            }
+        }
+        sort(&mut found);
+        return Ok(found);
+    }
     let clients = std::fs::read_dir(root).map_err(unreadable(root))?;
     // A `.partial-…` directory is a run still writing (or killed while it was): not a record.
     for client in clients.filter_map(|e| e.ok()).filter(|e| e.path().is_dir() && !e.file_name().to_string_lossy().starts_with('.')) {
@@ -211,16 +223,53 @@ pub fn load(root: &Path) -> Result<Vec<Located>, RecordError> {
             let version = version.path();
             for file in std::fs::read_dir(&version).map_err(unreadable(&version))?.filter_map(|e| e.ok()) {
                 let path = file.path();
-                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                if name.ends_with(".json") && !name.contains(".matrix") {
+                if is_record_file(&path) {
                     let relative = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
                     found.push(Located { relative, record: read(&path)? });
                 }
             }
         }
     }
-    found.sort_by_key(|l| (l.record.client.clone(), l.record.version.clone(), l.record.column_transport()));
+    sort(&mut found);
     Ok(found)
+}
+
+/// A record's file name: `<transport>[.<era>-only].json` (a `.matrix` JSON is not one).
+fn is_record_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    path.is_file() && name.ends_with(".json") && !name.contains(".matrix")
+}
+
+/// By client, version (as people order them) and column.
+fn sort(found: &mut [Located]) {
+    found.sort_by(|a, b| {
+        let (a, b) = (&a.record, &b.record);
+        a.client.cmp(&b.client).then_with(|| compare_versions(&a.version, &b.version)).then_with(|| a.column_transport().cmp(&b.column_transport()))
+    });
+}
+
+/// Orders two client versions as people read them: numeric parts by value (`0.9.0` before
+/// `0.10.0`), other parts by text, a shorter version before a longer one it begins (`1.2` before
+/// `1.2.1`).
+pub fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
+    let parts = |v: &str| v.split(['.', '-', '+']).map(str::to_string).collect::<Vec<_>>();
+    let (a, b) = (parts(a), parts(b));
+    for (x, y) in a.iter().zip(&b) {
+        let order = match (x.parse::<u64>(), y.parse::<u64>()) {
+            (Ok(x), Ok(y)) => x.cmp(&y),
+            _ => x.cmp(y),
+        };
+        if order.is_ne() {
+            return order;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// The records of each client's newest version only: what the matrix shows. Older versions stay
+/// beside them as history (`<client>/<version>/`).
+pub fn newest_only(located: &[Located]) -> Vec<Located> {
+    located.iter().filter(|l| !located.iter().any(|o| o.record.client == l.record.client && compare_versions(&o.record.version, &l.record.version).is_gt())).cloned().collect()
 }
 
 /// The `$id` of the record schema: a name, not a place to fetch from, that changes with
@@ -238,4 +287,32 @@ pub fn schema() -> String {
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cmp::Ordering::{Equal, Greater, Less};
+
+    #[test]
+    fn versions_order_by_number_not_by_text() {
+        assert_eq!(compare_versions("0.9.0", "0.10.0"), Less);
+        assert_eq!(compare_versions("2.1.332", "2.1.99"), Greater);
+        assert_eq!(compare_versions("1.2", "1.2.1"), Less);
+        assert_eq!(compare_versions("1.5.47", "1.5.47"), Equal);
+        assert_eq!(compare_versions("1.0.0-beta", "1.0.0-alpha"), Greater);
+    }
+
+    #[test]
+    fn newest_only_keeps_each_clients_latest_version() {
+        let committed = load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../matrices/records")).unwrap();
+        let record = |client: &str, version: &str| {
+            let mut located = committed[0].clone();
+            (located.record.client, located.record.version) = (client.into(), version.into());
+            located
+        };
+        let all = [record("a", "0.9.0"), record("a", "0.10.0"), record("b", "1.0")];
+        let kept: Vec<(String, String)> = newest_only(&all).into_iter().map(|l| (l.record.client, l.record.version)).collect();
+        assert_eq!(kept, [("a".to_string(), "0.10.0".to_string()), ("b".into(), "1.0".into())]);
+    }
 }

@@ -39,17 +39,9 @@ pub fn short(text: &str, chars: usize) -> String {
 /// blames the client, the line that shows it had its chance. `name` starts each link's text.
 fn links(cell: &Cell, column: &Column, name: &str) -> String {
     let mut text = String::new();
-    if let (Some(journal), Some(line)) = (column.journal_of(cell), cell.evidence.first()) {
-        let _ = write!(text, " [{name}↗]({journal}#L{line})");
-    }
-    let chance = match (cell.opportunity.first(), cell.opportunity_model.first()) {
-        (Some(line), _) => column.journal_of(cell).map(|j| (j, *line)),
-        (None, Some(line)) => column.model_journal_of(cell).map(|j| (j, *line)),
-        (None, None) => None,
-    };
-    let blames = matches!(cell.outcome, Outcome::No | Outcome::Partial | Outcome::DeclaredOnly);
-    if let Some((journal, line)) = chance.filter(|_| blames) {
-        let _ = write!(text, " [{name}chance ↗]({journal}#L{line})");
+    for link in column.evidence_links(cell) {
+        let chance = if link.chance { "chance " } else { "" };
+        let _ = write!(text, " [{name}{chance}↗]({}#L{})", link.journal, link.line);
     }
     text
 }
@@ -100,8 +92,10 @@ pub fn document(matrix: &Matrix, findings: &[Finding]) -> String {
     out.push_str("# MCP client capability matrix\n\n");
     out.push_str("What MCP clients were observed to do against the mcp-client-probe server: the summary first (a row per probe, a column\n");
     out.push_str("per host), then the evidence of every verdict by area (each line dated, pinned to the protocol version the client spoke\n");
-    out.push_str("and linked to the journal line it rests on), then a section per host. Generated from `matrices/records/`; do not edit\n");
-    out.push_str("by hand. Regenerate with `cargo run -- matrix refresh` (re-probe every pinned client) or `cargo run -- matrix render`.\n\n");
+    out.push_str("and linked to the journal line it rests on), then a section per host. Each client appears at its newest version on\n");
+    out.push_str("record; older versions stay in `matrices/records/` as history, which `cargo run -- matrix site` shows per host and\n");
+    out.push_str("per probe. Generated from `matrices/records/`; do not edit by hand. Regenerate with `cargo run -- matrix refresh`\n");
+    out.push_str("(re-probe every pinned client) or `cargo run -- matrix render`.\n\n");
     summary::summary(matrix, &mut out);
     let _ = writeln!(out, "\n## Evidence\n\n{LEGEND}");
     let (hosts, mut area) = (summary::hosts(matrix), None);

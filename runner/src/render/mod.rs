@@ -3,6 +3,7 @@
 
 pub mod exports;
 pub mod markdown;
+pub mod site;
 pub mod summary;
 
 use comfy_table::{presets, Cell as TableCell, ContentArrangement, Table};

@@ -37,7 +37,7 @@ pub struct Host {
 }
 
 /// The transport of a column without the server kind, and the server kind (empty for both eras).
-fn split_transport(column: &Column) -> (&str, &str) {
+pub fn split_transport(column: &Column) -> (&str, &str) {
     column.transport.split_once(" · ").unwrap_or((column.transport.as_str(), ""))
 }
 
@@ -84,6 +84,28 @@ const FOR_SERVER_AUTHORS: &[(&str, &str)] = &[
     ("skills.list", "list SEP-2640 skills"),
 ];
 
+/// How many hosts do what one row asks, for a server author.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuthorLine {
+    pub probe: &'static str,
+    pub what: &'static str,
+    /// Hosts with a yes on one of their transports.
+    pub doing: usize,
+    pub hosts: usize,
+}
+
+/// The [`FOR_SERVER_AUTHORS`] lines whose probes the matrix has.
+pub fn for_server_authors(matrix: &Matrix, hosts: &[Host]) -> Vec<AuthorLine> {
+    FOR_SERVER_AUTHORS
+        .iter()
+        .filter_map(|&(probe, what)| {
+            let row = matrix.rows.iter().find(|r| r.probe == probe)?;
+            let doing = hosts.iter().filter(|h| h.columns.iter().any(|&c| row.cells[c].outcome == Outcome::Yes)).count();
+            Some(AuthorLine { probe, what, doing, hosts: hosts.len() })
+        })
+        .collect()
+}
+
 /// The summary table, and what it means for server authors.
 pub fn summary(matrix: &Matrix, out: &mut String) {
     let hosts = hosts(matrix);
@@ -102,14 +124,7 @@ pub fn summary(matrix: &Matrix, out: &mut String) {
         let cells: Vec<String> = hosts.iter().map(|h| host_cell(matrix, index, h)).collect();
         let _ = writeln!(out, "| `{}` | {} |", row.probe, cells.join(" | "));
     }
-    let lines: Vec<String> = FOR_SERVER_AUTHORS
-        .iter()
-        .filter_map(|(probe, what)| {
-            let row = matrix.rows.iter().find(|r| r.probe == *probe)?;
-            let doing = hosts.iter().filter(|h| h.columns.iter().any(|&c| row.cells[c].outcome == Outcome::Yes)).count();
-            Some(format!("- `{probe}`: {doing} of {} hosts {what}.", hosts.len()))
-        })
-        .collect();
+    let lines: Vec<String> = for_server_authors(matrix, &hosts).iter().map(|l| format!("- `{}`: {} of {} hosts {}.", l.probe, l.doing, l.hosts, l.what)).collect();
     if !lines.is_empty() {
         out.push_str("\n**What this means for server authors** (a host counts when one of its transports said yes):\n\n");
         for line in lines {
@@ -118,15 +133,49 @@ pub fn summary(matrix: &Matrix, out: &mut String) {
     }
 }
 
+/// How one host's probes of one area came out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rollup {
+    pub area: probe_server::Area,
+    /// Probes whose transports agree, by outcome: yes, partial, no, violation, not reached
+    /// (or inconclusive), other ([`ROLLUP_HEADINGS`]).
+    pub counts: [usize; 6],
+    /// Probes whose transports disagree.
+    pub differ: usize,
+}
+
+/// What each of [`Rollup::counts`] counts.
+pub const ROLLUP_HEADINGS: [&str; 6] = ["✓ yes", "◐ partial", "✕ no", "⚠ violation", "? not reached", "other"];
+
+/// One roll-up per area, in matrix order, for one host.
+pub fn rollups(matrix: &Matrix, host: &Host) -> Vec<Rollup> {
+    let mut rollups: Vec<Rollup> = Vec::new();
+    for row in &matrix.rows {
+        if rollups.last().is_none_or(|r| r.area != row.area) {
+            rollups.push(Rollup { area: row.area, counts: [0; 6], differ: 0 });
+        }
+        let Some(rollup) = rollups.last_mut() else { continue };
+        let first = row.cells[host.columns[0]].outcome;
+        if host.columns.iter().any(|&c| row.cells[c].outcome != first) {
+            rollup.differ += 1;
+            continue;
+        }
+        let slot = match first {
+            Outcome::Yes => 0,
+            Outcome::Partial => 1,
+            Outcome::No => 2,
+            Outcome::Violation => 3,
+            Outcome::NotReached | Outcome::Inconclusive => 4,
+            _ => 5,
+        };
+        rollup.counts[slot] += 1;
+    }
+    rollups
+}
+
 /// One short section per host: what it spoke, its outcomes per area, and what it does differently.
 pub fn host_sections(matrix: &Matrix, findings: &[Finding], out: &mut String) {
     out.push_str("\n## Hosts\n");
-    let mut areas: Vec<probe_server::Area> = Vec::new();
-    for row in &matrix.rows {
-        if !areas.contains(&row.area) {
-            areas.push(row.area);
-        }
-    }
     for host in hosts(matrix) {
         let _ = writeln!(out, "\n### {}\n", host.label);
         for &c in &host.columns {
@@ -141,26 +190,9 @@ pub fn host_sections(matrix: &Matrix, findings: &[Finding], out: &mut String) {
             );
         }
         out.push_str("\n| area | ✓ | ◐ | ✕ | ⚠ | ? | other | transports differ |\n|---|---|---|---|---|---|---|---|\n");
-        for &area in &areas {
-            let (mut counts, mut differ) = ([0usize; 6], 0);
-            for row in matrix.rows.iter().filter(|r| r.area == area) {
-                let first = row.cells[host.columns[0]].outcome;
-                if host.columns.iter().any(|&c| row.cells[c].outcome != first) {
-                    differ += 1;
-                    continue;
-                }
-                let slot = match first {
-                    Outcome::Yes => 0,
-                    Outcome::Partial => 1,
-                    Outcome::No => 2,
-                    Outcome::Violation => 3,
-                    Outcome::NotReached | Outcome::Inconclusive => 4,
-                    _ => 5,
-                };
-                counts[slot] += 1;
-            }
-            let cells: Vec<String> = counts.iter().map(usize::to_string).collect();
-            let _ = writeln!(out, "| {} | {} | {differ} |", area.title(), cells.join(" | "));
+        for rollup in rollups(matrix, &host) {
+            let cells: Vec<String> = rollup.counts.iter().map(usize::to_string).collect();
+            let _ = writeln!(out, "| {} | {} | {} |", rollup.area.title(), cells.join(" | "), rollup.differ);
         }
         let client = host.label.split(" · ").next().unwrap_or_default();
         let own: Vec<&Finding> = findings.iter().filter(|f| f.client == client).collect();

@@ -6,6 +6,7 @@ mod fake_clients;
 mod matrix;
 mod self_test;
 mod serve;
+mod site;
 
 use assert_cmd::Command;
 

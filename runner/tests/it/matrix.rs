@@ -108,6 +108,14 @@ fn diff_between_two_versions() {
     let (code, out) = run(&["matrix", "diff", fixtures.join("1.0.0/stdio.json").to_str().unwrap(), fixtures.join("1.1.0/stdio.json").to_str().unwrap()]);
     assert_eq!(code, 0);
     insta::assert_snapshot!(out);
+    // Directories of one version each are accepted, and a regression can fail the command.
+    let regressions = |before: &str, after: &str| {
+        let (code, out) = run(&["matrix", "diff", "--fail-on-regression", fixtures.join(before).to_str().unwrap(), fixtures.join(after).to_str().unwrap()]);
+        (code, out.lines().filter(|l| l.contains("regressed")).count())
+    };
+    let (forward, backward) = (regressions("1.0.0", "1.1.0"), regressions("1.1.0", "1.0.0"));
+    assert_eq!(forward.0, i32::from(forward.1 > 0), "{forward:?}");
+    assert_eq!(backward.0, 1, "1.1.0 fixed what 1.0.0 lacked, so going back regresses: {backward:?}");
 }
 
 #[test]
