@@ -120,7 +120,8 @@ pub fn render(probe: &dyn Probe, newest: &[&Release], releases: &BTreeMap<String
         let _ = writeln!(body, "<p><strong>Server variant</strong> <code>{}</code>: {}</p>", escape(probe.variant().as_str()), escape(probe.variant().description()));
     }
     let evidence: Vec<&str> = probe.evidence().lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let _ = writeln!(body, "<p><strong>Evidence</strong> {}</p>", escape(&evidence.join(" ")));
+    let evidence = evidence.join(" ");
+    let _ = writeln!(body, "<p><strong>Evidence:</strong> {}</p>", escape(evidence.strip_prefix("Evidence:").unwrap_or(&evidence).trim_start()));
     current(probe.id(), newest, &mut body);
     history(probe.id(), releases, &mut body);
     page(probe.id(), ROOT, &body)
