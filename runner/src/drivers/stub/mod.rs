@@ -107,19 +107,18 @@ fn results(dialect: Dialect, body: &Value) -> usize {
     }
 }
 
-/// The reply to one model request, what it was, and how long to hold it back (ms).
-pub fn answer(dialect: Dialect, body: &Value, scope: Scope) -> (Reply, Option<Step>, u64) {
+/// The reply to one model request, what it was, and how long to hold it back (ms). `mentioned`
+/// are the wanted tools the request names in its text ([`plan::mentioned_tools`]).
+pub fn answer(dialect: Dialect, body: &Value, scope: Scope, mentioned: &[String]) -> (Reply, Option<Step>, u64) {
     let (mut offered, results) = (declared(dialect, body), results(dialect, body));
     let proxied = plan::proxied(body, &offered);
     offered.extend(proxied);
     // Side requests (titles, summaries) offer no tools: answer briefly, outside the script.
-    let mentioned = plan::mentioned_tools(body);
     let (linked, skills_dir, only) = (plan::linked_uri(body), plan::skills_dir(body), plan::only_tool(body));
     let (step, hold) = if offered.is_empty() {
         (Step::Finish { text: "ok".into() }, 0)
     } else {
-        let args = (&offered[..], &mentioned[..], linked.as_deref(), skills_dir.as_deref(), only.as_deref());
-        (plan::step(args.0, args.1, args.2, args.3, args.4, scope, results), plan::hold_back_ms(args.0, args.1, args.2, args.3, args.4, scope, results))
+        plan::next(&offered, mentioned, linked.as_deref(), skills_dir.as_deref(), only.as_deref(), scope, results)
     };
     let wire = plan::on_the_wire(&step, &offered);
     let reply = match dialect {
@@ -164,8 +163,10 @@ async fn handle(State(Stub { journal, scope }): State<Stub>, method: Method, uri
     if gemini::endpoint(&path) == Some(true) {
         parsed["stream"] = json!(true);
     }
-    journal.log(Entry::note(SESSION, Transport::Http, view::view(dialect, &parsed)));
-    let (reply, step, hold_ms) = answer(dialect, &parsed, scope);
+    // The view and the answer read the same request: what it mentions is worked out once.
+    let mentioned = plan::mentioned_tools(&parsed);
+    journal.log(Entry::note(SESSION, Transport::Http, view::view(dialect, &parsed, &mentioned)));
+    let (reply, step, hold_ms) = answer(dialect, &parsed, scope, &mentioned);
     if hold_ms > 0 {
         tokio::time::sleep(std::time::Duration::from_millis(hold_ms)).await;
     }

@@ -336,8 +336,9 @@ pub const SETTLE_PURPOSE: &str = "a settled turn after the lists changed";
 
 /// How long to hold back the reply to a request that carries `results` tool results: the
 /// settle time when the previous step was the trigger of list_changed.
-pub fn hold_back_ms(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>, scope: Scope, results: usize) -> u64 {
-    let steps = plan(catalogue, mentioned, linked, skills_dir, only, scope);
+/// How long to hold back the reply to the request that carries `results` tool results: a settled
+/// turn after the tool that changes the tool list, and before the finish of a run that settles.
+fn hold_back_ms(steps: &[Step], scope: Scope, results: usize) -> u64 {
     let previous = results.checked_sub(1).and_then(|i| steps.get(i));
     let finishing = matches!(steps.get(results.min(steps.len() - 1)), Some(Step::Finish { .. }));
     match previous {
@@ -347,11 +348,13 @@ pub fn hold_back_ms(catalogue: &[OfferedTool], mentioned: &[String], linked: Opt
     }
 }
 
-/// The step for a request that already carries `results` tool results.
-pub fn step(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>, scope: Scope, results: usize) -> Step {
+/// The step for a request that already carries `results` tool results, and how long to hold its
+/// reply back (ms).
+pub fn next(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>, scope: Scope, results: usize) -> (Step, u64) {
     let mut steps = plan(catalogue, mentioned, linked, skills_dir, only, scope);
+    let hold = hold_back_ms(&steps, scope, results);
     let last = steps.len() - 1;
-    steps.swap_remove(results.min(last))
+    (steps.swap_remove(results.min(last)), hold)
 }
 
 #[cfg(test)]
@@ -414,8 +417,8 @@ mod tests {
                 "finish".into(),
             ]
         );
-        assert_eq!(step(&catalogue, &[], None, None, None, Scope::Full, 99), Step::Finish { text: FINAL_TEXT.into() });
-        assert_eq!(step(&catalogue, &[], None, None, None, Scope::Full, 4), steps[4]);
+        assert_eq!(next(&catalogue, &[], None, None, None, Scope::Full, 99).0, Step::Finish { text: FINAL_TEXT.into() });
+        assert_eq!(next(&catalogue, &[], None, None, None, Scope::Full, 4).0, steps[4]);
     }
 
     #[test]
@@ -521,7 +524,7 @@ mod tests {
     fn a_forwarded_sampling_request_offering_its_tool_gets_a_tool_call_then_an_answer() {
         let catalogue = vec![tool(s::SAMPLING_TOOL_NAME, json!({"properties": {"city": {}}}))];
         assert_eq!(calls(&plan(&catalogue, &[], None, None, None, Scope::Full)), vec![format!("{} {{\"city\":\"{SAMPLING_CITY}\"}}", s::SAMPLING_TOOL_NAME), "finish".into()]);
-        assert!(matches!(step(&catalogue, &[], None, None, None, Scope::Full, 1), Step::Finish { .. }), "the second round, with the tool's result, is answered");
+        assert!(matches!(next(&catalogue, &[], None, None, None, Scope::Full, 1).0, Step::Finish { .. }), "the second round, with the tool's result, is answered");
     }
 
     #[test]
@@ -531,12 +534,12 @@ mod tests {
         assert_eq!(calls(&steps), vec!["probe__probe_ping {}".to_string(), "probe__probe_list_changed {}".into(), "probe__probe_ping {}".into(), "finish".into()]);
         assert!(matches!(&steps[2], Step::Call { purpose, .. } if purpose == SETTLE_PURPOSE));
         // The reply to the request that carries the trigger's result (two results) is held back.
-        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, Scope::Full, 2), SETTLE_MS);
-        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, Scope::Full, 1), 0);
-        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, Scope::Full, 3), 0);
+        assert_eq!(next(&catalogue, &[], None, None, None, Scope::Full, 2).1, SETTLE_MS);
+        assert_eq!(next(&catalogue, &[], None, None, None, Scope::Full, 1).1, 0);
+        assert_eq!(next(&catalogue, &[], None, None, None, Scope::Full, 3).1, 0);
         let last = plan(&catalogue, &[], None, None, None, Scope::ResourcesThenSettle).len() - 1;
-        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, Scope::ResourcesThenSettle, last), SETTLE_MS, "the finish is held back");
-        assert_eq!(hold_back_ms(&catalogue, &[], None, None, None, Scope::ResourcesOnly, last), 0);
+        assert_eq!(next(&catalogue, &[], None, None, None, Scope::ResourcesThenSettle, last).1, SETTLE_MS, "the finish is held back");
+        assert_eq!(next(&catalogue, &[], None, None, None, Scope::ResourcesOnly, last).1, 0);
         // After a refetch the host offers the new tool: the model calls it before finishing.
         catalogue.push(tool("probe__probe_added", json!({})));
         assert_eq!(calls(&plan(&catalogue, &[], None, None, None, Scope::Full))[3], "probe__probe_added {}");

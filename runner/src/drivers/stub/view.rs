@@ -103,13 +103,48 @@ pub fn error_marks(dialect: Dialect, body: &Value) -> Vec<usize> {
     marked.iter().enumerate().filter(|(_, m)| **m).map(|(i, _)| i).collect()
 }
 
+/// A request as JSON text, in two parts: everything but the tool catalogue, and the catalogue.
+/// A marker is a run of letters, digits and a few signs, so it never spans the two: it appears in
+/// the whole request as often as in both parts together.
+pub struct RequestText {
+    pub context: String,
+    pub catalogue: String,
+}
+
+/// An object serialised without its `tools` entry (and without copying the rest).
+struct WithoutTools<'a>(&'a Map<String, Value>);
+
+impl serde::Serialize for WithoutTools<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().filter(|(key, _)| key.as_str() != "tools"))
+    }
+}
+
+impl RequestText {
+    pub fn of(body: &Value) -> RequestText {
+        let context = match body.as_object() {
+            Some(map) => serde_json::to_string(&WithoutTools(map)).unwrap_or_default(),
+            None => body.to_string(),
+        };
+        let catalogue = match body.as_object() {
+            Some(map) => map.get("tools").map(Value::to_string).unwrap_or_default(),
+            None => String::new(),
+        };
+        RequestText { context, catalogue }
+    }
+
+    /// How many times `needle` appears in the whole request.
+    fn count(&self, needle: &str) -> usize {
+        self.context.matches(needle).count() + self.catalogue.matches(needle).count()
+    }
+}
+
 /// The payloads of the result tools (the picture, the sound, the embedded text and blob): where
 /// each appears in the request, in a tool result or anywhere else ("beside": a message of its own,
 /// as hosts hand pictures to a model). Payloads that appear nowhere are left out.
-pub fn payloads(body: &Value, results: &[String]) -> Value {
+pub fn payloads(text: &RequestText, results: &[String]) -> Value {
     use base64::Engine;
     let blob = base64::engine::general_purpose::STANDARD.encode(s::embedded_blob_bytes());
-    let whole = body.to_string();
     let mut found = Map::new();
     for (name, needle) in [
         ("png", s::IMAGE_PNG_BASE64),
@@ -122,7 +157,7 @@ pub fn payloads(body: &Value, results: &[String]) -> Value {
         ("picture_data_png", s::PICTURE_DATA_PNG_BASE64),
     ] {
         let in_results = results.iter().filter(|r| r.contains(needle)).count();
-        let places: Vec<&str> = [(in_results > 0, "tool_result"), (whole.matches(needle).count() > in_results, "beside")].iter().filter(|(f, _)| *f).map(|(_, p)| *p).collect();
+        let places: Vec<&str> = [(in_results > 0, "tool_result"), (text.count(needle) > in_results, "beside")].iter().filter(|(f, _)| *f).map(|(_, p)| *p).collect();
         if !places.is_empty() {
             found.insert(name.to_string(), json!(places));
         }
@@ -132,13 +167,8 @@ pub fn payloads(body: &Value, results: &[String]) -> Value {
 
 /// Where the probe's markers appear in the request outside the tool catalogue and tool results
 /// ("context": system prompt and messages) and inside the catalogue ("tools").
-pub fn mentions(body: &Value, results: &[String]) -> Value {
-    let mut without_tools = body.clone();
-    if let Some(map) = without_tools.as_object_mut() {
-        map.remove("tools");
-    }
-    let context = without_tools.to_string();
-    let catalogue = body.get("tools").map(Value::to_string).unwrap_or_default();
+pub fn mentions(text: &RequestText, results: &[String]) -> Value {
+    let RequestText { context, catalogue } = text;
     let mut found = Map::new();
     for marker in [s::INSTRUCTIONS_CANARY, s::TEXT_URI, s::BLOB_URI, s::TEMPLATE_PREFIX, "skill://"] {
         let in_results = results.iter().filter(|r| r.contains(marker)).count();
@@ -154,9 +184,8 @@ pub fn mentions(body: &Value, results: &[String]) -> Value {
 
 /// The `model_view` note's detail for one request. `deferred` are the wanted tools the request
 /// names only in its text (a host that defers tools behind a search tool lists them there).
-pub fn view(dialect: Dialect, body: &Value) -> Value {
+pub fn view(dialect: Dialect, body: &Value, deferred: &[String]) -> Value {
     let results = tool_results(dialect, body);
-    let deferred = super::plan::mentioned_tools(body);
     // Tools a search declared in the conversation, callable only through the host's proxy tool,
     // were shown to the model too: they join the catalogue, marked with their proxy.
     let mut offered = tools(body);
@@ -166,8 +195,9 @@ pub fn view(dialect: Dialect, body: &Value) -> Value {
             offered.push(shown);
         }
     }
-    let (marks, carried) = (error_marks(dialect, body), payloads(body, &results));
-    Note::ModelView.detail(json!({"dialect": dialect, "tools": offered, "deferred": deferred, "tool_results": results, "error_marks": marks, "payloads": carried, "mentions": mentions(body, &results)}))
+    let text = RequestText::of(body);
+    let (marks, carried) = (error_marks(dialect, body), payloads(&text, &results));
+    Note::ModelView.detail(json!({"dialect": dialect, "tools": offered, "deferred": deferred, "tool_results": results, "error_marks": marks, "payloads": carried, "mentions": mentions(&text, &results)}))
 }
 
 #[cfg(test)]
@@ -193,7 +223,25 @@ mod tests {
         assert_eq!(chat_tools[0]["schema"], json!({"type": "object"}));
         assert!(chat_tools[1].get("description").is_none(), "tools unrelated to MCP keep only their name");
         assert_eq!(tools(&responses)[0]["namespace"], "mcp__probe__");
-        assert_eq!(view(Dialect::Chat, &chat)["mentions"][s::INSTRUCTIONS_CANARY], json!(["context"]));
+        assert_eq!(view(Dialect::Chat, &chat, &[])["mentions"][s::INSTRUCTIONS_CANARY], json!(["context"]));
+    }
+
+    /// The two parts count a marker as often as the whole request does, for every recorded request.
+    #[test]
+    fn request_text_counts_as_the_whole_request_does() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/model-requests");
+        let mut bodies = vec![json!({"system": s::INSTRUCTIONS_CANARY, "tools": [{"description": s::TEXT_URI}], "x": [s::TEXT_URI, s::IMAGE_PNG_BASE64]}), json!([s::TEXT_URI])];
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            bodies.push(serde_json::from_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap()).unwrap());
+        }
+        assert!(bodies.len() > 4, "recorded requests to compare with");
+        for body in &bodies {
+            let (text, whole) = (RequestText::of(body), body.to_string());
+            for needle in [s::INSTRUCTIONS_CANARY, s::TEXT_URI, s::BLOB_URI, s::TEMPLATE_PREFIX, "skill://", s::IMAGE_PNG_BASE64, "probe", "mcp"] {
+                assert_eq!(text.count(needle), whole.matches(needle).count(), "{needle}");
+            }
+            assert_eq!(text.catalogue, body.get("tools").map(Value::to_string).unwrap_or_default());
+        }
     }
 
     #[test]
@@ -201,7 +249,7 @@ mod tests {
         let picture = format!("data:image/png;base64,{}", s::IMAGE_PNG_BASE64);
         let chat = json!({"messages": [{"role": "tool", "content": "Error: x"}, {"role": "user", "content": [{"type": "image_url", "image_url": {"url": picture}}]}]});
         let results = tool_results(Dialect::Chat, &chat);
-        assert_eq!(payloads(&chat, &results), json!({"png": ["beside"]}));
+        assert_eq!(payloads(&RequestText::of(&chat), &results), json!({"png": ["beside"]}));
         assert!(error_marks(Dialect::Chat, &chat).is_empty(), "Chat Completions has no mark: words are all there is");
         let anthropic = json!({"messages": [{"role": "user", "content": [
             {"type": "tool_result", "content": "ok"},
@@ -209,9 +257,9 @@ mod tests {
             {"type": "tool_result", "content": [{"type": "text", "text": "x"}, {"type": "image", "source": {"type": "base64", "data": s::AUDIO_WAV_BASE64}}]}
         ]}]});
         assert_eq!(error_marks(Dialect::Anthropic, &anthropic), vec![1]);
-        assert_eq!(payloads(&anthropic, &tool_results(Dialect::Anthropic, &anthropic)), json!({"wav": ["tool_result"]}));
+        assert_eq!(payloads(&RequestText::of(&anthropic), &tool_results(Dialect::Anthropic, &anthropic)), json!({"wav": ["tool_result"]}));
         let gemini = json!({"contents": [{"role": "user", "parts": [{"functionResponse": {"name": "a", "response": {"output": "fine"}}}, {"functionResponse": {"name": "b", "response": {"error": "bad"}}}]}]});
         assert_eq!(error_marks(Dialect::Gemini, &gemini), vec![1]);
-        assert_eq!(payloads(&gemini, &[]), json!({}));
+        assert_eq!(payloads(&RequestText::of(&gemini), &[]), json!({}));
     }
 }
