@@ -57,11 +57,41 @@ fn offered_where(o: &Observations, test: fn(&Value) -> bool) -> Vec<(u64, &Value
     o.offered_tools().into_iter().filter(|(_, t)| test(t)).collect()
 }
 
-fn offered_verdict(o: &Observations, test: fn(&Value) -> bool, what: &str) -> Verdict {
-    let found = offered_where(o, test);
-    match found.first() {
-        Some((seq, _)) => Verdict::new(Outcome::Yes, format!("{what}: {}", found.iter().map(|(_, t)| shown_name(t)).collect::<Vec<_>>().join(", "))).evidence([*seq]),
-        None => Verdict::new(Outcome::No, format!("no tool {what}")).evidence(first_view(o)).opportunity(first_view(o)),
+/// A deferred tool of `kind` that the harness asked the host's tool search to load and that did
+/// not load: (model journal line of the search, the deferred name, what the search answered). A
+/// load failed when the search's result never came, or came without naming the tool.
+fn failed_load(o: &Observations, kind: HostTool) -> Option<(u64, String, String)> {
+    let mut deferred: Vec<&str> = o
+        .model_views()
+        .flat_map(|(_, v)| v.get("deferred").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str))
+        .filter(|n| host_tools::classify_bare(n) == kind)
+        .collect();
+    deferred.dedup();
+    let searches: Vec<&str> = o.offered_tools().into_iter().filter(|(_, t)| host_tools::classify_entry(t) == HostTool::ToolSearch).map(|(_, t)| name(t)).collect();
+    for (call, _, arguments) in o.model_calls().filter(|(_, tool, _)| searches.contains(&tool.as_str())) {
+        let asked = arguments.to_string();
+        for wanted in deferred.iter().filter(|n| asked.contains(**n)) {
+            match super::results::result_of_call(o, call) {
+                Some((_, text, _)) if text.contains(wanted) => {}
+                Some((_, text, _)) => return Some((call, wanted.to_string(), text.chars().take(120).collect())),
+                None => return Some((call, wanted.to_string(), "no result".into())),
+            }
+        }
+    }
+    None
+}
+
+/// Whether the model was offered a tool of `kind`. Without one, a no — unless the host deferred
+/// such a tool and its tool search failed the harness's request to load it: then the harness never
+/// saw what the host would have offered (not reached).
+fn offered_verdict(o: &Observations, kind: HostTool, what: &str) -> Verdict {
+    let found: Vec<(u64, &Value)> = o.offered_tools().into_iter().filter(|(_, t)| host_tools::classify_entry(t) == kind).collect();
+    match (found.first(), failed_load(o, kind)) {
+        (Some((seq, _)), _) => Verdict::new(Outcome::Yes, format!("{what}: {}", found.iter().map(|(_, t)| shown_name(t)).collect::<Vec<_>>().join(", "))).evidence([*seq]),
+        (None, Some((call, deferred, answer))) => {
+            Verdict::new(Outcome::NotReached, format!("the host's tool search did not load {deferred}, which the model asked for; it answered {answer:?}")).evidence([call])
+        }
+        (None, None) => Verdict::new(Outcome::No, format!("no tool {what}")).evidence(first_view(o)).opportunity(first_view(o)),
     }
 }
 
@@ -71,7 +101,7 @@ probe! {
     ReadTool {
         id: "affordances.read_tool", area: Affordances, title: "a resource-read tool for the model",
         revisions: ["2024-11-05"], eras: BOTH, serves: "resources the model may want to read",
-        judge: |o| offered_verdict(o, is_read_tool, "reads MCP resources"), needs_model: true,
+        judge: |o| offered_verdict(o, HostTool::ResourceRead, "reads MCP resources"), needs_model: true,
     }
 }
 
@@ -80,7 +110,7 @@ probe! {
     ListTool {
         id: "affordances.list_tool", area: Affordances, title: "a resource-list tool for the model",
         revisions: ["2024-11-05"], eras: BOTH, serves: "two pages of resources",
-        judge: |o| offered_verdict(o, is_list_tool, "lists MCP resources"), needs_model: true,
+        judge: |o| offered_verdict(o, HostTool::ResourceList, "lists MCP resources"), needs_model: true,
     }
 }
 
@@ -89,7 +119,7 @@ probe! {
     TemplateListTool {
         id: "affordances.template_list_tool", area: Affordances, title: "a template-list tool for the model",
         revisions: ["2024-11-05"], eras: BOTH, serves: "a resource template",
-        judge: |o| offered_verdict(o, is_template_tool, "lists resource templates"), needs_model: true,
+        judge: |o| offered_verdict(o, HostTool::TemplateList, "lists resource templates"), needs_model: true,
     }
 }
 

@@ -173,14 +173,14 @@ probe! {
 }
 
 /// How many tool results the last request before `line` carried.
-fn results_before(o: &Observations, line: u64) -> usize {
+pub(super) fn results_before(o: &Observations, line: u64) -> usize {
     o.model_views().filter(|(seq, _)| *seq < line).last().and_then(|(_, v)| v.get("tool_results")?.as_array().map(Vec::len)).unwrap_or(0)
 }
 
 /// The result of the model's call at model journal line `call`: the first result a later
 /// request carries beyond those before the call. (line, its text, whether the dialect marks it as
 /// an error.)
-fn result_of_call(o: &Observations, call: u64) -> Option<(u64, &str, bool)> {
+pub(super) fn result_of_call(o: &Observations, call: u64) -> Option<(u64, &str, bool)> {
     let index = results_before(o, call);
     o.model_views().filter(|(seq, _)| *seq > call).find_map(|(seq, view)| {
         let text = view.get("tool_results")?.as_array()?.get(index)?.as_str()?;

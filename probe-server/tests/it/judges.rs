@@ -195,3 +195,36 @@ fn verdicts_do_not_depend_on_the_clients_name_or_version() {
     }
     assert!(renamed > 20, "the journals name their clients in {renamed} frames only");
 }
+
+/// A host that defers its resource tools behind a tool search, as a model journal: the first
+/// request offers only the search and names `ReadMcpResourceTool` in its text; the model asks the
+/// search for it; the second request carries the search's `answer` and offers `offered`.
+fn deferred_search(answer: &str, offered: &[&str]) -> Observations {
+    let tool = |name: &str, properties: serde_json::Value| serde_json::json!({"name": name, "namespace": null, "schema": {"type": "object", "properties": properties}});
+    let search = tool("ToolSearch", serde_json::json!({"query": {"type": "string"}}));
+    let mut second: Vec<serde_json::Value> = vec![search.clone()];
+    second.extend(offered.iter().map(|n| tool(n, serde_json::json!({"server": {}, "uri": {}}))));
+    let view = |seq: u64, tools: &[serde_json::Value], results: &[&str]| {
+        serde_json::json!({"format_version": 1, "seq": seq, "t_us": seq * 1000, "session": "model-stub", "transport": "http", "dir": "note", "kind": "note", "raw_len": 0,
+            "detail": {"event": "model_view", "dialect": "anthropic", "tools": tools, "deferred": ["ReadMcpResourceTool"], "tool_results": results, "error_marks": [], "payloads": {}, "mentions": {}}})
+    };
+    let call = serde_json::json!({"format_version": 1, "seq": 2, "t_us": 2000, "session": "model-stub", "transport": "http", "dir": "s2c", "kind": "http_response", "raw_len": 0,
+        "detail": {"dialect": "anthropic", "step": {"Call": {"tool": search, "arguments": {"query": "select:ReadMcpResourceTool"}, "purpose": "load the deferred tools"}}}});
+    let lines = [view(1, std::slice::from_ref(&search), &[]), call, view(3, &second, &[answer])].map(|l| l.to_string()).join("\n");
+    recorded("reference-stdio-legacy-host-full").with_model(probe_server::journal::parse_journal(&lines).unwrap())
+}
+
+#[test]
+fn a_deferred_tool_the_hosts_search_failed_to_load_is_not_reached_and_one_never_offered_is_a_no() {
+    let verdict = |o: &Observations| registry::judge_all(o).into_iter().find(|v| v.probe == "affordances.read_tool").unwrap();
+    let refused = verdict(&deferred_search("Error: max_results must be at most 20", &[]));
+    assert_eq!(refused.outcome.label(), "not-reached", "{}", refused.detail);
+    assert!(refused.detail.contains("did not load ReadMcpResourceTool") && refused.detail.contains("at most 20"), "{}", refused.detail);
+    assert_eq!(refused.evidence.as_ref(), [2], "the search call is cited");
+    // The search loaded it and the host offered it: yes. It loaded it, and the host still never
+    // offered a read tool: that is the host's doing.
+    let loaded = verdict(&deferred_search("<functions><function>{\"name\": \"ReadMcpResourceTool\"}</function></functions>", &["ReadMcpResourceTool"]));
+    assert_eq!(loaded.outcome.label(), "yes", "{}", loaded.detail);
+    let withheld = verdict(&deferred_search("ReadMcpResourceTool loaded", &[]));
+    assert_eq!(withheld.outcome.label(), "no", "{}", withheld.detail);
+}
