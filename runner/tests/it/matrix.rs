@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::probe_cmd;
+use super::{copy_dir, probe_cmd};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -28,19 +28,6 @@ fn run(args: &[&str]) -> (i32, String) {
     let output = probe_cmd().args(args).output().unwrap();
     assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
     (output.status.code().unwrap_or(-1), String::from_utf8(output.stdout).unwrap())
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 #[test]
