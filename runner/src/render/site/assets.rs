@@ -20,6 +20,10 @@ table.summary { font-size: 13px; }
 table.summary th, table.summary td { padding: 0.15em 0.4em; }
 table.summary thead th small { font-weight: normal; color: #555; }
 table.summary tbody th { font-weight: normal; }
+/* The probe column stays in view while the hosts scroll past. */
+table.summary tbody tr:not(.area) th, table.summary thead th:first-child { position: sticky; left: 0; background: #fff; z-index: 1; }
+table.summary thead th:first-child { background: #f3f5f7; z-index: 2; }
+table.summary tr.area th span { position: sticky; left: 0.5em; }
 table.summary td a, table.history td a { color: inherit; text-decoration: none; display: block; }
 table.summary th small { color: #555; font-weight: normal; }
 tr.area th { background: #e9eef3; font-size: 1em; }

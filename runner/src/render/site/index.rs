@@ -51,7 +51,7 @@ A cell opens the probe's page at that host, where each verdict links to the jour
     for (index, row) in matrix.rows.iter().enumerate() {
         if area != Some(row.area) {
             area = Some(row.area);
-            let _ = writeln!(body, "<tr class=\"area\"><th colspan=\"{}\">{}</th></tr>", hosts.len() + 1, escape(row.area.title()));
+            let _ = writeln!(body, "<tr class=\"area\"><th colspan=\"{}\"><span>{}</span></th></tr>", hosts.len() + 1, escape(row.area.title()));
         }
         let _ = write!(
             body,
