@@ -196,42 +196,33 @@ pub struct Located {
 }
 
 /// Every `<client>/<version>/<transport>.json` under `root`, sorted by client, version, transport.
-/// A single record file is accepted too.
+/// A client's directory, one version's directory and a single record file are accepted too.
 pub fn load(root: &Path) -> Result<Vec<Located>, RecordError> {
     if root.is_file() {
         let name = root.file_name().map(PathBuf::from).unwrap_or_default();
         return Ok(vec![Located { relative: name, record: read(root)? }]);
     }
+    // A records root holds `<client>/<version>/<record>`; a client's directory and one version's
+    // directory are accepted too: records are looked for up to two directories down.
     let mut found = Vec::new();
-    // One version's directory (`<root>/<client>/<version>`) is accepted too: its records directly.
-    let has_records = |dir: &Path| std::fs::read_dir(dir).map(|entries| entries.filter_map(|e| e.ok()).any(|e| is_record_file(&e.path()))).unwrap_or(false);
-    if has_records(root) {
-        for file in std::fs::read_dir(root).map_err(unreadable(root))?.filter_map(|e| e.ok()) {
-            let path = file.path();
-            if is_record_file(&path) {
-                found.push(Located { relative: path.strip_prefix(root).unwrap_or(&path).to_path_buf(), record: read(&path)? });
-            }
-        }
-        sort(&mut found);
-        return Ok(found);
-    }
-    let clients = std::fs::read_dir(root).map_err(unreadable(root))?;
-    // A `.partial-…` directory is a run still writing (or killed while it was): not a record.
-    for client in clients.filter_map(|e| e.ok()).filter(|e| e.path().is_dir() && !e.file_name().to_string_lossy().starts_with('.')) {
-        let client = client.path();
-        for version in std::fs::read_dir(&client).map_err(unreadable(&client))?.filter_map(|e| e.ok()).filter(|e| e.path().is_dir()) {
-            let version = version.path();
-            for file in std::fs::read_dir(&version).map_err(unreadable(&version))?.filter_map(|e| e.ok()) {
-                let path = file.path();
-                if is_record_file(&path) {
-                    let relative = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
-                    found.push(Located { relative, record: read(&path)? });
-                }
-            }
-        }
-    }
+    collect(root, root, 2, &mut found)?;
     sort(&mut found);
     Ok(found)
+}
+
+/// Every record file in `dir` and, `depth` directories down, in its subdirectories. A `.partial-…`
+/// directory is a run still writing (or killed while it was): not a record.
+fn collect(root: &Path, dir: &Path, depth: usize, found: &mut Vec<Located>) -> Result<(), RecordError> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).map_err(unreadable(dir))?.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if is_record_file(&path) {
+            found.push(Located { relative: path.strip_prefix(root).unwrap_or(&path).to_path_buf(), record: read(&path)? });
+        } else if depth > 0 && path.is_dir() && !path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+            collect(root, &path, depth - 1, found)?;
+        }
+    }
+    Ok(())
 }
 
 /// A record's file name: `<transport>[.<era>-only].json` (a `.matrix` JSON is not one).
@@ -301,6 +292,17 @@ mod tests {
         assert_eq!(compare_versions("1.2", "1.2.1"), Less);
         assert_eq!(compare_versions("1.5.47", "1.5.47"), Equal);
         assert_eq!(compare_versions("1.0.0-beta", "1.0.0-alpha"), Greater);
+    }
+
+    #[test]
+    fn a_records_root_a_client_and_a_version_directory_all_load() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/records");
+        let names = |path: &Path| load(path).unwrap().into_iter().map(|l| format!("{}@{} {}", l.record.client, l.record.version, l.record.column_transport())).collect::<Vec<_>>();
+        let all = names(&root);
+        assert_eq!(all, ["example-client@1.0.0 stdio", "example-client@1.1.0 stdio"]);
+        assert_eq!(names(&root.join("example-client")), all);
+        assert_eq!(names(&root.join("example-client/1.1.0")), all[1..]);
+        assert_eq!(names(&root.join("example-client/1.1.0/stdio.json")), all[1..]);
     }
 
     #[test]
