@@ -11,6 +11,11 @@ use crate::render::site::{self, links, Site};
 /// The file that marks a directory as a site this command wrote, and may replace.
 const MARKER: &str = ".mcp-client-probe-site";
 
+/// A relative path as the site names its files: components joined by `/` on every platform.
+fn slash_path(path: &Path) -> String {
+    path.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/")
+}
+
 /// Every `*.jsonl` file in the directories of `located`, by its path under the records root.
 fn journals(root: &Path, located: &[Located]) -> Result<BTreeMap<String, String>> {
     let dirs: std::collections::BTreeSet<PathBuf> = located.iter().filter_map(|l| l.relative.parent().map(Path::to_path_buf)).collect();
@@ -21,9 +26,7 @@ fn journals(root: &Path, located: &[Located]) -> Result<BTreeMap<String, String>
         files.sort();
         for file in files {
             let text = std::fs::read_to_string(&file).map_err(|e| crate::exit::bad_input(format!("cannot read {}: {e}", file.display())))?;
-            let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let key = dir.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).chain([name]).collect::<Vec<_>>().join("/");
-            journals.insert(key, text);
+            journals.insert(slash_path(file.strip_prefix(root).unwrap_or(&file)), text);
         }
     }
     Ok(journals)
@@ -57,8 +60,7 @@ fn written(dir: &Path) -> Result<Option<BTreeMap<String, String>>> {
             if path.is_dir() {
                 pending.push(path);
             } else if path.file_name().is_some_and(|n| n != MARKER) {
-                let key = path.strip_prefix(dir).unwrap_or(&path).components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/");
-                files.insert(key, std::fs::read_to_string(&path).unwrap_or_default());
+                files.insert(slash_path(path.strip_prefix(dir).unwrap_or(&path)), std::fs::read_to_string(&path).unwrap_or_default());
             }
         }
     }

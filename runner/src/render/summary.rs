@@ -61,13 +61,18 @@ pub fn anchor(probe: &str) -> String {
 }
 
 /// One host's cell of a row: one badge when its transports agree, else each transport's.
-fn host_cell(matrix: &Matrix, row: usize, host: &Host) -> String {
+/// The outcome a host's transports agree on in one row, if they do.
+pub fn agreed(matrix: &Matrix, row: usize, host: &Host) -> Option<Outcome> {
     let cells = &matrix.rows[row].cells;
     let first = cells[host.columns[0]].outcome;
-    let text = if host.columns.iter().all(|&c| cells[c].outcome == first) {
-        badge(first)
-    } else {
-        host.columns.iter().map(|&c| format!("{} {}", split_transport(&matrix.columns[c]).0, badge(cells[c].outcome))).collect::<Vec<_>>().join(" · ")
+    host.columns.iter().all(|&c| cells[c].outcome == first).then_some(first)
+}
+
+fn host_cell(matrix: &Matrix, row: usize, host: &Host) -> String {
+    let cells = &matrix.rows[row].cells;
+    let text = match agreed(matrix, row, host) {
+        Some(outcome) => badge(outcome),
+        None => host.columns.iter().map(|&c| format!("{} {}", split_transport(&matrix.columns[c]).0, badge(cells[c].outcome))).collect::<Vec<_>>().join(" · "),
     };
     format!("[{text}](#{})", anchor(&matrix.rows[row].probe))
 }
@@ -150,17 +155,16 @@ pub const ROLLUP_HEADINGS: [&str; 6] = ["✓ yes", "◐ partial", "✕ no", "⚠
 /// One roll-up per area, in matrix order, for one host.
 pub fn rollups(matrix: &Matrix, host: &Host) -> Vec<Rollup> {
     let mut rollups: Vec<Rollup> = Vec::new();
-    for row in &matrix.rows {
+    for (index, row) in matrix.rows.iter().enumerate() {
         if rollups.last().is_none_or(|r| r.area != row.area) {
             rollups.push(Rollup { area: row.area, counts: [0; 6], differ: 0 });
         }
         let Some(rollup) = rollups.last_mut() else { continue };
-        let first = row.cells[host.columns[0]].outcome;
-        if host.columns.iter().any(|&c| row.cells[c].outcome != first) {
+        let Some(outcome) = agreed(matrix, index, host) else {
             rollup.differ += 1;
             continue;
-        }
-        let slot = match first {
+        };
+        let slot = match outcome {
             Outcome::Yes => 0,
             Outcome::Partial => 1,
             Outcome::No => 2,

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use probe_server::probe::{Outcome, Probe};
+use probe_server::probe::{Declaration, Outcome, Probe};
 
-use super::html::{badge_span, declared, escape, evidence, outcome_class, page};
+use super::html::{badge_span, escape, evidence, outcome_class, page};
 use super::{host_href, slug, Release};
 use crate::render::summary::split_transport;
 
@@ -41,8 +41,10 @@ fn current(probe: &str, newest: &[&Release], body: &mut String) {
             let _ = writeln!(body, "<section id=\"{}\">\n<h3><a href=\"{}\">{}</a></h3>\n<ul>", slug(&host.label), escape(&host_href(ROOT, &release.client)), escape(&host.label));
             for &c in &host.columns {
                 let (column, cell) = (&release.matrix.columns[c], &row.cells[c]);
-                let declared = declared(&cell.declared);
-                let declared = if declared.is_empty() { String::new() } else { format!(" · {declared}") };
+                let declared = match cell.declared {
+                    Declaration::NoCapability => String::new(),
+                    ref declared => format!(" · {}", declared.label()),
+                };
                 let _ = writeln!(
                     body,
                     "<li>{} · {}{declared} — {}{}</li>",

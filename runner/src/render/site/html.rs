@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use probe_server::probe::{Declaration, Outcome};
+use probe_server::probe::Outcome;
 
 use crate::records::matrix::{Cell, Column};
 use crate::render::summary::badge;
@@ -40,15 +40,6 @@ pub fn outcome_class(outcome: Outcome) -> String {
 /// An outcome as a coloured badge with its symbol and word.
 pub fn badge_span(outcome: Outcome) -> String {
     format!("<span class=\"badge {}\">{}</span>", outcome_class(outcome), escape(&badge(outcome)))
-}
-
-/// What the client declared, in words ("" for a feature with no capability).
-pub fn declared(declaration: &Declaration) -> &'static str {
-    match declaration {
-        Declaration::Declared => "declared",
-        Declaration::NotDeclared => "not declared",
-        Declaration::NoCapability => "",
-    }
 }
 
 /// A cell's evidence as links into the journal views: "line N ↗" and, for a verdict that blames

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::html::{badge_span, escape, outcome_class, page};
 use super::{feature_href, host_href, slug, Release};
 use crate::records::matrix::{self, Matrix};
-use crate::render::summary::{badge, for_server_authors, hosts, split_transport, Host};
+use crate::render::summary::{agreed, badge, for_server_authors, hosts, split_transport, Host};
 
 const LEGEND: &str = "✓ yes · ◐ partial · ✕ no · ⚠ violation · – n/a · ? not reached · ◌ declared only · ↯ auto-answered";
 
@@ -19,9 +19,8 @@ fn client_of(column: &matrix::Column) -> &str {
 fn cell(matrix: &Matrix, row: usize, host: &Host) -> String {
     let (cells, probe) = (&matrix.rows[row].cells, &matrix.rows[row].probe);
     let href = escape(&format!("{}#{}", feature_href("", probe), slug(&host.label)));
-    let first = cells[host.columns[0]].outcome;
-    if host.columns.iter().all(|&c| cells[c].outcome == first) {
-        return format!("<td class=\"{}\"><a href=\"{href}\">{}</a></td>", outcome_class(first), escape(&badge(first)));
+    if let Some(outcome) = agreed(matrix, row, host) {
+        return format!("<td class=\"{}\"><a href=\"{href}\">{}</a></td>", outcome_class(outcome), escape(&badge(outcome)));
     }
     let parts: Vec<String> = host.columns.iter().map(|&c| format!("{} {}", escape(split_transport(&matrix.columns[c]).0), badge_span(cells[c].outcome))).collect();
     format!("<td class=\"mixed\"><a href=\"{href}\">{}</a></td>", parts.join("<br>"))
