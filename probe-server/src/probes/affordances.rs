@@ -61,12 +61,13 @@ fn offered_where(o: &Observations, test: fn(&Value) -> bool) -> Vec<(u64, &Value
 /// not load: (model journal line of the search, the deferred name, what the search answered). A
 /// load failed when the search's result never came, or came without naming the tool.
 fn failed_load(o: &Observations, kind: HostTool) -> Option<(u64, String, String)> {
-    let mut deferred: Vec<&str> = o
+    // Every request names the deferred tools again: each name is weighed once, in order.
+    let mut seen = std::collections::HashSet::new();
+    let deferred: Vec<&str> = o
         .model_views()
         .flat_map(|(_, v)| v.get("deferred").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str))
-        .filter(|n| host_tools::classify_bare(n) == kind)
+        .filter(|n| seen.insert(*n) && host_tools::classify_bare(n) == kind)
         .collect();
-    deferred.dedup();
     let searches: Vec<&str> = o.offered_tools().into_iter().filter(|(_, t)| host_tools::classify_entry(t) == HostTool::ToolSearch).map(|(_, t)| name(t)).collect();
     for (call, _, arguments) in o.model_calls().filter(|(_, tool, _)| searches.contains(&tool.as_str())) {
         let asked = arguments.to_string();
@@ -86,12 +87,15 @@ fn failed_load(o: &Observations, kind: HostTool) -> Option<(u64, String, String)
 /// saw what the host would have offered (not reached).
 fn offered_verdict(o: &Observations, kind: HostTool, what: &str) -> Verdict {
     let found: Vec<(u64, &Value)> = o.offered_tools().into_iter().filter(|(_, t)| host_tools::classify_entry(t) == kind).collect();
-    match (found.first(), failed_load(o, kind)) {
-        (Some((seq, _)), _) => Verdict::new(Outcome::Yes, format!("{what}: {}", found.iter().map(|(_, t)| shown_name(t)).collect::<Vec<_>>().join(", "))).evidence([*seq]),
-        (None, Some((call, deferred, answer))) => {
+    if let Some((seq, _)) = found.first() {
+        return Verdict::new(Outcome::Yes, format!("{what}: {}", found.iter().map(|(_, t)| shown_name(t)).collect::<Vec<_>>().join(", "))).evidence([*seq]);
+    }
+    // Only without one is the tool search looked at.
+    match failed_load(o, kind) {
+        Some((call, deferred, answer)) => {
             Verdict::new(Outcome::NotReached, format!("the host's tool search did not load {deferred}, which the model asked for; it answered {answer:?}")).evidence([call])
         }
-        (None, None) => Verdict::new(Outcome::No, format!("no tool {what}")).evidence(first_view(o)).opportunity(first_view(o)),
+        None => Verdict::new(Outcome::No, format!("no tool {what}")).evidence(first_view(o)).opportunity(first_view(o)),
     }
 }
 

@@ -13,12 +13,17 @@ use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 use crate::surface as s;
 
-/// The model journal line of the model's first call of `tool`, or not-reached.
-fn called(o: &Observations, tool: &str) -> Result<u64, Verdict> {
+/// The model's first call of `tool`: (model journal line, its arguments), or not-reached.
+pub(super) fn first_call(o: &Observations, tool: &str) -> Result<(u64, Value), Verdict> {
     o.model_calls()
         .find(|(_, name, _)| names_tool(name, tool))
-        .map(|(seq, _, _)| seq)
+        .map(|(seq, _, arguments)| (seq, arguments))
         .ok_or_else(|| Verdict::new(Outcome::NotReached, format!("the model never called {tool} (the host did not offer it, or the run ended before)")))
+}
+
+/// The model journal line of the model's first call of `tool`, or not-reached.
+fn called(o: &Observations, tool: &str) -> Result<u64, Verdict> {
+    first_call(o, tool).map(|(seq, _)| seq)
 }
 
 /// The first request after `call` that carried payload `name`, and where ("tool_result" or

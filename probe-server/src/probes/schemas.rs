@@ -211,8 +211,9 @@ probe! {
 }
 
 fn judge_arguments(o: &Observations) -> Verdict {
-    let Some((call, _, sent)) = o.model_calls().find(|(_, name, _)| names_tool(name, s::TOOL_SCHEMA)) else {
-        return Verdict::new(Outcome::NotReached, format!("the model never called {} (the host did not offer it, or the run ended before)", s::TOOL_SCHEMA));
+    let (call, sent) = match super::results::first_call(o, s::TOOL_SCHEMA) {
+        Ok(call) => call,
+        Err(not_reached) => return not_reached,
     };
     let Some(received) = o.tool_calls(s::TOOL_SCHEMA).next() else {
         return Verdict::new(Outcome::No, "the model's call never reached the server").evidence([call]).opportunity([call]);
