@@ -2,6 +2,8 @@
 //!
 //! * [`host_tools`] — what a tool a host offers its model is for, shared by the model stub and the judges.
 //! * [`surface`] — what the server advertises and serves, shared by server, probes and clients.
+//! * [`edge_names`] — the tools of the tool-names variant, named at the edges of what the specification allows.
+//! * [`sized`] — the sized tool results of the large-results variant, how the stub folds them and the judge reads them.
 //! * [`skills`] — the SEP-2640 skills served in the skills variants, hostile ones included.
 //! * [`interactive`] — what a person does in each interactive run, shared by the terminal driver and the probes.
 //! * [`server`] — the rmcp handler that serves the surface in both eras.
@@ -11,6 +13,7 @@
 //! * [`observe`] — journal events turned into observations judges can query.
 //! * [`probe`], [`registry`], [`probes`] — the probe model, the ordered registry, one file per family.
 
+pub mod edge_names;
 pub mod era;
 pub mod host_tools;
 pub mod interactive;
@@ -21,6 +24,7 @@ pub mod probe;
 pub mod probes;
 pub mod registry;
 pub mod server;
+pub mod sized;
 pub mod skills;
 pub mod surface;
 pub mod transport;

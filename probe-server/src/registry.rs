@@ -15,6 +15,9 @@ static REGISTRY: &[&dyn Probe] = &[
     &tools::ToolsList,
     &tools::ToolsPagination,
     &tools::ToolsListChanged,
+    &tools::NameDots,
+    &tools::NameDashes,
+    &tools::Name128Chars,
     &results::SessionSurvivesRpcError,
     &resources::ResourcesList,
     &resources::ResourcesPagination,
@@ -118,6 +121,7 @@ static REGISTRY: &[&dyn Probe] = &[
     &results::RpcErrorToModel,
     &results::ResourceNotFoundToModel,
     &results::OutputSchemaEnforced,
+    &results::ResultSizeLimit,
     &affordances::ResourcesGated,
 ];
 

@@ -419,7 +419,11 @@ impl ServerHandler for ProbeServer {
     }
 
     async fn list_tools(&self, request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, McpError> {
-        let all = s::tools(self.changed());
+        let all = match self.shared.options.variant {
+            Variant::LargeResults => vec![crate::sized::tool()],
+            Variant::ToolNames => crate::edge_names::tools(),
+            _ => s::tools(self.changed()),
+        };
         let (tools, next) = page(&all, s::TOOLS_PAGE_ONE, request.as_ref().and_then(|r| r.cursor.as_deref()), s::TOOLS_CURSOR)?;
         complete(json!({"tools": tools, "nextCursor": next}))
     }
@@ -468,6 +472,14 @@ impl ServerHandler for ProbeServer {
             s::TOOL_RPC_ERROR => Err(McpError::internal_error(s::RPC_ERROR_CANARY, None)),
             s::TOOL_ADDED if self.changed() => Ok(text_result("the added tool ran").into()),
             s::TOOL_PAGE_TWO => Ok(text_result("the second page's tool ran").into()),
+            edge if self.shared.options.variant == Variant::ToolNames && crate::edge_names::by_name(edge).is_some() => Ok(text_result(format!("{edge} ran")).into()),
+            crate::sized::TOOL_LARGE_RESULT if self.shared.options.variant == Variant::LargeResults => {
+                let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+                match crate::sized::size_asked(&arguments) {
+                    Some(size) => Ok(text_result(crate::sized::text(size)).into()),
+                    None => Ok(CallToolResult::error(vec![ContentBlock::text(format!("bytes must be one of {:?}", crate::sized::SIZES))]).into()),
+                }
+            }
             _ => Ok(CallToolResult::error(vec![ContentBlock::text(format!("unknown tool {name}"))]).into()),
         }
     }

@@ -70,6 +70,12 @@ variants! {
     SkillsNoDirectoryRead => "skills-no-directory-read", Server, "the skills extension without directoryRead; the same skills";
     /// No resources capability: resources, templates and subscriptions are not served.
     NoResources => "no-resources", Server, "no resources capability (resources/* refused)";
+    /// `tools/list` holds only `probe_large_result`, whose text results are 10 KB, 100 KB or 1 MB
+    /// (see `sized.rs`): what of a large result reaches the model, in its own run.
+    LargeResults => "large-results", Server, "tools/list holds only probe_large_result: text results of 10 KB, 100 KB and 1 MB";
+    /// `tools/list` holds only tools named at the edges of the rules (dots, dashes, 128
+    /// characters; see `edge_names.rs`): whether the model's calls come back under those names.
+    ToolNames => "tool-names", Server, "tools/list holds only tools named with dots, with dashes and with 128 characters";
     /// Interactive (the standard server; a person at a terminal): the form is filled in with
     /// typed values and accepted.
     InteractiveAccept => "interactive-accept", Interactive, "interactive: the form filled in with typed values and accepted";

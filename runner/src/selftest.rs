@@ -82,15 +82,16 @@ pub fn plan(transports: &[Transport]) -> Vec<RunSpec> {
                     for &ablation in Ablation::ALL.iter().filter(|a| applies(a.target(), era, transport, variant, host)) {
                         specs.push(RunSpec { transport, era, variant, host, ablation: Some(ablation), variation: None });
                     }
-                    // Variations run where their runner's probes are judged: the standard variant,
-                    // or (for the terminal host's) each interactive one.
+                    // Variations run where their runner's probes are judged: the variant a
+                    // variation names, else the standard one or (for the terminal host's) each
+                    // interactive one.
                     let runner = match (variant.is_interactive(), host) {
                         (true, _) => Runner::Terminal,
                         (false, true) => Runner::Host,
                         (false, false) => Runner::Client,
                     };
-                    let judged_here = variant.is_standard() || variant.is_interactive();
-                    for &variation in Variation::ALL.iter().filter(|v| judged_here && v.runner() == runner && v.applies_over(transport)) {
+                    let judged_here = |v: &Variation| v.variant().map_or(variant.is_standard() || variant.is_interactive(), |only| only == variant);
+                    for &variation in Variation::ALL.iter().filter(|v| judged_here(v) && v.runner() == runner && v.applies_over(transport)) {
                         specs.push(RunSpec { transport, era, variant, host, ablation: None, variation: Some(variation) });
                     }
                 }

@@ -11,6 +11,7 @@ use super::{probe, BOTH};
 use crate::host_tools::names_tool;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
+use crate::sized;
 use crate::surface as s;
 
 /// The model's first call of `tool`: (model journal line, its arguments), or not-reached.
@@ -392,6 +393,107 @@ fn judge_session_survives(o: &Observations) -> Verdict {
         None => Verdict::new(Outcome::No, format!("the model's next call never reached the server (the error: server journal line {})", failed.seq))
             .evidence([call, later])
             .opportunity([later]),
+    }
+}
+
+probe! {
+    /// Evidence (model journal): in the large-results variant the model asks `probe_large_result`
+    /// for 10 KB, then for 100 KB and 1 MB, each only once the last size reached it down to its
+    /// last line. Every result is lines that name their size and number (`sized.rs`); the stub's
+    /// view folds them into ranges, so the judge counts the lines each result brought and reads
+    /// the host's words beside them. Yes when every result the model asked for came whole, or cut
+    /// with words that say so (truncated, omitted, saved to a file…); partial when one was cut
+    /// silently or came back empty; no when none of them brought a line. The detail names the
+    /// largest size that came whole and how much of the first cut one came.
+    ResultSizeLimit {
+        id: "affordances.result_size_limit", area: Affordances, title: "large tool results reach the model whole, or marked as cut",
+        revisions: ["2024-11-05"], eras: BOTH, variant: LargeResults, serves: "probe_large_result: text results of 10 KB, 100 KB and 1 MB",
+        judge: judge_result_size, needs_model: true,
+    }
+}
+
+/// "10 KB", "100 KB", "1 MB".
+fn size_label(bytes: usize) -> String {
+    if bytes >= 1_000_000 {
+        format!("{} MB", bytes / 1_000_000)
+    } else {
+        format!("{} KB", bytes / 1_000)
+    }
+}
+
+/// What came of one sized result the model asked for.
+enum SizedOutcome {
+    Whole,
+    /// Cut: what came, and whether the host's words say so.
+    Cut(sized::Received),
+    /// No result for the call at all.
+    Missing,
+}
+
+fn judge_result_size(o: &Observations) -> Verdict {
+    let asked: Vec<(u64, usize)> =
+        o.model_calls().filter(|(_, name, _)| names_tool(name, sized::TOOL_LARGE_RESULT)).filter_map(|(seq, _, arguments)| Some((seq, sized::size_asked(&arguments)?))).collect();
+    if asked.is_empty() {
+        return Verdict::new(Outcome::NotReached, format!("the model never called {} (the host did not offer it, or the run ended before)", sized::TOOL_LARGE_RESULT));
+    }
+    let (mut evidence, mut parts, mut largest_whole) = (Vec::new(), Vec::new(), None);
+    let (mut silent, mut any_line) = (false, false);
+    for &(call, size) in &asked {
+        evidence.push(call);
+        let outcome = match result_of_call(o, call) {
+            None => SizedOutcome::Missing,
+            Some((seq, text, _)) => {
+                evidence.push(seq);
+                let got = sized::received(text, size);
+                if got.whole(size) && !got.says_cut() {
+                    SizedOutcome::Whole
+                } else {
+                    SizedOutcome::Cut(got)
+                }
+            }
+        };
+        let label = size_label(size);
+        parts.push(match outcome {
+            SizedOutcome::Whole => {
+                largest_whole = Some(size);
+                any_line = true;
+                format!("{label} whole")
+            }
+            SizedOutcome::Missing => {
+                silent = true;
+                format!("{label}: no result came back")
+            }
+            SizedOutcome::Cut(got) => {
+                any_line |= got.lines > 0;
+                let ends = match (got.head, got.tail) {
+                    (true, true) => "its first and last lines",
+                    (true, false) => "its first lines",
+                    (false, true) => "its last lines",
+                    (false, false) => "neither end",
+                };
+                let came = format!("{label}: {} of {} lines ({ends}, about {} bytes)", got.lines, sized::lines_of(size), got.lines * sized::LINE);
+                match (got.cut_note(), got.words()) {
+                    (Some(note), _) => format!("{came}, marked as cut: {note:?}"),
+                    (None, words) => {
+                        silent = true;
+                        let beside = words.map(|w| format!(", beside words that do not say so: {w:?}")).unwrap_or_default();
+                        format!("{came}, cut without a word{beside}")
+                    }
+                }
+            }
+        });
+    }
+    let limit = match largest_whole {
+        Some(size) if size == sized::SIZES[sized::SIZES.len() - 1] => "no limit up to 1 MB".to_string(),
+        Some(size) => format!("largest whole: {}", size_label(size)),
+        None => "none came whole".to_string(),
+    };
+    let detail = format!("{}; {limit}", parts.join("; "));
+    let calls: Vec<u64> = asked.iter().map(|(call, _)| *call).collect();
+    match (silent, any_line) {
+        (false, _) => Verdict::new(Outcome::Yes, detail).evidence(evidence),
+        (true, true) => Verdict::new(Outcome::Partial, detail).evidence(evidence).opportunity(calls),
+        (true, false) => Verdict::new(Outcome::No, detail).evidence(evidence).opportunity(calls),
     }
 }
 

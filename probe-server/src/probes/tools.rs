@@ -3,6 +3,8 @@
 use serde_json::Value;
 
 use super::{listed_before_use, probe, refetched, BOTH};
+use crate::edge_names;
+use crate::host_tools::has_property;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
@@ -54,4 +56,75 @@ probe! {
         revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, serves: "tools.listChanged; probe_list_changed adds a tool and notifies (through subscriptions/listen in 2026-07-28)",
         judge: |o| refetched(o, "notifications/tools/list_changed", "tools/list"),
     }
+}
+
+probe! {
+    /// Evidence (model journal; the server journal's line in the detail): in the tool-names
+    /// variant the model calls the tool named `probe.dotted.name`, found in its catalogue by the
+    /// property only that tool's schema has, under whatever name the host shows it. Yes when a
+    /// `tools/call` then reaches the server with exactly that name (2025-11-25, Tools: tool names
+    /// may hold dots); no when the host never showed the tool to its model, or the call reached
+    /// the server under another name or not at all.
+    NameDots {
+        id: "tools.name_dots", area: Tools, title: "a tool named with dots is offered and called by its name",
+        revisions: ["2025-11-25"], eras: BOTH, variant: ToolNames, serves: "tools/list holds probe.dotted.name",
+        judge: |o| judge_edge_name(o, edge_names::DOTS), needs_model: true,
+    }
+}
+
+probe! {
+    /// Evidence: as `tools.name_dots`, for the tool named `probe-dashed-name`.
+    NameDashes {
+        id: "tools.name_dashes", area: Tools, title: "a tool named with dashes is offered and called by its name",
+        revisions: ["2025-11-25"], eras: BOTH, variant: ToolNames, serves: "tools/list holds probe-dashed-name",
+        judge: |o| judge_edge_name(o, edge_names::DASHES), needs_model: true,
+    }
+}
+
+probe! {
+    /// Evidence: as `tools.name_dots`, for a tool whose name is 128 characters long, the most the
+    /// rules allow (hosts whose model APIs take 64 must shorten it for the model and map it back).
+    Name128Chars {
+        id: "tools.name_128_chars", area: Tools, title: "a tool named with 128 characters is offered and called by its name",
+        revisions: ["2025-11-25"], eras: BOTH, variant: ToolNames, serves: "tools/list holds a tool with a 128-character name",
+        judge: |o| judge_edge_name(o, edge_names::LONGEST), needs_model: true,
+    }
+}
+
+/// A name for a detail: long ones shortened in the middle.
+fn shown(name: &str) -> String {
+    match name.char_indices().nth(48) {
+        Some(_) => {
+            format!("{}…{} ({} characters)", name.chars().take(24).collect::<String>(), name.chars().skip(name.chars().count() - 12).collect::<String>(), name.chars().count())
+        }
+        None => name.to_string(),
+    }
+}
+
+fn judge_edge_name(o: &Observations, edge: edge_names::EdgeTool) -> Verdict {
+    let offered = o.offered_tools().into_iter().find(|(_, t)| t.get("schema").is_some_and(|s| has_property(s, edge.marker)));
+    let Some((offered_at, tool)) = offered else {
+        if o.client_requests("tools/list").next().is_none() {
+            return Verdict::new(Outcome::NotReached, "the host never listed the server's tools");
+        }
+        return match o.model_views().next() {
+            None => Verdict::new(Outcome::NotReached, "the host never asked its model anything"),
+            Some((seq, _)) => Verdict::new(Outcome::No, format!("the host never showed {} to its model", shown(edge.name))).evidence([seq]).opportunity([seq]),
+        };
+    };
+    let as_shown = tool.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+    let Some((call, _, _)) = o.model_calls().find(|(seq, name, _)| *seq > offered_at && *name == as_shown) else {
+        return Verdict::new(Outcome::NotReached, format!("the model never called it (shown to it as {})", shown(&as_shown))).evidence([offered_at]);
+    };
+    let shown_as = if as_shown == edge.name { "under its own name".to_string() } else { format!("as {}", shown(&as_shown)) };
+    if let Some(frame) = o.tool_calls(edge.name).next() {
+        return Verdict::new(Outcome::Yes, format!("shown to the model {shown_as}; the call reached the server under its exact name (server journal line {})", frame.seq))
+            .evidence([offered_at, call]);
+    }
+    let other = o.client_requests("tools/call").filter_map(|f| Some((f.seq, f.params().get("name")?.as_str()?.to_string()))).find(|(_, name)| edge_names::by_name(name).is_none());
+    let detail = match other {
+        Some((seq, name)) => format!("shown to the model {shown_as}; the call reached the server as {} (server journal line {seq})", shown(&name)),
+        None => format!("shown to the model {shown_as}; the call never reached the server"),
+    };
+    Verdict::new(Outcome::No, detail).evidence([offered_at, call]).opportunity([call])
 }

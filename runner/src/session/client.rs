@@ -263,10 +263,10 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     let transport = pass.transport;
     let profile = &target.profile;
     // The model's side is kept where it is evidence: the standard run (what the host offered its
-    // model), the no-resources run (whether resource tools are still offered) and the skills runs
-    // (the commands and their results). In the other variants it repeats the standard run's, so it
-    // stays in the scratch directory.
-    let keeps_model_journal = variant.is_standard() || variant.serves_skills() || variant == Variant::NoResources;
+    // model), the skills runs (the commands and their results) and every variant a probe judges
+    // from the model's side (no-resources, large-results). In the other variants it repeats the
+    // standard run's, so it stays in the scratch directory.
+    let keeps_model_journal = variant.is_standard() || variant.serves_skills() || registry::probes().iter().any(|p| p.variant() == variant && p.needs_model());
     let kept_model = (profile.dialect.is_some() && keeps_model_journal).then(|| out_dir.join(model_journal_name(pass, variant)));
     let model = match (&kept_model, profile.dialect) {
         (Some(path), _) => ModelJournal::At(path.clone()),

@@ -126,6 +126,10 @@ ablations! {
     DropFormats => "drop-formats", "affordances.schema_format_kept", "offers input schemas without their format keywords";
     FlattenNested => "flatten-nested", "affordances.schema_nested_kept", "offers objects nested in an input schema's properties without their own properties";
     DropNullArguments => "drop-null-arguments", "affordances.schema_arguments_intact", "leaves the model's null arguments out of the tool call";
+    DotsToUnderscores => "dots-to-underscores", "tools.name_dots", "calls the server's tools by their names with every dot made an underscore";
+    DashesToUnderscores => "dashes-to-underscores", "tools.name_dashes", "calls the server's tools by their names with every dash made an underscore";
+    NamesCutTo64 => "names-cut-to-64", "tools.name_128_chars", "calls the server's tools by their names cut to 64 characters";
+    TruncateResultsSilently => "truncate-results-silently", "affordances.result_size_limit", "cuts every tool result to its first 50,000 bytes without a word";
     DropServerOnRpcError => "drop-server-on-rpc-error", "tools.session_survives_rpc_error", "stops using a server that answered a tool call with a JSON-RPC error";
     AnswerUnknownRequest => "answer-unknown-request", "utilities.unknown_request_answered", "answers a request it does not know with an empty result";
     ChokeOnUnknownNotification => "choke-on-unknown-notification", "utilities.unknown_notification_tolerated", "ends its session at a notification it does not know";

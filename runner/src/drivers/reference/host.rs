@@ -61,6 +61,13 @@ impl Presentation {
             Some(Variation::SingleUnderscorePrefix) => format!("mcp_probe_{tool}"),
             Some(Variation::DoubleUnderscorePrefix) => format!("mcp__probe__{tool}"),
             Some(Variation::DigestSuffix) => format!("probe_{tool}_{}", digest_of(tool)),
+            Some(Variation::SanitizedNames) => {
+                let name: String = format!("{TOOL_PREFIX}{tool}").chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+                match name.len() > 64 {
+                    true => format!("{}_{}", &name[..51], digest_of(tool)),
+                    false => name,
+                }
+            }
             _ => format!("{TOOL_PREFIX}{tool}"),
         }
     }
@@ -192,7 +199,7 @@ async fn converse(client: &Client, handler: &ReferenceHandler, ablation: Option<
                 if dropped {
                     "the server is no longer available".to_string()
                 } else {
-                    let handed = call_mcp_tool(client, mcp, &arguments, ablation).await;
+                    let handed = call_mcp_tool(client, mcp, &arguments, ablation, variation).await;
                     dropped = handed.failed && ablation == Some(Ablation::DropServerOnRpcError);
                     media.extend(handed.media);
                     handed.text
@@ -266,15 +273,21 @@ struct Handed {
 
 /// Calls MCP tool `tool` and hands its result on: text as text, embedded resources as their text
 /// or base64, pictures and sounds as attachments, an `isError` result prefixed "Error:"; content
-/// annotated for the user only stays with the user.
-async fn call_mcp_tool(client: &Client, tool: &rmcp::model::Tool, arguments: &Value, ablation: Option<Ablation>) -> Handed {
+/// annotated for the user only stays with the user; a result of any size whole.
+async fn call_mcp_tool(client: &Client, tool: &rmcp::model::Tool, arguments: &Value, ablation: Option<Ablation>, variation: Option<Variation>) -> Handed {
     let skip = |a: Ablation| ablation == Some(a);
     let failed = |text: String| Handed { text, media: Vec::new(), failed: true };
     let mut arguments = arguments.as_object().cloned().unwrap_or_default();
     if skip(Ablation::DropNullArguments) {
         arguments.retain(|_, value| !value.is_null());
     }
-    let mut params = CallToolRequestParams::new(tool.name.clone());
+    let name = match ablation {
+        Some(Ablation::DotsToUnderscores) => tool.name.replace('.', "_"),
+        Some(Ablation::DashesToUnderscores) => tool.name.replace('-', "_"),
+        Some(Ablation::NamesCutTo64) => tool.name.chars().take(64).collect(),
+        _ => tool.name.to_string(),
+    };
+    let mut params = CallToolRequestParams::new(name);
     if !arguments.is_empty() {
         params = params.with_arguments(arguments);
     }
@@ -319,7 +332,32 @@ async fn call_mcp_tool(client: &Client, tool: &rmcp::model::Tool, arguments: &Va
     }
     let text = texts.join("\n");
     let text = if result.is_error == Some(true) && !skip(Ablation::ErrorAsOrdinary) { format!("Error: {text}") } else { text };
+    let text = if skip(Ablation::TruncateResultsSilently) { cut(&text, RESULT_LIMIT, 0, None) } else { text };
+    let text = if variation == Some(Variation::TruncateResultsMarked) { cut(&text, RESULT_LIMIT - KEPT_TAIL, KEPT_TAIL, Some("[{} bytes of the result truncated]")) } else { text };
     Handed { text, media, failed: false }
+}
+
+/// The most of a tool result the ablation and the variation that cut results hand on, and of
+/// it the variation's tail.
+const RESULT_LIMIT: usize = 50_000;
+const KEPT_TAIL: usize = 10_000;
+
+/// `text` cut to its first `head` and last `tail` bytes (on character boundaries) when it is
+/// longer than both, with `note` (its `{}` the bytes left out) between them.
+fn cut(text: &str, head: usize, tail: usize, note: Option<&str>) -> String {
+    if text.len() <= head + tail {
+        return text.to_string();
+    }
+    let mut end = head;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut start = text.len() - tail;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let note = note.map(|n| format!("\n{}\n", n.replace("{}", &(start - end).to_string()))).unwrap_or_default();
+    format!("{}{note}{}", &text[..end], &text[start..])
 }
 
 /// Runs one of the model's calls of the host's own tools (the resource tools) and returns what

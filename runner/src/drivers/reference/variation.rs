@@ -52,6 +52,8 @@ variations! {
     SingleUnderscorePrefix => "single-underscore-prefix", Host, "names MCP tools mcp_probe_<name>";
     DoubleUnderscorePrefix => "double-underscore-prefix", Host, "names MCP tools mcp__probe__<name>";
     DigestSuffix => "digest-suffix", Host, "names MCP tools probe_<name>_<12 hex digits of a digest>";
+    SanitizedNames => "sanitized-names", Host, "shows its model tool names with each character outside A-Z a-z 0-9 _ made an underscore and names over 64 characters cut with a digest, and maps the model's calls back";
+    TruncateResultsMarked => "truncate-results-marked", Host, "keeps the first 40,000 and the last 10,000 bytes of a tool result over 50,000, and says how many it left out";
     ListFromCache => "list-from-cache", Host, "answers the model's resource-list tool from the listing it made when it connected";
     LateRefetch => "late-refetch", Host, "refetches tools 300 ms after list_changed and offers the new tool from its next model turn";
     RefetchAfter300Ms => "refetch-after-300ms", Client, "refetches the changed lists 300 ms after the notifications arrived";
@@ -110,6 +112,16 @@ impl Variation {
     /// Whether the runner journals the run as one with nobody at the host.
     pub fn unattended(self) -> bool {
         self == Variation::UnattendedSlowCancel
+    }
+
+    /// The one server variant the variation means anything against, where it has one (else the
+    /// standard variant, or each interactive one for the terminal host's).
+    pub fn variant(self) -> Option<probe_server::Variant> {
+        match self {
+            Variation::TruncateResultsMarked => Some(probe_server::Variant::LargeResults),
+            Variation::SanitizedNames => Some(probe_server::Variant::ToolNames),
+            _ => None,
+        }
     }
 
     /// The transports over which the variation means anything.

@@ -114,12 +114,8 @@ pub fn answer(dialect: Dialect, body: &Value, scope: Scope, mentioned: &[String]
     let proxied = plan::proxied(body, &offered);
     offered.extend(proxied);
     // Side requests (titles, summaries) offer no tools: answer briefly, outside the script.
-    let (linked, skills_dir, only) = (plan::linked_uri(body), plan::skills_dir(body), plan::only_tool(body));
-    let (step, hold) = if offered.is_empty() {
-        (Step::Finish { text: "ok".into() }, 0)
-    } else {
-        plan::next(&offered, mentioned, linked.as_deref(), skills_dir.as_deref(), only.as_deref(), scope, results)
-    };
+    let (step, hold) =
+        if offered.is_empty() { (Step::Finish { text: "ok".into() }, 0) } else { plan::next(&offered, mentioned, &plan::Cues::read(&body.to_string()), scope, results) };
     let wire = plan::on_the_wire(&step, &offered);
     let reply = match dialect {
         Dialect::Anthropic => anthropic::reply(body, &wire, results),

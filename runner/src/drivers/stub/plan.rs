@@ -3,6 +3,7 @@
 //! retried request replays the same step.
 
 use probe_server::host_tools::{self, has_property, HostTool};
+use probe_server::sized;
 use probe_server::surface as s;
 use serde_json::{json, Value};
 
@@ -37,6 +38,12 @@ pub enum Scope {
     /// variant the host gets a settled time in which to reconnect the stream the server dropped,
     /// instead of ending its run as soon as its model is done.
     ResourcesThenSettle,
+    /// The large-results variant: the model asks `probe_large_result` for 10 KB, then for each
+    /// larger size only while the last one reached it whole to its last line, then finishes.
+    SizedResults,
+    /// The tool-names variant: the model calls each tool named at an edge of the rules (found by
+    /// its schema's marker property, whatever name the host shows), then finishes.
+    EdgeNames,
 }
 
 impl Scope {
@@ -46,6 +53,10 @@ impl Scope {
             Scope::Full
         } else if variant == probe_server::Variant::StreamDrop {
             Scope::ResourcesThenSettle
+        } else if variant == probe_server::Variant::LargeResults {
+            Scope::SizedResults
+        } else if variant == probe_server::Variant::ToolNames {
+            Scope::EdgeNames
         } else {
             Scope::ResourcesOnly
         }
@@ -86,12 +97,32 @@ fn with_server(schema: &Value, mut arguments: Value) -> Value {
 
 /// Whether a bare name (no schema yet) is one the script wants.
 fn wanted_name(name: &str) -> bool {
-    s::tool_names().iter().any(|p| names_tool(name, p)) || HostTool::MCP_RELATED.contains(&host_tools::classify_bare(name))
+    s::tool_names().iter().any(|p| names_tool(name, p)) || probe_server::edge_names::may_name(name) || HostTool::MCP_RELATED.contains(&host_tools::classify_bare(name))
+}
+
+/// What the script reads from a request's text besides its catalogue, read once per request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cues {
+    /// The first `probe://linked/…` URI a tool result handed back ([`linked_uri`]).
+    pub linked: Option<String>,
+    /// The skills directory the prompt names ([`skills_dir`]).
+    pub skills_dir: Option<String>,
+    /// The one probe tool the prompt asks for ([`only_tool`]).
+    pub only: Option<String>,
+    /// How many of the sized results, smallest first, reached the model down to their last line.
+    pub sized_ends: usize,
+}
+
+impl Cues {
+    /// The cues in the text of a request (its JSON as a string).
+    pub fn read(text: &str) -> Cues {
+        let sized_ends = probe_server::sized::SIZES.iter().take_while(|&&size| probe_server::sized::holds_end(text, size)).count();
+        Cues { linked: linked_uri(text), skills_dir: skills_dir(text), only: only_tool(text), sized_ends }
+    }
 }
 
 /// The first `probe://linked/…` URI a tool result handed back, if any reached the model.
-pub fn linked_uri(body: &Value) -> Option<String> {
-    let text = body.to_string();
+pub fn linked_uri(text: &str) -> Option<String> {
     let start = text.find(s::LINK_PREFIX)?;
     let rest = &text[start + s::LINK_PREFIX.len()..];
     let id: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
@@ -105,7 +136,8 @@ pub fn mentioned_tools(body: &Value) -> Vec<String> {
     fn walk<'a>(value: &'a Value, seen: &mut std::collections::HashSet<&'a str>, found: &mut std::collections::BTreeSet<&'a str>) {
         match value {
             Value::String(text) => {
-                for token in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')) {
+                // Dots belong to a name (`probe.dotted.name`), not at its end (a sentence's).
+                for token in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')).map(|t| t.trim_matches('.')) {
                     if !token.is_empty() && seen.insert(token) && wanted_name(token) {
                         found.insert(token);
                     }
@@ -193,8 +225,7 @@ pub fn on_the_wire(step: &Step, catalogue: &[OfferedTool]) -> Step {
 
 /// The skills directory the prompt names (`--skills-dir DIR`), if any: the skills variants'
 /// prompt for hosts that install skills through a slash command.
-pub fn skills_dir(body: &Value) -> Option<String> {
-    let text = body.to_string();
+pub fn skills_dir(text: &str) -> Option<String> {
     let rest = &text[text.find("--skills-dir ")? + "--skills-dir ".len()..];
     let dir: String = rest.chars().take_while(|c| !c.is_whitespace() && !matches!(c, '"' | '\\' | '\'')).collect();
     (!dir.is_empty()).then_some(dir)
@@ -212,8 +243,7 @@ pub fn skills_to_install() -> Vec<String> {
 
 /// The one probe tool the prompt asks for (`--only-tool NAME`), if any: interactive runs call a
 /// single tool per run so that each run shows the person exactly one form.
-pub fn only_tool(body: &Value) -> Option<String> {
-    let text = body.to_string();
+pub fn only_tool(text: &str) -> Option<String> {
     let rest = &text[text.find(ONLY_TOOL_FLAG)? + ONLY_TOOL_FLAG.len()..];
     let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
     PROBE_TOOLS.contains(&name.as_str()).then_some(name)
@@ -227,7 +257,8 @@ pub const ONLY_TOOL_FLAG: &str = "--only-tool ";
 /// skills directory in the prompt, the script installs the probe server's skills instead. A
 /// catalogue that offers the sampling tool is a sampling request the host forwarded: the model
 /// calls that tool once, then answers.
-pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>, scope: Scope) -> Vec<Step> {
+pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope: Scope) -> Vec<Step> {
+    let (linked, skills_dir, only) = (cues.linked.as_deref(), cues.skills_dir.as_deref(), cues.only.as_deref());
     let mut steps = Vec::new();
     let call = |tool: &OfferedTool, arguments: Value, purpose: &str| Step::Call { tool: tool.clone(), arguments, purpose: purpose.to_string() };
     let finish = || Step::Finish { text: FINAL_TEXT.into() };
@@ -259,6 +290,24 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str
         for names in mentioned.chunks(most) {
             steps.push(call(search, json!({"query": format!("select:{}", names.join(",")), "max_results": names.len()}), "load deferred tools"));
         }
+    }
+    if scope == Scope::EdgeNames {
+        for edge in probe_server::edge_names::EDGE_TOOLS {
+            if let Some(tool) = catalogue.iter().find(|t| has_property(&t.schema, edge.marker)) {
+                steps.push(call(tool, json!({}), &format!("call the tool named with {}", edge.what)));
+            }
+        }
+        steps.push(finish());
+        return steps;
+    }
+    if scope == Scope::SizedResults {
+        if let Some(large) = catalogue.iter().find(|t| names_tool(&t.name, sized::TOOL_LARGE_RESULT)) {
+            for &size in sized::SIZES.iter().take(cues.sized_ends + 1) {
+                steps.push(call(large, json!({"bytes": size}), &format!("ask for a result of {size} bytes")));
+            }
+        }
+        steps.push(finish());
+        return steps;
     }
     if let Some(list) = offered(catalogue, HostTool::ResourceList) {
         steps.push(call(list, with_server(&list.schema, json!({})), "list resources"));
@@ -350,8 +399,8 @@ fn hold_back_ms(steps: &[Step], scope: Scope, results: usize) -> u64 {
 
 /// The step for a request that already carries `results` tool results, and how long to hold its
 /// reply back (ms).
-pub fn next(catalogue: &[OfferedTool], mentioned: &[String], linked: Option<&str>, skills_dir: Option<&str>, only: Option<&str>, scope: Scope, results: usize) -> (Step, u64) {
-    let mut steps = plan(catalogue, mentioned, linked, skills_dir, only, scope);
+pub fn next(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope: Scope, results: usize) -> (Step, u64) {
+    let mut steps = plan(catalogue, mentioned, cues, scope);
     let hold = hold_back_ms(&steps, scope, results);
     let last = steps.len() - 1;
     (steps.swap_remove(results.min(last)), hold)
@@ -395,7 +444,7 @@ mod tests {
             tool("mcp__probe__probe_sampling", json!({})),
             tool("Bash", json!({})),
         ];
-        let steps = plan(&catalogue, &[], None, None, None, Scope::Full);
+        let steps = plan(&catalogue, &[], &Cues::default(), Scope::Full);
         let calls: Vec<String> = steps
             .iter()
             .map(|s| match s {
@@ -417,8 +466,8 @@ mod tests {
                 "finish".into(),
             ]
         );
-        assert_eq!(next(&catalogue, &[], None, None, None, Scope::Full, 99).0, Step::Finish { text: FINAL_TEXT.into() });
-        assert_eq!(next(&catalogue, &[], None, None, None, Scope::Full, 4).0, steps[4]);
+        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::Full, 99).0, Step::Finish { text: FINAL_TEXT.into() });
+        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::Full, 4).0, steps[4]);
     }
 
     #[test]
@@ -430,7 +479,7 @@ mod tests {
         let mentioned = mentioned_tools(&body);
         assert_eq!(mentioned, vec!["ReadMcpResourceTool".to_string(), "mcp__probe__probe_ping".into()]);
         let catalogue = vec![tool("ToolSearch", json!({"properties": {"query": {}}}))];
-        match &plan(&catalogue, &mentioned, None, None, None, Scope::Full)[0] {
+        match &plan(&catalogue, &mentioned, &Cues::default(), Scope::Full)[0] {
             Step::Call { tool, arguments, .. } => {
                 assert_eq!(tool.name, "ToolSearch");
                 assert_eq!(arguments["query"], "select:ReadMcpResourceTool,mcp__probe__probe_ping");
@@ -443,7 +492,7 @@ mod tests {
     fn deferred_tools_are_loaded_in_as_many_searches_as_the_search_tool_allows() {
         let mentioned: Vec<String> = ["a", "b", "c", "d", "e"].iter().map(|n| format!("mcp__probe__probe_{n}")).collect();
         let catalogue = vec![tool("ToolSearch", json!({"properties": {"query": {}, "max_results": {"type": "integer", "maximum": 2}}}))];
-        let searches: Vec<Value> = plan(&catalogue, &mentioned, None, None, None, Scope::Full)
+        let searches: Vec<Value> = plan(&catalogue, &mentioned, &Cues::default(), Scope::Full)
             .into_iter()
             .filter_map(|step| match step {
                 Step::Call { tool, arguments, .. } if tool.name == "ToolSearch" => Some(arguments),
@@ -459,19 +508,19 @@ mod tests {
     fn a_linked_uri_in_a_tool_result_is_read_after_the_link_tool() {
         let catalogue = vec![tool("read_resource", json!({"properties": {"uri": {}}})), tool("probe_resource_link", json!({}))];
         let body = json!({"messages": [{"role": "tool", "content": "see probe://linked/7 please"}]});
-        let linked = linked_uri(&body);
-        assert_eq!(linked.as_deref(), Some("probe://linked/7"));
-        let steps = plan(&catalogue, &[], linked.as_deref(), None, None, Scope::Full);
+        let cues = Cues::read(&body.to_string());
+        assert_eq!(cues.linked.as_deref(), Some("probe://linked/7"));
+        let steps = plan(&catalogue, &[], &cues, Scope::Full);
         assert!(matches!(&steps[5], Step::Call { arguments, .. } if arguments["uri"] == "probe://linked/7"), "{steps:?}");
     }
 
     #[test]
     fn a_slash_command_tool_and_a_skills_dir_install_every_skill_but_the_idle_one() {
         let body = json!({"messages": [{"role": "user", "content": "Install the skills with --skills-dir /tmp/x/skills please"}]});
-        let dir = skills_dir(&body);
-        assert_eq!(dir.as_deref(), Some("/tmp/x/skills"));
+        let cues = Cues::read(&body.to_string());
+        assert_eq!(cues.skills_dir.as_deref(), Some("/tmp/x/skills"));
         let catalogue = vec![tool("slash_command", json!({"properties": {"command": {}}})), tool("probe__probe_ping", json!({}))];
-        let steps = plan(&catalogue, &[], None, dir.as_deref(), None, Scope::Full);
+        let steps = plan(&catalogue, &[], &cues, Scope::Full);
         let commands: Vec<String> = steps
             .iter()
             .filter_map(|s| match s {
@@ -484,19 +533,39 @@ mod tests {
         assert_eq!(commands.len(), 1 + skills_to_install().len());
         assert!(!commands.iter().any(|c| c.contains("probe-idle")));
         // Without the directory in the prompt, the ordinary script runs.
-        assert!(matches!(&plan(&catalogue, &[], None, None, None, Scope::Full)[0], Step::Call { tool, .. } if tool.name == "probe__probe_ping"));
+        assert!(matches!(&plan(&catalogue, &[], &Cues::default(), Scope::Full)[0], Step::Call { tool, .. } if tool.name == "probe__probe_ping"));
+    }
+
+    #[test]
+    fn sized_results_are_asked_for_while_the_last_one_came_whole() {
+        let catalogue = vec![tool("mcp__probe__probe_large_result", json!({}))];
+        let sizes = |cues: &Cues| -> Vec<Value> {
+            plan(&catalogue, &[], cues, Scope::SizedResults)
+                .iter()
+                .filter_map(|s| if let Step::Call { arguments, .. } = s { Some(arguments["bytes"].clone()) } else { None })
+                .collect()
+        };
+        assert_eq!(sizes(&Cues::default()), vec![json!(10_000)]);
+        let after_first = Cues::read(&json!({"content": sized::text(10_000)}).to_string());
+        assert_eq!(sizes(&after_first), vec![json!(10_000), json!(100_000)]);
+        // Cut before its last line: no larger size is asked for.
+        let cut = Cues::read(&json!({"content": &sized::text(10_000)[..5_000]}).to_string());
+        assert_eq!(sizes(&cut), vec![json!(10_000)]);
+        let all = Cues::read(&json!([sized::text(10_000), sized::text(100_000), sized::text(1_000_000)]).to_string());
+        assert_eq!(sizes(&all).len(), 3);
+        assert!(matches!(plan(&catalogue, &[], &all, Scope::SizedResults).last(), Some(Step::Finish { .. })));
     }
 
     #[test]
     fn an_only_tool_marker_calls_that_tool_alone() {
         let body = json!({"messages": [{"role": "user", "content": "Show me the form. --only-tool probe_elicit_form"}]});
-        let only = only_tool(&body);
-        assert_eq!(only.as_deref(), Some("probe_elicit_form"));
+        let cues = Cues::read(&body.to_string());
+        assert_eq!(cues.only.as_deref(), Some("probe_elicit_form"));
         let catalogue = vec![tool("mcp__probe__probe_ping", json!({})), tool("mcp__probe__probe_elicit_form", json!({}))];
-        let steps = plan(&catalogue, &[], None, None, only.as_deref(), Scope::Full);
+        let steps = plan(&catalogue, &[], &cues, Scope::Full);
         assert!(matches!(&steps[0], Step::Call { tool, .. } if tool.name == "mcp__probe__probe_elicit_form"), "{steps:?}");
         assert_eq!(steps.len(), 2);
-        assert_eq!(only_tool(&json!({"content": "--only-tool rm_rf"})), None);
+        assert_eq!(only_tool(&json!({"content": "--only-tool rm_rf"}).to_string()), None);
     }
 
     fn calls(steps: &[Step]) -> Vec<String> {
@@ -515,7 +584,7 @@ mod tests {
     fn every_template_list_tool_a_host_offers_is_called() {
         let catalogue = vec![tool("list_mcp_resource_templates", json!({"properties": {"server": {}}})), tool("list_mcp_resources", json!({"properties": {"server": {}}}))];
         assert_eq!(
-            calls(&plan(&catalogue, &[], None, None, None, Scope::Full)),
+            calls(&plan(&catalogue, &[], &Cues::default(), Scope::Full)),
             vec![r#"list_mcp_resources {"server":"probe"}"#.to_string(), r#"list_mcp_resource_templates {"server":"probe"}"#.into(), "finish".into(),]
         );
     }
@@ -523,31 +592,31 @@ mod tests {
     #[test]
     fn a_forwarded_sampling_request_offering_its_tool_gets_a_tool_call_then_an_answer() {
         let catalogue = vec![tool(s::SAMPLING_TOOL_NAME, json!({"properties": {"city": {}}}))];
-        assert_eq!(calls(&plan(&catalogue, &[], None, None, None, Scope::Full)), vec![format!("{} {{\"city\":\"{SAMPLING_CITY}\"}}", s::SAMPLING_TOOL_NAME), "finish".into()]);
-        assert!(matches!(next(&catalogue, &[], None, None, None, Scope::Full, 1).0, Step::Finish { .. }), "the second round, with the tool's result, is answered");
+        assert_eq!(calls(&plan(&catalogue, &[], &Cues::default(), Scope::Full)), vec![format!("{} {{\"city\":\"{SAMPLING_CITY}\"}}", s::SAMPLING_TOOL_NAME), "finish".into()]);
+        assert!(matches!(next(&catalogue, &[], &Cues::default(), Scope::Full, 1).0, Step::Finish { .. }), "the second round, with the tool's result, is answered");
     }
 
     #[test]
     fn after_the_trigger_the_host_gets_a_settled_turn_and_then_the_late_tool() {
         let mut catalogue = vec![tool("probe__probe_ping", json!({})), tool("probe__probe_list_changed", json!({}))];
-        let steps = plan(&catalogue, &[], None, None, None, Scope::Full);
+        let steps = plan(&catalogue, &[], &Cues::default(), Scope::Full);
         assert_eq!(calls(&steps), vec!["probe__probe_ping {}".to_string(), "probe__probe_list_changed {}".into(), "probe__probe_ping {}".into(), "finish".into()]);
         assert!(matches!(&steps[2], Step::Call { purpose, .. } if purpose == SETTLE_PURPOSE));
         // The reply to the request that carries the trigger's result (two results) is held back.
-        assert_eq!(next(&catalogue, &[], None, None, None, Scope::Full, 2).1, SETTLE_MS);
-        assert_eq!(next(&catalogue, &[], None, None, None, Scope::Full, 1).1, 0);
-        assert_eq!(next(&catalogue, &[], None, None, None, Scope::Full, 3).1, 0);
-        let last = plan(&catalogue, &[], None, None, None, Scope::ResourcesThenSettle).len() - 1;
-        assert_eq!(next(&catalogue, &[], None, None, None, Scope::ResourcesThenSettle, last).1, SETTLE_MS, "the finish is held back");
-        assert_eq!(next(&catalogue, &[], None, None, None, Scope::ResourcesOnly, last).1, 0);
+        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::Full, 2).1, SETTLE_MS);
+        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::Full, 1).1, 0);
+        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::Full, 3).1, 0);
+        let last = plan(&catalogue, &[], &Cues::default(), Scope::ResourcesThenSettle).len() - 1;
+        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::ResourcesThenSettle, last).1, SETTLE_MS, "the finish is held back");
+        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::ResourcesOnly, last).1, 0);
         // After a refetch the host offers the new tool: the model calls it before finishing.
         catalogue.push(tool("probe__probe_added", json!({})));
-        assert_eq!(calls(&plan(&catalogue, &[], None, None, None, Scope::Full))[3], "probe__probe_added {}");
+        assert_eq!(calls(&plan(&catalogue, &[], &Cues::default(), Scope::Full))[3], "probe__probe_added {}");
     }
 
     #[test]
     fn tools_in_a_namespace_are_called_by_their_bare_name() {
         let catalogue = vec![OfferedTool { name: "probe_ping".into(), namespace: Some("mcp__probe".into()), schema: json!({}), via: None }];
-        assert!(matches!(&plan(&catalogue, &[], None, None, None, Scope::Full)[0], Step::Call { tool, .. } if tool.namespace.as_deref() == Some("mcp__probe")));
+        assert!(matches!(&plan(&catalogue, &[], &Cues::default(), Scope::Full)[0], Step::Call { tool, .. } if tool.namespace.as_deref() == Some("mcp__probe")));
     }
 }

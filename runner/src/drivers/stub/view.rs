@@ -71,7 +71,8 @@ fn anthropic_tool_results(body: &Value) -> impl Iterator<Item = &Value> {
     body["messages"].as_array().into_iter().flatten().flat_map(|m| m["content"].as_array().into_iter().flatten()).filter(|b| b["type"] == "tool_result")
 }
 
-/// The text of every tool result in the request, in order.
+/// The text of every tool result in the request, in order (the lines of a sized result folded,
+/// see `probe_server::sized`, and each cut to [`KEEP_CHARS`]).
 pub fn tool_results(dialect: Dialect, body: &Value) -> Vec<String> {
     let texts: Vec<String> = match dialect {
         Dialect::Chat => body["messages"].as_array().into_iter().flatten().filter(|m| m["role"] == "tool").map(|m| text_of(&m["content"])).collect(),
@@ -88,7 +89,9 @@ pub fn tool_results(dialect: Dialect, body: &Value) -> Vec<String> {
             body["input"].as_array().into_iter().flatten().filter(|i| i["type"].as_str().is_some_and(|t| t.ends_with("call_output"))).map(|i| text_of(&i["output"])).collect()
         }
     };
-    texts.iter().map(|t| capped(t)).collect()
+    // The lines of a sized result fold into ranges first, so the judge still sees how much of
+    // it came and what the host wrote beside it.
+    texts.iter().map(|t| capped(&probe_server::sized::fold(t))).collect()
 }
 
 /// Which tool results the dialect itself marks as errors (Anthropic `is_error`, a Gemini function
