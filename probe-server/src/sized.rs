@@ -160,11 +160,29 @@ impl Received {
         })?;
         // The pieces of lines the host cut run into its note on the same line: they go; so do
         // the paths of the files it kept the whole result in (temporary, different every run).
-        let piece = |c: char| c == '#' || c == ':' || c == '.' || c.is_ascii_digit();
-        let line = line.trim_start_matches(piece).trim_end_matches(piece).trim();
+        let line = without_pieces(line);
         let words: Vec<&str> = line.split(' ').map(|w| if w.starts_with('/') && w.len() > 1 { "<path>" } else { w }).collect();
         Some(words.join(" ").chars().take(100).collect())
     }
+}
+
+/// `line` without the piece of a numbered line it may start with (a line's end: `…:.....` or
+/// dots alone) or end with (a line's start: `#<digits and colons and dots>`, or dots alone).
+fn without_pieces(line: &str) -> &str {
+    let line = line.trim();
+    let is_piece = |c: char| c.is_ascii_digit() || c == ':' || c == '.';
+    let line = match line.strip_prefix('#') {
+        Some(rest) => rest.trim_start_matches(is_piece),
+        None => match line.trim_start_matches(|c: char| c.is_ascii_digit()).strip_prefix(':') {
+            Some(rest) => rest.trim_start_matches('.'),
+            None => line.trim_start_matches('.'),
+        },
+    };
+    let line = match line.rfind('#') {
+        Some(at) if line[at + 1..].chars().all(is_piece) => &line[..at],
+        _ => line,
+    };
+    line.trim_end_matches('.').trim()
 }
 
 /// Reads the ranges of the result of `size` bytes back out of a folded text.
@@ -251,6 +269,10 @@ mod tests {
     fn the_note_loses_the_pieces_of_lines_before_it_and_the_paths_in_it() {
         let got = received(&fold("#10000:000059:.........…2748 tokens truncated…#10000:00\nOutput too large. Full output saved to: /tmp/x/y.txt now"), 10_000);
         assert_eq!(got.cut_note().as_deref(), Some("…2748 tokens truncated…"));
+        let cut_bytes = received(&fold("[#100000:000000-000511]\n...48801 bytes truncated...\n"), 100_000);
+        assert_eq!(cut_bytes.cut_note().as_deref(), Some("48801 bytes truncated"));
+        let tail_piece = received("000059:......Output truncated at 50 lines", 10_000);
+        assert_eq!(tail_piece.cut_note().as_deref(), Some("Output truncated at 50 lines"));
         let saved = received("Output too large. Full output saved to: /tmp/x/y.txt now", 10_000);
         assert_eq!(saved.cut_note().as_deref(), Some("Output too large. Full output saved to: <path> now"));
     }

@@ -431,14 +431,23 @@ enum SizedOutcome {
 }
 
 fn judge_result_size(o: &Observations) -> Verdict {
-    let asked: Vec<(u64, usize)> =
+    let calls: Vec<(u64, usize)> =
         o.model_calls().filter(|(_, name, _)| names_tool(name, sized::TOOL_LARGE_RESULT)).filter_map(|(seq, _, arguments)| Some((seq, sized::size_asked(&arguments)?))).collect();
+    // Each size is judged on its first call; the model asks again when no result came back.
+    let asked: Vec<(u64, usize, usize)> = sized::SIZES
+        .iter()
+        .filter_map(|&size| {
+            let mut of_size = calls.iter().filter(|(_, s)| *s == size);
+            let (first, _) = of_size.next()?;
+            Some((*first, size, 1 + of_size.count()))
+        })
+        .collect();
     if asked.is_empty() {
         return Verdict::new(Outcome::NotReached, format!("the model never called {} (the host did not offer it, or the run ended before)", sized::TOOL_LARGE_RESULT));
     }
     let (mut evidence, mut parts, mut largest_whole) = (Vec::new(), Vec::new(), None);
     let (mut silent, mut any_line) = (false, false);
-    for &(call, size) in &asked {
+    for &(call, size, times) in &asked {
         evidence.push(call);
         let outcome = match result_of_call(o, call) {
             None => SizedOutcome::Missing,
@@ -461,7 +470,8 @@ fn judge_result_size(o: &Observations) -> Verdict {
             }
             SizedOutcome::Missing => {
                 silent = true;
-                format!("{label}: no result came back")
+                let again = if times > 1 { format!(" (asked {times} times)") } else { String::new() };
+                format!("{label}: no result came back{again}")
             }
             SizedOutcome::Cut(got) => {
                 any_line |= got.lines > 0;
@@ -489,7 +499,7 @@ fn judge_result_size(o: &Observations) -> Verdict {
         None => "none came whole".to_string(),
     };
     let detail = format!("{}; {limit}", parts.join("; "));
-    let calls: Vec<u64> = asked.iter().map(|(call, _)| *call).collect();
+    let calls: Vec<u64> = asked.iter().map(|(call, _, _)| *call).collect();
     match (silent, any_line) {
         (false, _) => Verdict::new(Outcome::Yes, detail).evidence(evidence),
         (true, true) => Verdict::new(Outcome::Partial, detail).evidence(evidence).opportunity(calls),

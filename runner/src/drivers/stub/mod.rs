@@ -12,6 +12,8 @@ pub mod plan;
 pub mod responses;
 pub mod view;
 
+use std::sync::Arc;
+
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
@@ -29,7 +31,27 @@ use probe_server::note::Note;
 struct Stub {
     journal: Journal,
     scope: Scope,
+    asks: Arc<Asks>,
 }
+
+/// How many requests with tools offered came with each number of tool results: a host that
+/// drops a result asks the same step again and again.
+#[derive(Default)]
+pub struct Asks(std::sync::Mutex<std::collections::HashMap<usize, u32>>);
+
+impl Asks {
+    /// Counts one more request with `results` tool results; how many there were.
+    fn count(&self, results: usize) -> u32 {
+        let mut asks = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let n = asks.entry(results).or_default();
+        *n += 1;
+        *n
+    }
+}
+
+/// In the large-results variant, a size asked for this many times without its result coming
+/// back ends the script (a host that drops a result would otherwise be asked until it is stopped).
+pub const SIZED_ASKS: u32 = 3;
 
 /// A reply in the dialect's framing.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,13 +131,18 @@ fn results(dialect: Dialect, body: &Value) -> usize {
 
 /// The reply to one model request, what it was, and how long to hold it back (ms). `mentioned`
 /// are the wanted tools the request names in its text ([`plan::mentioned_tools`]).
-pub fn answer(dialect: Dialect, body: &Value, scope: Scope, mentioned: &[String]) -> (Reply, Option<Step>, u64) {
+pub fn answer(dialect: Dialect, body: &Value, scope: Scope, mentioned: &[String], asks: &Asks) -> (Reply, Option<Step>, u64) {
     let (mut offered, results) = (declared(dialect, body), results(dialect, body));
     let proxied = plan::proxied(body, &offered);
     offered.extend(proxied);
     // Side requests (titles, summaries) offer no tools: answer briefly, outside the script.
-    let (step, hold) =
-        if offered.is_empty() { (Step::Finish { text: "ok".into() }, 0) } else { plan::next(&offered, mentioned, &plan::Cues::read(&body.to_string()), scope, results) };
+    let (step, hold) = if offered.is_empty() {
+        (Step::Finish { text: "ok".into() }, 0)
+    } else if scope == Scope::SizedResults && asks.count(results) > SIZED_ASKS {
+        (Step::Finish { text: plan::FINAL_TEXT.into() }, 0)
+    } else {
+        plan::next(&offered, mentioned, &plan::Cues::read(&body.to_string()), scope, results)
+    };
     let wire = plan::on_the_wire(&step, &offered);
     let reply = match dialect {
         Dialect::Anthropic => anthropic::reply(body, &wire, results),
@@ -140,7 +167,7 @@ fn headers_detail(headers: &HeaderMap) -> Value {
     })
 }
 
-async fn handle(State(Stub { journal, scope }): State<Stub>, method: Method, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+async fn handle(State(Stub { journal, scope, asks }): State<Stub>, method: Method, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
     let path = uri.path().to_string();
     let mut request = Entry::frame(SESSION, Transport::Http, Direction::ClientToServer, EventKind::HttpRequest, &body, None);
     request.method = Some(format!("{method} {path}"));
@@ -162,7 +189,7 @@ async fn handle(State(Stub { journal, scope }): State<Stub>, method: Method, uri
     // The view and the answer read the same request: what it mentions is worked out once.
     let mentioned = plan::mentioned_tools(&parsed);
     journal.log(Entry::note(SESSION, Transport::Http, view::view(dialect, &parsed, &mentioned)));
-    let (reply, step, hold_ms) = answer(dialect, &parsed, scope, &mentioned);
+    let (reply, step, hold_ms) = answer(dialect, &parsed, scope, &mentioned, &asks);
     if hold_ms > 0 {
         tokio::time::sleep(std::time::Duration::from_millis(hold_ms)).await;
     }
@@ -195,7 +222,7 @@ impl StubHandle {
 pub async fn start(journal: Journal, scope: Scope) -> std::io::Result<StubHandle> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base_url = format!("http://{}", listener.local_addr()?);
-    let app = axum::Router::new().fallback(handle).with_state(Stub { journal, scope });
+    let app = axum::Router::new().fallback(handle).with_state(Stub { journal, scope, asks: Arc::default() });
     let shutdown = CancellationToken::new();
     let stop = shutdown.clone();
     let task = tokio::spawn(async move { axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned()).await });
@@ -211,6 +238,22 @@ mod tests {
     fn fixture(name: &str) -> Value {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/model-requests").join(format!("{name}.json"));
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_size_whose_result_never_comes_back_is_asked_three_times_then_the_script_ends() {
+        let body = json!({"messages": [{"role": "user", "content": "go"}],
+            "tools": [{"type": "function", "function": {"name": "probe__probe_large_result", "parameters": {"type": "object"}}}]});
+        let asks = Asks::default();
+        let steps: Vec<Option<Step>> = (0..4).map(|_| answer(Dialect::Chat, &body, Scope::SizedResults, &[], &asks).1).collect();
+        assert!(steps[..3].iter().all(|s| matches!(s, Some(Step::Call { arguments, .. }) if arguments["bytes"] == 10_000)), "{steps:?}");
+        assert!(matches!(&steps[3], Some(Step::Finish { .. })), "{steps:?}");
+        // Elsewhere a repeated step is replayed as often as it comes.
+        let (full, mut ping) = (Asks::default(), body.clone());
+        ping["tools"][0]["function"]["name"] = json!("probe__probe_ping");
+        let first = answer(Dialect::Chat, &ping, Scope::Full, &[], &full).1;
+        assert!(matches!(first, Some(Step::Call { .. })), "{first:?}");
+        assert!((0..4).all(|_| answer(Dialect::Chat, &ping, Scope::Full, &[], &full).1 == first));
     }
 
     /// One HTTP/1.1 exchange over a raw socket: (content type, body).
