@@ -153,13 +153,24 @@ fn fall_forward_note(run: &VariantRun) -> String {
     }
 }
 
+/// Whether every probe judged on `variant` reads the model's side (and some probe is judged
+/// on it): large-results and tool-names.
+fn judged_from_the_model_only(variant: Variant) -> bool {
+    let mut judged = registry::probes().iter().filter(|p| p.variant() == variant).peekable();
+    !variant.is_standard() && judged.peek().is_some() && judged.all(|p| p.needs_model())
+}
+
 /// Probes `target` in one pass, once per server variant that means anything over its transport;
 /// journals and the record go to `out_dir`.
 pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKinds, slots: &RunSlots, server_exe: &Path, out_dir: &Path) -> Result<Record, RunError> {
     let started = Instant::now();
     let transport = pass.transport;
     std::fs::create_dir_all(out_dir).map_err(RunError::write(out_dir))?;
-    let headless: Vec<Variant> = Variant::ALL.into_iter().filter(|s| s.applies_to(transport) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s)).collect();
+    // A client without a model gets nothing to show in a variant whose every probe is judged from
+    // the model's side: that run is not made.
+    let without_model = |variant: Variant| target.profile.dialect.is_none() && judged_from_the_model_only(variant);
+    let headless: Vec<Variant> =
+        Variant::ALL.into_iter().filter(|s| s.applies_to(transport) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s) && !without_model(*s)).collect();
     let interactive_runs = match target.profile.interactive.is_some() && transport == Transport::Stdio && runs_wanted.interactive() && pass.eras.is_dual() {
         true => Variant::interactive().count(),
         false => 0,
@@ -196,6 +207,9 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
         if !pass.eras.is_dual() {
             let why = format!("judged against the dual server only (the {variant} variant is not run against a {})", pass.eras.server_label());
             return Some(registry::Absence::NotInPass(probe_server::Outcome::NotApplicable, why));
+        }
+        if without_model(variant) {
+            return Some(registry::Absence::CannotRun(format!("not run: the client has no model, and every probe of the {variant} variant is judged from the model's side")));
         }
         (variant.is_interactive() && profile.interactive.is_none()).then(|| registry::Absence::CannotRun("not driven: the client's profile has no interactive section".into()))
     };
@@ -488,6 +502,17 @@ fn describe_run(records: &[LaunchRecord]) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn only_the_variants_judged_wholly_from_the_model_are_left_to_hosts_with_one() {
+        for variant in [Variant::LargeResults, Variant::ToolNames, Variant::NoResources] {
+            assert!(judged_from_the_model_only(variant), "{variant}");
+        }
+        for variant in [Variant::Standard, Variant::Skills, Variant::SubscribeFails, Variant::StreamDrop] {
+            assert!(!judged_from_the_model_only(variant), "{variant}");
+        }
+    }
+
     use super::*;
 
     #[test]
