@@ -4,6 +4,7 @@
 //! * [`surface`] — what the server advertises and serves, shared by server, probes and clients.
 //! * [`edge_names`] — the tools of the tool-names variant, named at the edges of what the specification allows.
 //! * [`sized`] — the sized tool results of the large-results variant, how the stub folds them and the judge reads them.
+//! * [`long_calls`] — the tools of the long-calls variant: a call that reports progress past a timeout, one that never answers.
 //! * [`skills`] — the SEP-2640 skills served in the skills variants, hostile ones included.
 //! * [`interactive`] — what a person does in each interactive run, shared by the terminal driver and the probes.
 //! * [`server`] — the rmcp handler that serves the surface in both eras.
@@ -18,6 +19,7 @@ pub mod era;
 pub mod host_tools;
 pub mod interactive;
 pub mod journal;
+pub mod long_calls;
 pub mod note;
 pub mod observe;
 pub mod probe;

@@ -57,6 +57,8 @@ notes! {
     SsePrimingWithheld => "sse_priming_withheld", "a priming event withheld: the session's version predates them";
     SseIdOnly => "sse_id_only", "a priming event sent as its id alone (variant stream-drop, old session)";
     SseIncompleteEvent => "sse_incomplete_event", "an SSE stream ended in the middle of an event";
+    CallPending => "call_pending", "a call that never answers (variant long-calls) was still pending, written every 5 s: the journal of a server killed with its client still shows how long the call waited";
+    AnswerStreamClosed => "answer_stream_closed", "over HTTP, the SSE stream that was to carry a request's answer closed before the answer: the client went away from it (2026-07-28 HTTP cancels a request that way), or the server stopped";
     StreamDropped => "stream_dropped", "the HTTP tap ended a GET stream (variant stream-drop)";
     ClientExited => "client_exited", "the runner saw the client it launched (or drove) end: the run's end, timed on the server's clock (HTTP)";
     Unattended => "unattended", "the runner launched the client headless: nobody sat at the host, so whatever answered a request for input was the host itself";

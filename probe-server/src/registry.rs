@@ -3,7 +3,9 @@
 use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
-use crate::probes::{affordances, connection, elicitation, http, interactive, prompts, resources, results, sampling_roots, schemas, skills, subscriptions, tools, utilities};
+use crate::probes::{
+    affordances, connection, elicitation, http, interactive, long_calls, prompts, resources, results, sampling_roots, schemas, skills, subscriptions, tools, utilities,
+};
 use crate::variant::Variant;
 
 static REGISTRY: &[&dyn Probe] = &[
@@ -86,6 +88,9 @@ static REGISTRY: &[&dyn Probe] = &[
     &utilities::Ping,
     &utilities::UnknownRequestAnswered,
     &utilities::UnknownNotificationTolerated,
+    &long_calls::CallTimeout,
+    &long_calls::CancelOnTimeout,
+    &long_calls::ProgressKeepalive,
     &http::ProtocolVersionHeader,
     &http::GetStream,
     &http::DeleteOnExit,

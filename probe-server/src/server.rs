@@ -39,7 +39,14 @@ pub struct ServeOptions {
     /// Over HTTP: how long a request head, or the next chunk of a body, may take to arrive
     /// (default [`crate::transport::http::READ_TIMEOUT`]).
     pub read_timeout: Option<Duration>,
+    /// In the long-calls variant: how long the slow call runs (default
+    /// [`crate::long_calls::SLOW_CALL`]).
+    pub long_call: Option<Duration>,
 }
+
+/// The version the version-downgrade variant answers every `initialize` with: older than any
+/// client asks for today, new enough for Streamable HTTP.
+pub const DOWNGRADE_VERSION: &str = "2025-03-26";
 
 /// How long the server waits for a client's answer to a server→client request.
 pub const CLIENT_ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -107,6 +114,9 @@ impl ProbeServer {
     pub fn new(journal: Journal, session: impl Into<String>, transport: Transport, mut options: ServeOptions) -> Self {
         if options.variant.legacy_only() {
             options.era = EraPolicy::Legacy;
+        }
+        if options.variant == Variant::VersionDowngrade {
+            options.protocol_version.get_or_insert_with(|| DOWNGRADE_VERSION.to_string());
         }
         ProbeServer {
             shared: Arc::new(Shared {
@@ -241,6 +251,27 @@ impl ProbeServer {
         // Both content and structuredContent: which of them reaches a host's model is a probe.
         result.structured_content = Some(json!({"canary": s::STRUCTURED_CANARY, "progress_notifications": 3}));
         result
+    }
+
+    /// The long-calls variant's slow call: [`crate::long_calls::PROGRESS_STEPS`] progress
+    /// notifications spread over its duration (when the call carried a token), then the canary;
+    /// it stops early when the client cancels it.
+    async fn slow_call(&self, ctx: &RequestContext<RoleServer>) -> CallToolResult {
+        use crate::long_calls as l;
+        let steps = l::PROGRESS_STEPS;
+        let every = self.shared.options.long_call.unwrap_or(l::SLOW_CALL) / steps;
+        let token = ctx.meta.get_progress_token();
+        for step in 1..=steps {
+            tokio::select! {
+                _ = ctx.ct.cancelled() => return CallToolResult::error(vec![ContentBlock::text("cancelled")]),
+                _ = tokio::time::sleep(every) => {}
+            }
+            if let (Some(token), true) = (token.clone(), step < steps) {
+                let param = ProgressNotificationParam::new(token, f64::from(step)).with_total(f64::from(steps)).with_message(format!("step {step} of {steps}"));
+                let _ = ctx.peer.notify_progress(param).await;
+            }
+        }
+        text_result(l::SLOW_CANARY)
     }
 
     async fn ping_client(&self, ctx: &RequestContext<RoleServer>) -> CallToolResult {
@@ -422,6 +453,7 @@ impl ServerHandler for ProbeServer {
         let all = match self.shared.options.variant {
             Variant::LargeResults => vec![crate::sized::tool()],
             Variant::ToolNames => crate::edge_names::tools(),
+            Variant::LongCalls => crate::long_calls::tools(),
             _ => s::tools(self.changed()),
         };
         let (tools, next) = page(&all, s::TOOLS_PAGE_ONE, request.as_ref().and_then(|r| r.cursor.as_deref()), s::TOOLS_CURSOR)?;
@@ -434,6 +466,11 @@ impl ServerHandler for ProbeServer {
         let tool_url_id = format!("elicit-{}", self.next_serial());
         match name.as_str() {
             s::TOOL_PROGRESS => Ok(self.progress(&context).await.into()),
+            // resource_link content came with 2025-06-18: an older session gets the URI in words.
+            s::TOOL_RESOURCE_LINK if context.protocol_version().is_some_and(|v| v.as_str() < "2025-06-18") => {
+                let uri = format!("{}{}", s::LINK_PREFIX, self.next_serial());
+                Ok(CallToolResult::success(vec![ContentBlock::text(format!("see the resource {uri}"))]).into())
+            }
             s::TOOL_RESOURCE_LINK => {
                 let uri = format!("{}{}", s::LINK_PREFIX, self.next_serial());
                 let link: Resource = typed(json!({"uri": uri, "name": "linked-note", "mimeType": "text/plain"}))?;
@@ -473,6 +510,22 @@ impl ServerHandler for ProbeServer {
             s::TOOL_ADDED if self.changed() => Ok(text_result("the added tool ran").into()),
             s::TOOL_PAGE_TWO => Ok(text_result("the second page's tool ran").into()),
             edge if self.shared.options.variant == Variant::ToolNames && crate::edge_names::by_name(edge).is_some() => Ok(text_result(format!("{edge} ran")).into()),
+            crate::long_calls::TOOL_SLOW if self.shared.options.variant == Variant::LongCalls => Ok(self.slow_call(&context).await.into()),
+            crate::long_calls::TOOL_STALL if self.shared.options.variant == Variant::LongCalls => {
+                // Never answers: rmcp drops whatever a cancelled request returns.
+                let started = tokio::time::Instant::now();
+                let every = crate::long_calls::PENDING_NOTE_EVERY;
+                while started.elapsed() < crate::long_calls::STALL_LIMIT {
+                    tokio::select! {
+                        _ = context.ct.cancelled() => break,
+                        _ = tokio::time::sleep(every) => {
+                            let id = serde_json::to_value(&context.id).unwrap_or(Value::Null);
+                            self.note(Note::CallPending.detail(json!({"request_id": id, "waited_s": started.elapsed().as_secs()})));
+                        }
+                    }
+                }
+                Ok(CallToolResult::error(vec![ContentBlock::text("probe_never_answers gave up waiting to be cancelled")]).into())
+            }
             crate::sized::TOOL_LARGE_RESULT if self.shared.options.variant == Variant::LargeResults => {
                 let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
                 match crate::sized::size_asked(&arguments) {

@@ -378,13 +378,14 @@ pub fn tools(with_added: bool) -> Vec<Value> {
     list
 }
 
-/// The names of every tool the server can list (the added one and the large-results and
-/// tool-names variants' included), worked out once.
+/// The names of every tool the server can list (the added one and the large-results,
+/// tool-names and long-calls variants' included), worked out once.
 pub fn tool_names() -> &'static [String] {
     static NAMES: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
         let mut every = tools(true);
         every.push(crate::sized::tool());
         every.extend(crate::edge_names::tools());
+        every.extend(crate::long_calls::tools());
         every.iter().filter_map(|t| t["name"].as_str().map(str::to_string)).collect()
     });
     &NAMES

@@ -76,6 +76,13 @@ variants! {
     /// `tools/list` holds only tools named at the edges of the rules (dots, dashes, 128
     /// characters; see `edge_names.rs`): whether the model's calls come back under those names.
     ToolNames => "tool-names", Server, "tools/list holds only tools named with dots, with dashes and with 128 characters";
+    /// `tools/list` holds only a call that runs past a host's timeout while it reports progress and
+    /// one that never answers (see `long_calls.rs`): the host's effective tool timeout, whether it
+    /// cancels, and whether progress keeps a call alive. Its runs are bounded.
+    LongCalls => "long-calls", Server, "tools/list holds only a call that reports progress for 8 s and one that never answers";
+    /// Legacy era only: every `initialize` is answered with an older version than the client asked
+    /// for ([`crate::server::DOWNGRADE_VERSION`]): whether the client goes on in it.
+    VersionDowngrade => "version-downgrade", Server, "legacy era only: initialize answered with 2025-03-26, older than the client asks for";
     /// Interactive (the standard server; a person at a terminal): the form is filled in with
     /// typed values and accepted.
     InteractiveAccept => "interactive-accept", Interactive, "interactive: the form filled in with typed values and accepted";
@@ -136,9 +143,9 @@ impl Variant {
     }
 
     /// Whether the server speaks only the legacy era in this variant (server→client requests,
-    /// which the server can withdraw, exist only there).
+    /// which the server can withdraw, and version counter-offers exist only there).
     pub fn legacy_only(self) -> bool {
-        self == Variant::InteractiveWithdrawn
+        matches!(self, Variant::InteractiveWithdrawn | Variant::VersionDowngrade)
     }
 
     pub fn is_standard(&self) -> bool {

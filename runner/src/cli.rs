@@ -254,6 +254,9 @@ pub struct ServeArgs {
     /// it is cancelled, in milliseconds (default 10 s; the interactive variants wait for a person).
     #[arg(long, value_name = "MS")]
     pub answer_timeout_ms: Option<u64>,
+    /// In the long-calls variant, how long the slow call runs, in milliseconds (default 8 s).
+    #[arg(long, value_name = "MS")]
+    pub long_call_ms: Option<u64>,
 }
 
 /// How many reference runs at once by default: 16 per core. A run spends most of its time

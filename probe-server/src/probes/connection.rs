@@ -52,14 +52,14 @@ fn judge_client_info(o: &Observations) -> Verdict {
 }
 
 probe! {
-    /// Evidence: when the server answers `initialize` with an older version than requested, the
-    /// client goes on (sends `notifications/initialized` and further requests) in that version:
+    /// Evidence (variant version-downgrade, where every `initialize` is answered with 2025-03-26):
+    /// when the server answers `initialize` with an older version than requested, the client goes on (sends `notifications/initialized` and further requests) in that version:
     /// no 2026-07-28 method such as `server/discover` afterwards, and over HTTP every later
     /// `MCP-Protocol-Version` header equals the negotiated version.
     VersionDowngrade {
         id: "connection.version_downgrade", area: Connection, title: "accepts an older version counter-offer",
-        revisions: ["2024-11-05"], eras: LEGACY,
-        serves: "answers initialize with the newest legacy version it serves (or --protocol-version)", judge: judge_downgrade,
+        revisions: ["2024-11-05"], eras: LEGACY, variant: VersionDowngrade,
+        serves: "answers initialize with 2025-03-26 (or --protocol-version)", judge: judge_downgrade,
     }
 }
 

@@ -6,6 +6,7 @@ pub mod connection;
 pub mod elicitation;
 pub mod http;
 pub mod interactive;
+pub mod long_calls;
 pub mod opportunity;
 pub mod prompts;
 pub mod resources;

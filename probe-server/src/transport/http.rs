@@ -238,6 +238,19 @@ struct SseJournal {
     /// Data-less events (with their parsed fields) held while `priming` is undecided.
     held: Vec<(Vec<u8>, SseFields)>,
     versions: Versions,
+    /// The id of the request whose answer this stream is to carry (a POSTed request), until the
+    /// answer has gone out.
+    awaiting: Option<Value>,
+}
+
+impl Drop for SseJournal {
+    /// A stream dropped before it carried its request's answer: the client closed it, or the
+    /// server stopped with the request still in hand.
+    fn drop(&mut self) {
+        if let Some(id) = self.awaiting.take() {
+            self.journal.log(Entry::note(&self.session, Transport::Http, Note::AnswerStreamClosed.detail(json!({"request_id": id}))));
+        }
+    }
 }
 
 /// The fields of one SSE event.
@@ -364,10 +377,14 @@ impl SseJournal {
     }
 
     /// Journals an event with data as a frame; returns its id.
-    fn journal_message(&self, fields: SseFields) -> Option<String> {
+    fn journal_message(&mut self, fields: SseFields) -> Option<String> {
         let detail = json!({"sse_id": fields.id, "sse_event": fields.name, "retry": fields.retry});
         let data = fields.data.join("\n");
         let parsed: Option<Value> = serde_json::from_str(&data).ok();
+        let answers = |awaited: &Value| parsed.as_ref().is_some_and(|p| p.get("id") == Some(awaited) && (p.get("result").is_some() || p.get("error").is_some()));
+        if self.awaiting.as_ref().is_some_and(answers) {
+            self.awaiting = None;
+        }
         let kind = if parsed.is_some() { EventKind::Frame } else { EventKind::Unparsable };
         self.journal.log(Entry::frame(&self.session, Transport::Http, Direction::ServerToClient, kind, data.as_bytes(), parsed.as_ref()).with_detail(detail));
         fields.id
@@ -530,7 +547,17 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     let content_type = header(&parts_out.headers, "content-type").unwrap_or("").to_string();
     let rewrite_skills = state.variant.serves_skills();
     if content_type.starts_with("text/event-stream") {
-        let sse = SseJournal { journal: journal.clone(), session: out_session, buffer: Vec::new(), rewrite_skills, priming, held: Vec::new(), versions: state.versions.clone() };
+        let awaiting = Some(request_id.clone()).filter(|id| !id.is_null());
+        let sse = SseJournal {
+            journal: journal.clone(),
+            session: out_session,
+            buffer: Vec::new(),
+            rewrite_skills,
+            priming,
+            held: Vec::new(),
+            versions: state.versions.clone(),
+            awaiting,
+        };
         // In `stream-drop`, the first GET stream ends right after its first event with an id.
         let drop_here = drop_stream && parts_out.status.is_success() && !state.dropped_a_stream.swap(true, Ordering::SeqCst);
         let stream = futures::stream::unfold((body_out.into_data_stream(), sse, false), move |(mut inner, mut sse, ended)| async move {

@@ -26,7 +26,7 @@ fn ablated_journals_flip_their_target_probe() {
         ("reference-stdio-modern-alter-request-state", "elicitation.mrtr_retry", "no"),
         ("reference-stdio-legacy-enum-titled-single-title", "elicitation.enum_titled_single", "no"),
         ("reference-stdio-legacy-skip-initialized", "connection.initialized", "no"),
-        ("reference-stdio-legacy-ignore-downgrade", "connection.version_downgrade", "no"),
+        ("reference-stdio-legacy-version-downgrade-ignore-downgrade", "connection.version_downgrade", "no"),
         ("reference-stdio-modern-url-unsupported", "elicitation.url", "no"),
         ("reference-stdio-legacy-strip-progress-token", "utilities.progress_token", "no"),
         ("reference-stdio-legacy-subscribe-fails-subscribe-retry-storm", "subscriptions.failure_backoff", "violation"),
@@ -48,10 +48,21 @@ fn ablated_journals_flip_their_target_probe() {
         ("reference-stdio-legacy-interactive-withdrawn-full", "interactive.form_withdrawn", "yes"),
         ("reference-stdio-legacy-interactive-withdrawn-term-keeps-withdrawn-form", "interactive.form_withdrawn", "partial"),
         ("claude-code-stdio-interactive-accept", "interactive.accept_typed", "yes"),
+        // Long calls: Codex with its tool timeout at 5 s cancels the call that never answers, and
+        // the slow call although progress kept coming; Continue's CLI waited until it was stopped
+        // (its stdio server killed with it: the server's pending notes show how long).
+        ("codex-stdio-long-calls", "utilities.cancel_on_timeout", "yes"),
+        ("codex-stdio-long-calls", "utilities.progress_keepalive", "no"),
+        ("continue-cli-stdio-long-calls", "utilities.call_timeout", "not-reached"),
     ];
     for (journal, probe, expected) in cases {
         let path = format!("{}/../fixtures/journals/{journal}.jsonl", env!("CARGO_MANIFEST_DIR"));
-        let observations = Observations::from_text(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut observations = Observations::from_text(&std::fs::read_to_string(path).unwrap()).unwrap();
+        // A host's run comes with the model stub's journal where a probe is judged from both.
+        let model = format!("{}/../fixtures/journals/models/{journal}.jsonl", env!("CARGO_MANIFEST_DIR"));
+        if let Ok(text) = std::fs::read_to_string(model) {
+            observations = observations.with_model(probe_server::journal::parse_journal(&text).unwrap());
+        }
         let verdict = registry::judge_all(&observations).into_iter().find(|v| v.probe == probe).unwrap();
         assert_eq!(verdict.outcome.label(), expected, "{journal}: {probe}: {}", verdict.detail);
     }

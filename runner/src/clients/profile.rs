@@ -57,6 +57,25 @@ pub struct Profile {
     /// How to drive the host's interactive UI in a terminal, if it has one.
     #[serde(default)]
     pub interactive: Option<Interactive>,
+    /// What the long-calls variant adds, where the host lets its tool timeout be set: a short
+    /// one keeps the bounded run short and shows whether the host honours it.
+    #[serde(default)]
+    pub long_calls: Option<LongCallsLaunch>,
+}
+
+/// A launch's additions in the long-calls variant: environment variables, arguments put before
+/// the launch's own, and files written after the profile's (one with the same path replaces it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LongCallsLaunch {
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub files: Vec<ConfigFile>,
+    /// The tool timeout this sets, in seconds, as the record's notes name it.
+    pub tool_timeout_secs: u64,
 }
 
 /// The interactive runs: how to start the host's terminal UI, get past its first-run screens,

@@ -158,7 +158,7 @@ pub async fn dispatch(command: Command) -> Result<u8> {
                 Some((program, rest)) => reference::Endpoint::Stdio { program: program.into(), args: rest.to_vec() },
                 None => return Err(bad_input("give the probe server's command line or URL")),
             };
-            reference::host::run(&endpoint, Era::Legacy, None, None, &model_url).await?;
+            reference::host::run(&endpoint, Era::Legacy, None, None, &model_url, reference::host::Limits::default()).await?;
             Ok(exit::OK)
         }
         Command::TerminalHost(args) => {

@@ -126,6 +126,7 @@ fn command_profile(client: &CommandClient<'_>) -> Result<(profile::Profile, std:
         launch: profile::Launch { args: args.to_vec(), steps: Vec::new(), env, prompt: String::new(), timeout_secs: client.timeout, max_parallel: None },
         skills: None,
         interactive: None,
+        long_calls: None,
     };
     Ok((profile, std::path::PathBuf::from(program)))
 }

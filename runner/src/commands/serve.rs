@@ -34,6 +34,7 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
         withdraw_after: args.withdraw_after_ms.map(std::time::Duration::from_millis),
         answer_timeout: args.answer_timeout_ms.map(std::time::Duration::from_millis),
         read_timeout: None,
+        long_call: args.long_call_ms.map(std::time::Duration::from_millis),
     };
     if args.stdio {
         // stdout carries protocol bytes only; everything else goes to stderr or the journal.

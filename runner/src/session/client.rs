@@ -220,6 +220,13 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
             notes.push(format!("{}: the keystroke plan stopped: {reason}", run.variant));
         }
     }
+    if runs.iter().any(|r| r.variant == Variant::LongCalls) {
+        let set = profile
+            .long_calls
+            .as_ref()
+            .map_or("the host's own tool timeout (the profile sets none)".to_string(), |l| format!("a tool timeout of {} s set by the profile", l.tool_timeout_secs));
+        notes.push(format!("{}: {set}; the run is stopped after {} s at the latest", Variant::LongCalls, profile.launch.timeout_secs.min(LONG_CALLS_BOUND_SECS)));
+    }
     for run in runs.iter().filter(|r| r.observations.lifecycle().is_none()) {
         notes.push(format!("{}: the client never opened an MCP session: {}", run.variant, describe_endings(&run.launches)));
     }
@@ -313,14 +320,20 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
             let prompt = vars.fill(&skills.prompt);
             vars.values.insert("prompt", prompt);
         }
-        write_files(profile.files.iter().chain(skills_launch.iter().flat_map(|s| s.files.iter())), &vars, transport)?;
+        let long_calls = profile.long_calls.as_ref().filter(|_| variant == Variant::LongCalls);
+        write_files(profile.files.iter().chain(skills_launch.iter().flat_map(|s| s.files.iter())).chain(long_calls.iter().flat_map(|l| l.files.iter())), &vars, transport)?;
+        let args: Vec<String> = long_calls.iter().flat_map(|l| l.args.iter()).chain(args.iter()).cloned().collect();
+        let timeout = match variant {
+            Variant::LongCalls => profile.launch.timeout_secs.min(LONG_CALLS_BOUND_SECS),
+            _ => profile.launch.timeout_secs,
+        };
         let spec = LaunchSpec {
             program: target.executable.clone(),
-            args: vars.fill_args(args),
-            env: profile.launch.env.iter().map(|(k, v)| (k.clone(), vars.fill(v))).collect(),
+            args: vars.fill_args(&args),
+            env: profile.launch.env.iter().chain(long_calls.iter().flat_map(|l| l.env.iter())).map(|(k, v)| (k.clone(), vars.fill(v))).collect(),
             cwd: work.clone(),
             home: home.clone(),
-            timeout: Duration::from_secs(profile.launch.timeout_secs),
+            timeout: Duration::from_secs(timeout),
             grace: Duration::from_secs(3),
             stdin: None,
             marker: format!("{}-{}-{variant}-{}-{index}", profile.name, pass.stem(), std::process::id()),
@@ -338,6 +351,13 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     // A host may start its server more than once per launch: each start journals beside the last.
     let parts: Vec<_> = journals.iter().flat_map(|p| restarts(p)).filter_map(|p| read_journal(&p).ok()).collect();
     let mut joined = concatenate(parts);
+    if transport == Transport::Stdio {
+        // Over HTTP the live server journalled each end on its clock; over stdio the runner's
+        // notes follow the server's last event.
+        for (index, record) in records.iter().enumerate() {
+            joined.push_note(transport.as_str(), transport, Note::ClientExited.detail(json!({"launch": index, "ending": record.ending})));
+        }
+    }
     // The runner's own notes follow the server's events. Nobody sat at the host: whatever
     // answered a request for input was the host itself.
     joined.push_note(transport.as_str(), transport, Note::Unattended.detail(json!({"launches": launches.len()})));
@@ -358,6 +378,10 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     }
     Ok(VariantRun { variant, observations, launches: records, plan_stopped: None })
 }
+
+/// The long-calls variant's runs end here at the latest (a host without a tool timeout would
+/// wait on the call that never answers until its profile's timeout).
+pub const LONG_CALLS_BOUND_SECS: u64 = 45;
 
 /// The run's directories and the probe server's executable.
 struct RunPaths<'a> {

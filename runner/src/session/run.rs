@@ -10,6 +10,7 @@ use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant, Verdict};
 use serde::Serialize;
 
+use crate::drivers::reference::host::{HostEnd, Limits};
 use crate::drivers::reference::terminal_host::Layout;
 use crate::drivers::reference::{self, Ablation, Endpoint, Variation};
 use crate::exit::one_line;
@@ -78,20 +79,27 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
     let interactive = spec.variant.is_interactive();
     let transport = if interactive { Transport::Stdio } else { spec.transport };
     let model = if spec.host { ModelJournal::Scratch } else { ModelJournal::None };
-    let mut session = match Session::open(transport, ServeOptions { variant: spec.variant, ..ServeOptions::default() }, model).await {
+    let mut session = match Session::open(transport, reference_options(spec.variant), model).await {
         Ok(session) => session,
         Err(e) => return failed(spec, one_line(e)),
     };
     let journal_path = session.server_journal(0);
     let model_url = spec.host.then(|| session.stub_url());
     let outcome = match transport {
-        _ if interactive => run_terminal(spec, server_exe, &session.scratch, &journal_path).await,
+        _ if interactive => run_terminal(spec, server_exe, &session.scratch, &journal_path).await.map(|()| HostEnd::Finished),
         Transport::Stdio => run_stdio(spec, &journal_path, model_url.as_deref()).await,
         Transport::Http => run_http(spec, &session.server_url(), model_url.as_deref()).await,
     };
-    session.note_client_exited(serde_json::json!({"launch": 0}));
+    let end = outcome.as_ref().map_or(HostEnd::Finished, |end| *end);
+    session.note_client_exited(exited(end));
     let closed = session.close().await.map_err(RunError::from);
     let mut harness_error = outcome.and(closed).err().map(one_line);
+    if transport == Transport::Stdio && !interactive && end == HostEnd::StoppedAtBound {
+        // Over stdio the note follows the server's last event, as the runner writes it for a real host.
+        if let Err(e) = append_note(&journal_path, transport.as_str(), transport, Note::ClientExited.detail(exited(end))) {
+            harness_error.get_or_insert(format!("cannot journal the client's end: {e}"));
+        }
+    }
     if spec.variation.is_some_and(Variation::unattended) {
         // Journalled as the runner does after a real host's headless launches.
         let note = Note::Unattended.detail(serde_json::json!({"launches": 1}));
@@ -138,23 +146,43 @@ fn judge_file(spec: RunSpec, path: &Path, model: Option<&Path>) -> RunResult {
     }
 }
 
-/// The reference client, or the reference host when a model URL is given.
-async fn drive(endpoint: &Endpoint, spec: RunSpec, model_url: Option<&str>) -> Result<(), RunError> {
+/// The reference client, or the reference host when a model URL is given; whether it was stopped
+/// at its bound (the reference host in the long-calls variant).
+async fn drive(endpoint: &Endpoint, spec: RunSpec, model_url: Option<&str>) -> Result<HostEnd, RunError> {
     Ok(match model_url {
-        Some(url) => reference::host::run(endpoint, spec.era, spec.ablation, spec.variation, url).await,
+        Some(url) => reference::host::run(endpoint, spec.era, spec.ablation, spec.variation, url, Limits::for_variant(spec.variant)).await?,
         // In the stream-drop variant the client stays a settled time, as the stub makes hosts do.
         None => {
             let linger = if spec.variant == Variant::StreamDrop { Duration::from_millis(probe_server::probes::opportunity::SETTLE_MS + 100) } else { Duration::ZERO };
-            reference::run(endpoint, spec.era, spec.ablation, spec.variation, linger).await
+            reference::run(endpoint, spec.era, spec.ablation, spec.variation, linger).await?;
+            HostEnd::Finished
         }
-    }?)
+    })
+}
+
+/// The probe server's options in a reference run: the long-calls variant's slow call shortened
+/// to [`REFERENCE_LONG_CALL`].
+fn reference_options(variant: Variant) -> ServeOptions {
+    let long_call = (variant == Variant::LongCalls).then_some(REFERENCE_LONG_CALL);
+    ServeOptions { variant, era: EraPolicy::Dual, long_call, ..ServeOptions::default() }
+}
+
+/// The slow call's length in the reference runs: twice the reference host's tool timeout, with
+/// progress every eighth of it.
+const REFERENCE_LONG_CALL: Duration = Duration::from_millis(2000);
+
+/// The runner's `client_exited` note for a reference run: stopped at its bound, or ended itself.
+fn exited(end: HostEnd) -> serde_json::Value {
+    match end {
+        HostEnd::StoppedAtBound => serde_json::json!({"launch": 0, "ending": {"kind": "timed_out"}}),
+        HostEnd::Finished => serde_json::json!({"launch": 0, "ending": {"kind": "exited", "code": 0}}),
+    }
 }
 
 /// A stdio run: the probe server's stdio tap in this process, over an in-memory pipe (the
 /// launched `serve --stdio` is what real clients and the interactive runs start).
-async fn run_stdio(spec: RunSpec, journal: &Path, model_url: Option<&str>) -> Result<(), RunError> {
-    let options = ServeOptions { variant: spec.variant, era: EraPolicy::Dual, ..ServeOptions::default() };
-    let endpoint = Endpoint::InProcess { journal: journal.to_path_buf(), options };
+async fn run_stdio(spec: RunSpec, journal: &Path, model_url: Option<&str>) -> Result<HostEnd, RunError> {
+    let endpoint = Endpoint::InProcess { journal: journal.to_path_buf(), options: reference_options(spec.variant) };
     let outcome = drive(&endpoint, spec, model_url).await;
     wait_for_input_closed(journal).await?;
     outcome
@@ -209,7 +237,7 @@ async fn wait_for_input_closed(journal: &Path) -> Result<(), RunError> {
     }
 }
 
-async fn run_http(spec: RunSpec, server_url: &str, model_url: Option<&str>) -> Result<(), RunError> {
+async fn run_http(spec: RunSpec, server_url: &str, model_url: Option<&str>) -> Result<HostEnd, RunError> {
     let outcome = drive(&Endpoint::Http { url: server_url.to_string() }, spec, model_url).await;
     // Let the client's closing DELETE reach the server before the session stops it.
     tokio::time::sleep(Duration::from_millis(20)).await;

@@ -130,6 +130,9 @@ ablations! {
     DashesToUnderscores => "dashes-to-underscores", "tools.name_dashes", "calls the server's tools by their names with every dash made an underscore";
     NamesCutTo64 => "names-cut-to-64", "tools.name_128_chars", "calls the server's tools by their names cut to 64 characters";
     TruncateResultsSilently => "truncate-results-silently", "affordances.result_size_limit", "cuts every tool result to its first 50,000 bytes without a word";
+    NoCallTimeout => "no-call-timeout", "utilities.call_timeout", "waits on a tool call however long it takes";
+    SilentTimeout => "silent-timeout", "utilities.cancel_on_timeout", "gives up on a tool call at its timeout without telling the server";
+    TimeoutIgnoresProgress => "timeout-ignores-progress", "utilities.progress_keepalive", "gives up on a tool call at its timeout although progress for it keeps coming";
     DropServerOnRpcError => "drop-server-on-rpc-error", "tools.session_survives_rpc_error", "stops using a server that answered a tool call with a JSON-RPC error";
     AnswerUnknownRequest => "answer-unknown-request", "utilities.unknown_request_answered", "answers a request it does not know with an empty result";
     ChokeOnUnknownNotification => "choke-on-unknown-notification", "utilities.unknown_notification_tolerated", "ends its session at a notification it does not know";
@@ -236,6 +239,10 @@ impl Ablation {
             Ablation::DropDualResults | Ablation::ImagePlaceholder => &["affordances.image_beside_structured"],
             // Nothing to re-read or unsubscribe from without a subscription.
             Ablation::NeverSubscribe => &["subscriptions.reread", "subscriptions.unsubscribe"],
+            // A host that never gives up has nothing to cancel, and no timeout for progress to outlast.
+            Ablation::NoCallTimeout => &["utilities.cancel_on_timeout", "utilities.progress_keepalive"],
+            // Its own clock ignores progress too: the slow call is given up on as well.
+            Ablation::SilentTimeout => &["utilities.progress_keepalive"],
             // Without a listing there is no skill to page through, get, read or refuse.
             Ablation::NeverListSkills => &LISTING_SKILLS,
             // The twins are on page two.

@@ -10,7 +10,10 @@
 //! each host variation changes one of these in a way real hosts do and the probes must accept.
 
 use probe_server::Era;
-use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ReadResourceRequestParams, ResourceContents, ServerResult};
+use rmcp::service::PeerRequestOptions;
 use serde_json::{json, Value};
 
 use super::handler::ReferenceHandler;
@@ -21,13 +24,51 @@ pub const TOOL_PREFIX: &str = "probe__";
 /// At most this many model turns.
 const MAX_TURNS: usize = 48;
 
+/// How long the reference host waits on a tool call, and how long its whole run may last.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Limits {
+    /// Gives up on a tool call after this long without its answer or a progress notification
+    /// (none: it waits as long as the run lasts).
+    pub tool_timeout: Option<Duration>,
+    /// Ends its run here, as the runner stops a real host at a variant's bound: an end, not a
+    /// failure (none: the script must finish within [`SCRIPT_TIMEOUT`]).
+    pub bound: Option<Duration>,
+}
+
+/// The tool timeout the reference host keeps in the long-calls variant (a profile sets a short
+/// one there where the host allows it): well above the progress interval of the reference's slow
+/// call, well below its length.
+pub const REFERENCE_TOOL_TIMEOUT: Duration = Duration::from_millis(1000);
+/// The reference host's bound in the long-calls variant.
+pub const REFERENCE_BOUND: Duration = Duration::from_millis(5000);
+
+impl Limits {
+    /// The limits of a run against `variant`: in long-calls, a short tool timeout and a bound.
+    pub fn for_variant(variant: probe_server::Variant) -> Limits {
+        match variant {
+            probe_server::Variant::LongCalls => Limits { tool_timeout: Some(REFERENCE_TOOL_TIMEOUT), bound: Some(REFERENCE_BOUND) },
+            _ => Limits::default(),
+        }
+    }
+}
+
+/// How the reference host's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostEnd {
+    /// Its model finished.
+    Finished,
+    /// It was still at work when its bound came.
+    StoppedAtBound,
+}
+
 /// Runs the reference host against `endpoint`, its model at `model_url` (the stub's base URL).
-pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, variation: Option<Variation>, model_url: &str) -> Result<(), ReferenceError> {
+pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, variation: Option<Variation>, model_url: &str, limits: Limits) -> Result<HostEnd, ReferenceError> {
     let (client, handler) = connect(endpoint, era, ReferenceHandler::new(ablation, variation).unattended()).await?;
-    let outcome = tokio::time::timeout(SCRIPT_TIMEOUT, converse(&client, &handler, ablation, variation, model_url)).await;
+    let outcome = tokio::time::timeout(limits.bound.unwrap_or(SCRIPT_TIMEOUT), converse(&client, &handler, ablation, variation, model_url, limits.tool_timeout)).await;
     let _ = client.cancel().await;
     match outcome {
-        Ok(result) => result,
+        Ok(result) => result.map(|()| HostEnd::Finished),
+        Err(_) if limits.bound.is_some() => Ok(HostEnd::StoppedAtBound),
         Err(_) => Err(ReferenceError::Timeout(SCRIPT_TIMEOUT)),
     }
 }
@@ -145,7 +186,14 @@ fn selected(query: &str) -> Vec<String> {
     query.strip_prefix("select:").map(|names| names.split(',').map(|n| n.trim().to_string()).collect()).unwrap_or_default()
 }
 
-async fn converse(client: &Client, handler: &ReferenceHandler, ablation: Option<Ablation>, variation: Option<Variation>, model_url: &str) -> Result<(), ReferenceError> {
+async fn converse(
+    client: &Client,
+    handler: &ReferenceHandler,
+    ablation: Option<Ablation>,
+    variation: Option<Variation>,
+    model_url: &str,
+    tool_timeout: Option<Duration>,
+) -> Result<(), ReferenceError> {
     let info = client.peer_info();
     let resources = info.as_ref().is_some_and(|i| i.capabilities.resources.is_some());
     let instructions = info.as_ref().and_then(|i| i.instructions.clone()).unwrap_or_default();
@@ -199,7 +247,7 @@ async fn converse(client: &Client, handler: &ReferenceHandler, ablation: Option<
                 if dropped {
                     "the server is no longer available".to_string()
                 } else {
-                    let handed = call_mcp_tool(client, mcp, &arguments, ablation, variation).await;
+                    let handed = call_mcp_tool(client, mcp, &arguments, ablation, variation, tool_timeout).await;
                     dropped = handed.failed && ablation == Some(Ablation::DropServerOnRpcError);
                     media.extend(handed.media);
                     handed.text
@@ -274,7 +322,14 @@ struct Handed {
 /// Calls MCP tool `tool` and hands its result on: text as text, embedded resources as their text
 /// or base64, pictures and sounds as attachments, an `isError` result prefixed "Error:"; content
 /// annotated for the user only stays with the user; a result of any size whole.
-async fn call_mcp_tool(client: &Client, tool: &rmcp::model::Tool, arguments: &Value, ablation: Option<Ablation>, variation: Option<Variation>) -> Handed {
+async fn call_mcp_tool(
+    client: &Client,
+    tool: &rmcp::model::Tool,
+    arguments: &Value,
+    ablation: Option<Ablation>,
+    variation: Option<Variation>,
+    tool_timeout: Option<Duration>,
+) -> Handed {
     let skip = |a: Ablation| ablation == Some(a);
     let failed = |text: String| Handed { text, media: Vec::new(), failed: true };
     let mut arguments = arguments.as_object().cloned().unwrap_or_default();
@@ -291,10 +346,11 @@ async fn call_mcp_tool(client: &Client, tool: &rmcp::model::Tool, arguments: &Va
     if !arguments.is_empty() {
         params = params.with_arguments(arguments);
     }
-    let result = match client.call_tool(params).await {
+    let result = match call_within(client, params, tool_timeout, ablation).await {
         Ok(result) => result,
+        Err(Called::TimedOut(after)) => return Handed { text: format!("Error: the tool call timed out after {after:?}"), media: Vec::new(), failed: false },
         Err(_) if skip(Ablation::RpcErrorUnsaid) => return failed("the tool call failed".into()),
-        Err(e) => return failed(format!("error: {e}")),
+        Err(Called::Failed(e)) => return failed(format!("error: {e}")),
     };
     let output_schema = tool.output_schema.as_deref().map(|schema| Value::Object(schema.clone()));
     let mismatch = output_schema.zip(result.structured_content.as_ref()).and_then(|(schema, data)| output_mismatch(&schema, data));
@@ -335,6 +391,51 @@ async fn call_mcp_tool(client: &Client, tool: &rmcp::model::Tool, arguments: &Va
     let text = if skip(Ablation::TruncateResultsSilently) { cut(&text, RESULT_LIMIT, 0, None) } else { text };
     let text = if variation == Some(Variation::TruncateResultsMarked) { cut(&text, RESULT_LIMIT - KEPT_TAIL, KEPT_TAIL, Some("[{} bytes of the result truncated]")) } else { text };
     Handed { text, media, failed: false }
+}
+
+/// Why a tool call brought no result.
+enum Called {
+    /// The host gave up waiting.
+    TimedOut(Duration),
+    /// The call failed (a JSON-RPC error, the connection lost).
+    Failed(String),
+}
+
+/// Calls a tool, giving up after `timeout` without its answer or a progress notification for it
+/// and telling the server (`notifications/cancelled`). The ablations give up without a word, wait
+/// however long it takes, or let progress count for nothing.
+async fn call_within(client: &Client, params: CallToolRequestParams, timeout: Option<Duration>, ablation: Option<Ablation>) -> Result<rmcp::model::CallToolResult, Called> {
+    let Some(timeout) = timeout else {
+        return client.call_tool(params).await.map_err(|e| Called::Failed(e.to_string()));
+    };
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    if matches!(ablation, Some(Ablation::SilentTimeout | Ablation::NoCallTimeout)) {
+        // Its own clock on the answer (or none), the request left as it is at the server even
+        // when the host's run is stopped under it.
+        let handle = client.send_request_with_option(request, PeerRequestOptions::no_options()).await.map_err(|e| Called::Failed(e.to_string()))?;
+        let waited = match ablation {
+            Some(Ablation::NoCallTimeout) => Ok(handle.rx.await),
+            _ => tokio::time::timeout(timeout, handle.rx).await,
+        };
+        return match waited {
+            Ok(Ok(Ok(ServerResult::CallToolResult(result)))) => Ok(result),
+            Ok(Ok(Ok(_))) => Err(Called::Failed("an answer that is no tool result".into())),
+            Ok(Ok(Err(e))) => Err(Called::Failed(e.to_string())),
+            Ok(Err(_)) => Err(Called::Failed("the connection closed".into())),
+            Err(_) => Err(Called::TimedOut(timeout)),
+        };
+    }
+    let mut options = PeerRequestOptions::with_timeout(timeout);
+    if ablation != Some(Ablation::TimeoutIgnoresProgress) {
+        options = options.reset_timeout_on_progress();
+    }
+    let handle = client.send_request_with_option(request, options).await.map_err(|e| Called::Failed(e.to_string()))?;
+    match handle.await_response().await {
+        Ok(ServerResult::CallToolResult(result)) => Ok(result),
+        Ok(_) => Err(Called::Failed("an answer that is no tool result".into())),
+        Err(rmcp::ServiceError::Timeout { timeout }) => Err(Called::TimedOut(timeout)),
+        Err(e) => Err(Called::Failed(e.to_string())),
+    }
 }
 
 /// The most of a tool result the ablation and the variation that cut results hand on, and of

@@ -44,6 +44,9 @@ pub enum Scope {
     /// The tool-names variant: the model calls each tool named at an edge of the rules (found by
     /// its schema's marker property, whatever name the host shows), then finishes.
     EdgeNames,
+    /// The long-calls variant: the model calls the slow call, then the call that never answers,
+    /// then finishes (once the host gives up on it, if it ever does).
+    LongCalls,
 }
 
 impl Scope {
@@ -57,6 +60,8 @@ impl Scope {
             Scope::SizedResults
         } else if variant == probe_server::Variant::ToolNames {
             Scope::EdgeNames
+        } else if variant == probe_server::Variant::LongCalls {
+            Scope::LongCalls
         } else {
             Scope::ResourcesOnly
         }
@@ -295,6 +300,17 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope:
         for edge in probe_server::edge_names::EDGE_TOOLS {
             if let Some(tool) = catalogue.iter().find(|t| has_property(&t.schema, edge.marker)) {
                 steps.push(call(tool, json!({}), &format!("call the tool named with {}", edge.what)));
+            }
+        }
+        steps.push(finish());
+        return steps;
+    }
+    if scope == Scope::LongCalls {
+        for (tool, purpose) in
+            [(probe_server::long_calls::TOOL_SLOW, "call the slow tool that reports progress"), (probe_server::long_calls::TOOL_STALL, "call the tool that never answers")]
+        {
+            if let Some(offered) = catalogue.iter().find(|t| names_tool(&t.name, tool)) {
+                steps.push(call(offered, json!({}), purpose));
             }
         }
         steps.push(finish());
