@@ -227,6 +227,12 @@ pub trait Probe: Send + Sync {
     fn needs_model(&self) -> bool {
         false
     }
+    /// Whether the verdict's evidence lines are the model stub's journal's (by default, those of
+    /// a probe that needs the model); a probe that needs the model for its opportunity but rests
+    /// on the server's journal cites the model's lines as `opportunity_model`.
+    fn evidence_in_model(&self) -> bool {
+        self.needs_model()
+    }
     /// Whether the probe can be judged from the wire alone (false: needs a model transcript).
     fn wire_judged(&self) -> bool {
         true

@@ -185,7 +185,7 @@ pub fn judge_runs_with(runs: &[(Variant, &Observations)], absence: impl Fn(Varia
             };
             verdict.probe = probe.id().to_string();
             verdict.variant = probe.variant();
-            verdict.model_evidence = probe.needs_model();
+            verdict.model_evidence = probe.evidence_in_model();
             verdict
         })
         .collect();

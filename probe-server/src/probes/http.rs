@@ -270,12 +270,16 @@ fn judge_resumption(o: &Observations) -> Verdict {
     // A run that ended within a settled time of the drop is too short to judge: the client had no
     // settled chance to reconnect, and a reconnection in it would race the client's own end of
     // the session (the server asks for a retry after 100 ms), so its outcome is chance.
-    // A session the client left for another (one session per command) ends at its last request;
-    // otherwise the run ends when the client did (`Observations::ended_us`).
+    // A session the client deleted ends at its DELETE; one it left for another (one session per
+    // command) ends at its last request; otherwise the run ends when the client did
+    // (`Observations::ended_us`).
     let moved_on = o.http_requests().any(|e| e.seq > dropped.seq && header(e, "mcp-session-id").is_some_and(|s| s != session));
-    let ended_us = match moved_on {
-        true => o.http_requests().filter(in_session).map(|e| e.t_us).max().unwrap_or(dropped.t_us),
-        false => o.ended_us(),
+    // A client that deletes the session ends it there, whenever its run ends.
+    let deleted = o.http_requests().filter(in_session).find(|e| method(e) == "DELETE").map(|e| e.t_us);
+    let ended_us = match (deleted, moved_on) {
+        (Some(at), _) => at,
+        (None, true) => o.http_requests().filter(in_session).map(|e| e.t_us).max().unwrap_or(dropped.t_us),
+        (None, false) => o.ended_us(),
     };
     let lasted_us = ended_us.saturating_sub(dropped.t_us);
     if lasted_us < super::opportunity::SETTLE_MS * 1000 {
@@ -283,7 +287,7 @@ fn judge_resumption(o: &Observations) -> Verdict {
             Outcome::NotReached,
             format!(
                 "the {} ended {} after the drop, before a settled {} ms in which to reconnect",
-                if moved_on { "session" } else { "run" },
+                if moved_on || deleted.is_some() { "session" } else { "run" },
                 super::latency_bucket(lasted_us),
                 super::opportunity::SETTLE_MS
             ),

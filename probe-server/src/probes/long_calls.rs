@@ -1,7 +1,8 @@
 //! Long calls (variant long-calls): what a host does with a call that never answers and with one
 //! that runs past its timeout while it reports progress. Judged from the server's journal (the
-//! calls, `notifications/cancelled`, a response stream closed, the run's end) and the model
-//! stub's (whether the model got a result for a call).
+//! calls, `notifications/cancelled`, a response stream closed, the run's end), which the evidence
+//! cites, and the model stub's (the model's call, and whether it got a result for it), cited as
+//! `opportunity_model`.
 
 use serde_json::Value;
 
@@ -43,7 +44,10 @@ fn gave_up(o: &Observations, call: &Frame) -> Option<GaveUp> {
     // Over stdio the server is stopped with its client and journals no shutdown; over HTTP it
     // outlives the client, which may cancel as it is stopped.
     let over_http = o.transport() == Some(crate::journal::Transport::Http);
-    let in_time = |seq: u64, t_us: u64| seq < answered && o.same_session(call.seq, seq) && (!over_http || stopped_at(o).is_none_or(|end| t_us + SHUTDOWN_GRACE_US < end));
+    // A stream closed once the client was gone was closed by the server stopping.
+    let exited = o.notes(Note::ClientExited).map(|e| e.seq).min().unwrap_or(u64::MAX);
+    let in_time =
+        |seq: u64, t_us: u64| seq < answered.min(exited) && o.same_session(call.seq, seq) && (!over_http || stopped_at(o).is_none_or(|end| t_us + SHUTDOWN_GRACE_US < end));
     let cancelled = o.client_notifications("notifications/cancelled").find(|f| f.params().get("requestId") == Some(id) && in_time(f.seq, o.event(f.seq).map_or(0, |e| e.t_us)));
     let closed = o.notes(Note::AnswerStreamClosed).find(|e| e.detail.as_ref().and_then(|d| d.get("request_id")) == Some(id) && e.seq > call.seq && in_time(e.seq, e.t_us));
     let modern = o.era() == Some(Era::Modern);
@@ -117,7 +121,7 @@ probe! {
     CallTimeout {
         id: "utilities.call_timeout", area: Utilities, title: "gives up on a call that never answers",
         revisions: ["2024-11-05"], eras: BOTH, variant: LongCalls, serves: "probe_never_answers never answers",
-        judge: judge_call_timeout, needs_model: true,
+        judge: judge_call_timeout, needs_model: true, server_evidence: true,
     }
 }
 
@@ -131,7 +135,9 @@ fn judge_call_timeout(o: &Observations) -> Verdict {
         return Verdict::new(Outcome::Yes, format!("gave up after {}: {}", seconds(up.t_us.saturating_sub(started)), up.how)).evidence([call.seq, up.seq]);
     }
     if let Some((model_call, Some((seq, text)))) = stalled_result(o) {
-        return Verdict::new(Outcome::Yes, format!("gave up: the model was handed {:?}; the server was never told", shown(text))).evidence([call.seq, model_call, seq]);
+        return Verdict::new(Outcome::Yes, format!("gave up: the model was handed {:?}; the server was never told", shown(text)))
+            .evidence([call.seq])
+            .opportunity_model([model_call, seq]);
     }
     let waited = seconds(ended_us(o).saturating_sub(started));
     let ended_itself = o.notes(Note::ClientExited).next().is_some() && stopped_at(o).is_none();
@@ -156,7 +162,7 @@ probe! {
     CancelOnTimeout {
         id: "utilities.cancel_on_timeout", area: Utilities, title: "a call given up on is cancelled at the server",
         revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, variant: LongCalls, serves: "probe_never_answers never answers",
-        judge: judge_cancel_on_timeout, needs_model: true,
+        judge: judge_cancel_on_timeout, needs_model: true, server_evidence: true,
     }
 }
 
@@ -177,9 +183,10 @@ fn judge_cancel_on_timeout(o: &Observations) -> Verdict {
             Outcome::NotReached,
             format!("the model was handed {:?} for the call; over 2026-07-28 HTTP the cancel is closing the call's response stream, which the server cannot see on a stream it never wrote to", shown(text)),
         )
-        .evidence([call.seq, model_call, seq]),
+        .evidence([call.seq])
+        .opportunity_model([model_call, seq]),
         (None, Some((model_call, Some((seq, text))))) => {
-            Verdict::new(Outcome::No, format!("the model was handed {:?} for the call, and the server was never told", shown(text))).evidence([call.seq, model_call, seq]).opportunity([call.seq])
+            Verdict::new(Outcome::No, format!("the model was handed {:?} for the call, and the server was never told", shown(text))).evidence([call.seq]).opportunity([call.seq]).opportunity_model([model_call, seq])
         }
         (None, _) => Verdict::new(
             Outcome::NotReached,
@@ -200,7 +207,7 @@ probe! {
     ProgressKeepalive {
         id: "utilities.progress_keepalive", area: Utilities, title: "progress keeps a long call alive past the timeout",
         revisions: ["2024-11-05"], eras: BOTH, variant: LongCalls, serves: "probe_slow_progress reports progress while it runs past the timeout",
-        judge: judge_progress_keepalive, needs_model: true,
+        judge: judge_progress_keepalive, needs_model: true, server_evidence: true,
     }
 }
 
@@ -230,7 +237,8 @@ fn judge_progress_keepalive(o: &Observations) -> Verdict {
     let handed = model_result(o, TOOL_SLOW);
     if let Some((model_call, Some((seq, text)))) = handed.filter(|(_, result)| result.is_some_and(|(_, text)| !text.contains(SLOW_CANARY))) {
         return Verdict::new(Outcome::No, format!("gave up on the slow call without telling the server: the model was handed {:?}; {sent}", shown(text)))
-            .evidence([slow.seq, model_call, seq])
+            .evidence([slow.seq])
+            .opportunity_model([model_call, seq])
             .opportunity([slow.seq]);
     }
     let answered = o.answer_to(slow).filter(|a| a.result().is_some());
@@ -245,7 +253,8 @@ fn judge_progress_keepalive(o: &Observations) -> Verdict {
     match timeout {
         Some(timeout) if timeout < lasted => {
             Verdict::new(Outcome::Yes, format!("the slow call ran {} and reached the model, past the host's timeout of about {}; {sent}", seconds(lasted), seconds(timeout)))
-                .evidence(std::iter::once(slow.seq).chain(progress.iter().copied()).chain([answer.seq, model_call, model_seq]))
+                .evidence(std::iter::once(slow.seq).chain(progress.iter().copied()).chain([answer.seq]))
+                .opportunity_model([model_call, model_seq])
         }
         Some(timeout) => Verdict::new(
             Outcome::NotReached,

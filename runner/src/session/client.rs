@@ -66,9 +66,10 @@ impl Pass {
 
     /// Whether the pass runs the server variant: the dual pass runs every one; a one-era pass only
     /// the standard variant and those that some probe of the legacy era alone is judged on (what
-    /// the other variants show does not depend on the era, and the dual pass has it).
+    /// the other variants show does not depend on the era, and the dual pass has it), unless the
+    /// variant's server speaks only the legacy era anyway (the dual pass ran it the same way).
     fn runs(self, variant: Variant) -> bool {
-        self.eras.is_dual() || variant.is_standard() || registry::probes().iter().any(|p| p.variant() == variant && !p.eras().contains(&Era::Modern))
+        self.eras.is_dual() || variant.is_standard() || (!variant.legacy_only() && registry::probes().iter().any(|p| p.variant() == variant && !p.eras().contains(&Era::Modern)))
     }
 
     /// `stdio`, or `stdio.legacy-only` for a one-era server.
