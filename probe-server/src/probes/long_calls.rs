@@ -46,8 +46,8 @@ fn gave_up(o: &Observations, call: &Frame) -> Option<GaveUp> {
     let over_http = o.transport() == Some(crate::journal::Transport::Http);
     // A stream closed once the client was gone was closed by the server stopping.
     let exited = o.notes(Note::ClientExited).map(|e| e.seq).min().unwrap_or(u64::MAX);
-    let in_time =
-        |seq: u64, t_us: u64| seq < answered.min(exited) && o.same_session(call.seq, seq) && (!over_http || stopped_at(o).is_none_or(|end| t_us + SHUTDOWN_GRACE_US < end));
+    let stopped = stopped_at(o);
+    let in_time = |seq: u64, t_us: u64| seq < answered.min(exited) && o.same_session(call.seq, seq) && (!over_http || stopped.is_none_or(|end| t_us + SHUTDOWN_GRACE_US < end));
     let cancelled = o.client_notifications("notifications/cancelled").find(|f| f.params().get("requestId") == Some(id) && in_time(f.seq, o.event(f.seq).map_or(0, |e| e.t_us)));
     let closed = o.notes(Note::AnswerStreamClosed).find(|e| e.detail.as_ref().and_then(|d| d.get("request_id")) == Some(id) && e.seq > call.seq && in_time(e.seq, e.t_us));
     let modern = o.era() == Some(Era::Modern);

@@ -14,6 +14,7 @@ use crate::drivers::reference::host::{HostEnd, Limits};
 use crate::drivers::reference::terminal_host::Layout;
 use crate::drivers::reference::{self, Ablation, Endpoint, Variation};
 use crate::exit::one_line;
+use crate::session::launch::Ending;
 use crate::session::{self, ModelJournal, RunError, Scratch, Session};
 
 /// What to run.
@@ -171,12 +172,14 @@ fn reference_options(variant: Variant) -> ServeOptions {
 /// progress every eighth of it.
 const REFERENCE_LONG_CALL: Duration = Duration::from_millis(2000);
 
-/// The runner's `client_exited` note for a reference run: stopped at its bound, or ended itself.
+/// The runner's `client_exited` note for a reference run, its ending spelled as a launched
+/// client's: stopped at its bound, or ended itself.
 fn exited(end: HostEnd) -> serde_json::Value {
-    match end {
-        HostEnd::StoppedAtBound => serde_json::json!({"launch": 0, "ending": {"kind": "timed_out"}}),
-        HostEnd::Finished => serde_json::json!({"launch": 0, "ending": {"kind": "exited", "code": 0}}),
-    }
+    let ending = match end {
+        HostEnd::StoppedAtBound => Ending::TimedOut,
+        HostEnd::Finished => Ending::Exited { code: 0 },
+    };
+    serde_json::json!({"launch": 0, "ending": ending})
 }
 
 /// A stdio run: the probe server's stdio tap in this process, over an in-memory pipe (the
