@@ -135,6 +135,11 @@ pub fn probes() -> &'static [&'static dyn Probe] {
     REGISTRY
 }
 
+/// The probes judged on the journal of `variant`'s run.
+pub fn judged_on(variant: Variant) -> impl Iterator<Item = &'static dyn Probe> {
+    REGISTRY.iter().copied().filter(move |p| p.variant() == variant)
+}
+
 pub fn find(id: &str) -> Option<&'static dyn Probe> {
     REGISTRY.iter().copied().find(|p| p.id() == id)
 }

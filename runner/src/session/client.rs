@@ -69,7 +69,7 @@ impl Pass {
     /// the other variants show does not depend on the era, and the dual pass has it), unless the
     /// variant's server speaks only the legacy era anyway (the dual pass ran it the same way).
     fn runs(self, variant: Variant) -> bool {
-        self.eras.is_dual() || variant.is_standard() || (!variant.legacy_only() && registry::probes().iter().any(|p| p.variant() == variant && !p.eras().contains(&Era::Modern)))
+        self.eras.is_dual() || variant.is_standard() || (!variant.legacy_only() && registry::judged_on(variant).any(|p| !p.eras().contains(&Era::Modern)))
     }
 
     /// `stdio`, or `stdio.legacy-only` for a one-era server.
@@ -157,7 +157,7 @@ fn fall_forward_note(run: &VariantRun) -> String {
 /// Whether every probe judged on `variant` reads the model's side (and some probe is judged
 /// on it): large-results and tool-names.
 fn judged_from_the_model_only(variant: Variant) -> bool {
-    let mut judged = registry::probes().iter().filter(|p| p.variant() == variant).peekable();
+    let mut judged = registry::judged_on(variant).peekable();
     !variant.is_standard() && judged.peek().is_some() && judged.all(|p| p.needs_model())
 }
 
@@ -288,7 +288,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     // model), the skills runs (the commands and their results) and every variant a probe judges
     // from the model's side (no-resources, large-results). In the other variants it repeats the
     // standard run's, so it stays in the scratch directory.
-    let keeps_model_journal = variant.is_standard() || variant.serves_skills() || registry::probes().iter().any(|p| p.variant() == variant && p.needs_model());
+    let keeps_model_journal = variant.is_standard() || variant.serves_skills() || registry::judged_on(variant).any(|p| p.needs_model());
     let kept_model = (profile.dialect.is_some() && keeps_model_journal).then(|| out_dir.join(model_journal_name(pass, variant)));
     let model = match (&kept_model, profile.dialect) {
         (Some(path), _) => ModelJournal::At(path.clone()),

@@ -130,8 +130,9 @@ fn results(dialect: Dialect, body: &Value) -> usize {
 }
 
 /// The reply to one model request, what it was, and how long to hold it back (ms). `mentioned`
-/// are the wanted tools the request names in its text ([`plan::mentioned_tools`]).
-pub fn answer(dialect: Dialect, body: &Value, scope: Scope, mentioned: &[String], asks: &Asks) -> (Reply, Option<Step>, u64) {
+/// are the wanted tools the request names in its text ([`plan::mentioned_tools`]), `cues` what
+/// else the script reads from it.
+pub fn answer(dialect: Dialect, body: &Value, scope: Scope, mentioned: &[String], cues: &plan::Cues, asks: &Asks) -> (Reply, Option<Step>, u64) {
     let (mut offered, results) = (declared(dialect, body), results(dialect, body));
     let proxied = plan::proxied(body, &offered);
     offered.extend(proxied);
@@ -141,7 +142,7 @@ pub fn answer(dialect: Dialect, body: &Value, scope: Scope, mentioned: &[String]
     } else if scope == Scope::SizedResults && asks.count(results) > SIZED_ASKS {
         (Step::Finish { text: plan::FINAL_TEXT.into() }, 0)
     } else {
-        plan::next(&offered, mentioned, &plan::Cues::read(&body.to_string()), scope, results)
+        plan::next(&offered, mentioned, cues, scope, results)
     };
     let wire = plan::on_the_wire(&step, &offered);
     let reply = match dialect {
@@ -186,10 +187,11 @@ async fn handle(State(Stub { journal, scope, asks }): State<Stub>, method: Metho
     if gemini::endpoint(&path) == Some(true) {
         parsed["stream"] = json!(true);
     }
-    // The view and the answer read the same request: what it mentions is worked out once.
-    let mentioned = plan::mentioned_tools(&parsed);
-    journal.log(Entry::note(SESSION, Transport::Http, view::view(dialect, &parsed, &mentioned)));
-    let (reply, step, hold_ms) = answer(dialect, &parsed, scope, &mentioned, &asks);
+    // The view and the answer read the same request: its text and what it mentions are worked
+    // out once. The cues live outside the catalogue (tool results, the prompt).
+    let (mentioned, text) = (plan::mentioned_tools(&parsed), view::RequestText::of(&parsed));
+    journal.log(Entry::note(SESSION, Transport::Http, view::view(dialect, &parsed, &mentioned, &text)));
+    let (reply, step, hold_ms) = answer(dialect, &parsed, scope, &mentioned, &plan::Cues::read(&text.context), &asks);
     if hold_ms > 0 {
         tokio::time::sleep(std::time::Duration::from_millis(hold_ms)).await;
     }
@@ -245,15 +247,15 @@ mod tests {
         let body = json!({"messages": [{"role": "user", "content": "go"}],
             "tools": [{"type": "function", "function": {"name": "probe__probe_large_result", "parameters": {"type": "object"}}}]});
         let asks = Asks::default();
-        let steps: Vec<Option<Step>> = (0..4).map(|_| answer(Dialect::Chat, &body, Scope::SizedResults, &[], &asks).1).collect();
+        let steps: Vec<Option<Step>> = (0..4).map(|_| answer(Dialect::Chat, &body, Scope::SizedResults, &[], &plan::Cues::of(&body), &asks).1).collect();
         assert!(steps[..3].iter().all(|s| matches!(s, Some(Step::Call { arguments, .. }) if arguments["bytes"] == 10_000)), "{steps:?}");
         assert!(matches!(&steps[3], Some(Step::Finish { .. })), "{steps:?}");
         // Elsewhere a repeated step is replayed as often as it comes.
         let (full, mut ping) = (Asks::default(), body.clone());
         ping["tools"][0]["function"]["name"] = json!("probe__probe_ping");
-        let first = answer(Dialect::Chat, &ping, Scope::Full, &[], &full).1;
+        let first = answer(Dialect::Chat, &ping, Scope::Full, &[], &plan::Cues::of(&ping), &full).1;
         assert!(matches!(first, Some(Step::Call { .. })), "{first:?}");
-        assert!((0..4).all(|_| answer(Dialect::Chat, &ping, Scope::Full, &[], &full).1 == first));
+        assert!((0..4).all(|_| answer(Dialect::Chat, &ping, Scope::Full, &[], &plan::Cues::of(&ping), &full).1 == first));
     }
 
     /// One HTTP/1.1 exchange over a raw socket: (content type, body).

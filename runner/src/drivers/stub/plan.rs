@@ -119,6 +119,12 @@ pub struct Cues {
 }
 
 impl Cues {
+    /// The cues of a request: those in its text outside the tool catalogue.
+    #[cfg(test)]
+    pub fn of(body: &Value) -> Cues {
+        Cues::read(&super::view::RequestText::of(body).context)
+    }
+
     /// The cues in the text of a request (its JSON as a string).
     pub fn read(text: &str) -> Cues {
         let sized_ends = probe_server::sized::SIZES.iter().take_while(|&&size| probe_server::sized::holds_end(text, size)).count();
@@ -524,7 +530,7 @@ mod tests {
     fn a_linked_uri_in_a_tool_result_is_read_after_the_link_tool() {
         let catalogue = vec![tool("read_resource", json!({"properties": {"uri": {}}})), tool("probe_resource_link", json!({}))];
         let body = json!({"messages": [{"role": "tool", "content": "see probe://linked/7 please"}]});
-        let cues = Cues::read(&body.to_string());
+        let cues = Cues::of(&body);
         assert_eq!(cues.linked.as_deref(), Some("probe://linked/7"));
         let steps = plan(&catalogue, &[], &cues, Scope::Full);
         assert!(matches!(&steps[5], Step::Call { arguments, .. } if arguments["uri"] == "probe://linked/7"), "{steps:?}");
@@ -533,7 +539,7 @@ mod tests {
     #[test]
     fn a_slash_command_tool_and_a_skills_dir_install_every_skill_but_the_idle_one() {
         let body = json!({"messages": [{"role": "user", "content": "Install the skills with --skills-dir /tmp/x/skills please"}]});
-        let cues = Cues::read(&body.to_string());
+        let cues = Cues::of(&body);
         assert_eq!(cues.skills_dir.as_deref(), Some("/tmp/x/skills"));
         let catalogue = vec![tool("slash_command", json!({"properties": {"command": {}}})), tool("probe__probe_ping", json!({}))];
         let steps = plan(&catalogue, &[], &cues, Scope::Full);
@@ -575,7 +581,7 @@ mod tests {
     #[test]
     fn an_only_tool_marker_calls_that_tool_alone() {
         let body = json!({"messages": [{"role": "user", "content": "Show me the form. --only-tool probe_elicit_form"}]});
-        let cues = Cues::read(&body.to_string());
+        let cues = Cues::of(&body);
         assert_eq!(cues.only.as_deref(), Some("probe_elicit_form"));
         let catalogue = vec![tool("mcp__probe__probe_ping", json!({})), tool("mcp__probe__probe_elicit_form", json!({}))];
         let steps = plan(&catalogue, &[], &cues, Scope::Full);

@@ -187,7 +187,7 @@ pub fn mentions(text: &RequestText, results: &[String]) -> Value {
 
 /// The `model_view` note's detail for one request. `deferred` are the wanted tools the request
 /// names only in its text (a host that defers tools behind a search tool lists them there).
-pub fn view(dialect: Dialect, body: &Value, deferred: &[String]) -> Value {
+pub fn view(dialect: Dialect, body: &Value, deferred: &[String], text: &RequestText) -> Value {
     let results = tool_results(dialect, body);
     // Tools a search declared in the conversation, callable only through the host's proxy tool,
     // were shown to the model too: they join the catalogue, marked with their proxy.
@@ -198,9 +198,8 @@ pub fn view(dialect: Dialect, body: &Value, deferred: &[String]) -> Value {
             offered.push(shown);
         }
     }
-    let text = RequestText::of(body);
-    let (marks, carried) = (error_marks(dialect, body), payloads(&text, &results));
-    Note::ModelView.detail(json!({"dialect": dialect, "tools": offered, "deferred": deferred, "tool_results": results, "error_marks": marks, "payloads": carried, "mentions": mentions(&text, &results)}))
+    let (marks, carried) = (error_marks(dialect, body), payloads(text, &results));
+    Note::ModelView.detail(json!({"dialect": dialect, "tools": offered, "deferred": deferred, "tool_results": results, "error_marks": marks, "payloads": carried, "mentions": mentions(text, &results)}))
 }
 
 #[cfg(test)]
@@ -226,7 +225,7 @@ mod tests {
         assert_eq!(chat_tools[0]["schema"], json!({"type": "object"}));
         assert!(chat_tools[1].get("description").is_none(), "tools unrelated to MCP keep only their name");
         assert_eq!(tools(&responses)[0]["namespace"], "mcp__probe__");
-        assert_eq!(view(Dialect::Chat, &chat, &[])["mentions"][s::INSTRUCTIONS_CANARY], json!(["context"]));
+        assert_eq!(view(Dialect::Chat, &chat, &[], &RequestText::of(&chat))["mentions"][s::INSTRUCTIONS_CANARY], json!(["context"]));
     }
 
     /// The two parts count a marker as often as the whole request does, for every recorded request.
