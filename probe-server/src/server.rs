@@ -42,6 +42,9 @@ pub struct ServeOptions {
     /// In the long-calls variant: how long the slow call runs (default
     /// [`crate::long_calls::SLOW_CALL`]).
     pub long_call: Option<Duration>,
+    /// How long `probe_progress` waits between its last notification and its result (default
+    /// [`PROGRESS_GAP`]).
+    pub progress_gap: Option<Duration>,
 }
 
 /// The version the version-downgrade variant answers every `initialize` with: older than any
@@ -55,6 +58,12 @@ pub const PERSON_ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
 /// In the interactive-withdrawn variant the server gives up on the person after this long and
 /// withdraws its request (`notifications/cancelled`).
 pub const WITHDRAW_AFTER: Duration = Duration::from_secs(6);
+/// How long `probe_progress` waits after its notifications before it answers. A host built on
+/// the TypeScript SDK that reads the notifications and the result in one chunk handles the
+/// result first and then finds the progress token unknown; Qwen Code counts that as a lost
+/// connection, and every later probe of the run would pay for it. With the gap they arrive
+/// apart, so the run measures what each probe asks and not that race.
+pub const PROGRESS_GAP: Duration = Duration::from_millis(250);
 /// How long `probe_ping` waits for the answer to the request no revision defines.
 const UNKNOWN_REQUEST_WAIT: Duration = Duration::from_secs(2);
 
@@ -244,6 +253,7 @@ impl ProbeServer {
         if !is_modern(ctx) {
             let _ = ctx.peer.notify_logging_message(LoggingMessageNotificationParam::new(LoggingLevel::Info, json!("mcp-client-probe log canary")).with_logger("probe")).await;
         }
+        tokio::time::sleep(self.shared.options.progress_gap.unwrap_or(PROGRESS_GAP)).await;
         let mut result = text_result(match token {
             Some(t) => format!("sent 3 progress notifications for token {}", serde_json::to_string(&t.0).unwrap_or_default()),
             None => "no progressToken on this call".to_string(),

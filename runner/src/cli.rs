@@ -257,6 +257,10 @@ pub struct ServeArgs {
     /// In the long-calls variant, how long the slow call runs, in milliseconds (default 8 s).
     #[arg(long, value_name = "MS")]
     pub long_call_ms: Option<u64>,
+    /// How long `probe_progress` waits between its notifications and its result, in milliseconds
+    /// (default 250).
+    #[arg(long, value_name = "MS")]
+    pub progress_gap_ms: Option<u64>,
 }
 
 /// How many reference runs at once by default: 16 per core. A run spends most of its time

@@ -35,6 +35,7 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
         answer_timeout: args.answer_timeout_ms.map(std::time::Duration::from_millis),
         read_timeout: None,
         long_call: args.long_call_ms.map(std::time::Duration::from_millis),
+        progress_gap: args.progress_gap_ms.map(std::time::Duration::from_millis),
     };
     if args.stdio {
         // stdout carries protocol bytes only; everything else goes to stderr or the journal.

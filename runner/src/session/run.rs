@@ -162,10 +162,11 @@ async fn drive(endpoint: &Endpoint, spec: RunSpec, model_url: Option<&str>) -> R
 }
 
 /// The probe server's options in a reference run: the long-calls variant's slow call shortened
-/// to [`REFERENCE_LONG_CALL`].
+/// to [`REFERENCE_LONG_CALL`], and no gap before `probe_progress`'s result (the reference client
+/// reads its frames in order).
 fn reference_options(variant: Variant) -> ServeOptions {
     let long_call = (variant == Variant::LongCalls).then_some(REFERENCE_LONG_CALL);
-    ServeOptions { variant, era: EraPolicy::Dual, long_call, ..ServeOptions::default() }
+    ServeOptions { variant, era: EraPolicy::Dual, long_call, progress_gap: Some(Duration::ZERO), ..ServeOptions::default() }
 }
 
 /// The slow call's length in the reference runs: twice the reference host's tool timeout, with
@@ -207,6 +208,8 @@ async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Scratch, journ
     args.extend(session::stdio_server_args(&server_journal, spec.variant, EraPolicy::Dual));
     // The reference person answers at once: the server need not wait a real person's 6 s.
     args.extend(["--withdraw-after-ms".to_string(), REFERENCE_WITHDRAW_AFTER_MS.to_string()]);
+    // It reads its frames in order, as the reference client does: no gap before a progress result.
+    args.extend(["--progress-gap-ms".to_string(), "0".into()]);
     // Unique per run: the sweep afterwards ends every process carrying it.
     let what = spec.ablation.map(Ablation::id).or(spec.variation.map(Variation::id)).unwrap_or("full");
     let marker = format!("terminal-host-{}-{}-{what}-{}", spec.era, spec.variant, std::process::id());
