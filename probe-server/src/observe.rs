@@ -324,6 +324,12 @@ impl Observations {
         self.events.last().map_or(0, |e| e.t_us)
     }
 
+    /// When the harness stopped the client at the run's bound (the runner's `client_exited`
+    /// note says `timed_out`): that end's time. None when the client ended on its own.
+    pub fn stopped_at_bound(&self) -> Option<u64> {
+        self.notes(Note::ClientExited).find(|e| e.detail.as_ref().and_then(|d| d.pointer("/ending/kind")).and_then(Value::as_str) == Some("timed_out")).map(|e| e.t_us)
+    }
+
     /// Journal notes of one `event` name written by the server.
     pub fn notes(&self, note: Note) -> impl Iterator<Item = &Event> + '_ {
         self.events.iter().filter(move |e| Note::of(e) == Some(note))

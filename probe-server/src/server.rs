@@ -447,7 +447,7 @@ impl ServerHandler for ProbeServer {
 
     async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, McpError> {
         if !self.shared.options.era.allows(Era::Modern) {
-            self.note(Note::RefusedDiscover.detail(serde_json::Value::Null));
+            self.note(Note::RefusedDiscover.detail(json!({"code": ErrorCode::METHOD_NOT_FOUND.0})));
             return Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, "server/discover", None));
         }
         self.note(Note::Discover.detail(serde_json::Value::Null));

@@ -83,6 +83,16 @@ variants! {
     /// Legacy era only: every `initialize` is answered with an older version than the client asked
     /// for ([`crate::server::DOWNGRADE_VERSION`]): whether the client goes on in it.
     VersionDowngrade => "version-downgrade", Server, "legacy era only: initialize answered with 2025-03-26, older than the client asks for";
+    /// Legacy era only, `server/discover` refused with -32601 (method not found), as a server
+    /// that predates 2026-07-28 answers: whether a client that opens with it falls back to
+    /// `initialize`.
+    DiscoverRefused => "discover-refused", Server, "legacy era only: server/discover refused with -32601 (method not found)";
+    /// Legacy era only, `server/discover` refused with -32602 (invalid params): the fallback must
+    /// not be keyed to one error code.
+    DiscoverInvalid => "discover-invalid", Server, "legacy era only: server/discover refused with -32602 (invalid params)";
+    /// Legacy era only, `server/discover` never answered: a client falls back after a timeout of
+    /// its own. Its runs are bounded.
+    DiscoverUnanswered => "discover-unanswered", Server, "legacy era only: server/discover never answered";
     /// Interactive (the standard server; a person at a terminal): the form is filled in with
     /// typed values and accepted.
     InteractiveAccept => "interactive-accept", Interactive, "interactive: the form filled in with typed values and accepted";
@@ -145,7 +155,13 @@ impl Variant {
     /// Whether the server speaks only the legacy era in this variant (server→client requests,
     /// which the server can withdraw, and version counter-offers exist only there).
     pub fn legacy_only(self) -> bool {
-        matches!(self, Variant::InteractiveWithdrawn | Variant::VersionDowngrade)
+        matches!(self, Variant::InteractiveWithdrawn | Variant::VersionDowngrade) || self.tests_fallback()
+    }
+
+    /// Whether the server refuses `server/discover` in its own way so that a client's fallback to
+    /// `initialize` can be seen (a client that opens with `initialize` never meets it).
+    pub fn tests_fallback(self) -> bool {
+        matches!(self, Variant::DiscoverRefused | Variant::DiscoverInvalid | Variant::DiscoverUnanswered)
     }
 
     pub fn is_standard(&self) -> bool {

@@ -141,3 +141,79 @@ fn judge_instructions(o: &Observations) -> Verdict {
         None => Verdict::new(Outcome::No, "the canary never reached the model").opportunity(o.model_views().next().map(|(seq, _)| seq)),
     }
 }
+
+probe! {
+    /// Evidence (variant discover-refused: a legacy-only server that answers `server/discover`
+    /// with -32601, as servers older than 2026-07-28 do): a client that opens with
+    /// `server/discover` sends `initialize` after the refusal (2026-07-28 §Transports, backward
+    /// compatibility: any error means the server is legacy). No `initialize` afterwards is no; a
+    /// client that opens with `initialize` never meets the refusal (n/a).
+    DiscoverFallback {
+        id: "connection.discover_fallback", area: Connection, title: "falls back to initialize when server/discover is refused",
+        revisions: ["2026-07-28"], eras: BOTH, variant: DiscoverRefused,
+        serves: "refuses server/discover with -32601, serves initialize", judge: |o| judge_fallback(o, "refusal (-32601)"),
+    }
+}
+
+probe! {
+    /// Evidence (variant discover-invalid: `server/discover` refused with -32602): as
+    /// `connection.discover_fallback`, for an error other than method-not-found. The fallback
+    /// "MUST NOT be keyed to one specific error code" (2026-07-28 §Transports, stdio backward
+    /// compatibility).
+    DiscoverFallbackAnyError {
+        id: "connection.discover_fallback_any_error", area: Connection, title: "falls back on any server/discover error, not only -32601",
+        revisions: ["2026-07-28"], eras: BOTH, variant: DiscoverInvalid,
+        serves: "refuses server/discover with -32602, serves initialize", judge: |o| judge_fallback(o, "refusal (-32602)"),
+    }
+}
+
+probe! {
+    /// Evidence (variant discover-unanswered: `server/discover` is never answered): a client that
+    /// opens with it sends `initialize` after a timeout of its own (a timeout means the server is
+    /// legacy, 2026-07-28 §Transports); the detail says how long it waited. Still waiting when the
+    /// harness stopped it at the run's bound is not reached; ending its run without `initialize`
+    /// is no.
+    DiscoverTimeoutFallback {
+        id: "connection.discover_timeout_fallback", area: Connection, title: "falls back to initialize when server/discover goes unanswered",
+        revisions: ["2026-07-28"], eras: BOTH, variant: DiscoverUnanswered,
+        serves: "never answers server/discover, serves initialize", judge: |o| judge_fallback(o, "unanswered server/discover"),
+    }
+}
+
+/// How a client that opened with `server/discover` went on once the server refused it (the
+/// refusal named by `what`) or left it unanswered.
+fn judge_fallback(o: &Observations, what: &str) -> Verdict {
+    let Some(discover) = o.client_requests("server/discover").next() else {
+        return match o.lifecycle() {
+            Some(life) => Verdict::new(Outcome::NotApplicable, "opens with initialize: it never asks server/discover").evidence([life.opener]),
+            None => Verdict::new(Outcome::NotReached, "the client never opened a session"),
+        };
+    };
+    let fallback = o.client_requests("initialize").find(|f| f.seq > discover.seq);
+    // Over HTTP every POST has its own answer: the initialize may reuse the discover's id, and
+    // its answer is no answer to the discover.
+    let refusal = o.answer_to(discover).filter(|a| fallback.is_none_or(|init| a.seq < init.seq));
+    if refusal.is_some_and(|r| r.result().is_some()) {
+        return Verdict::new(Outcome::Inconclusive, "the server answered server/discover with a result").evidence([discover.seq]);
+    }
+    // The wait is measured from the refusal, or from the discover that was never answered.
+    let from = refusal.unwrap_or(discover);
+    let cited = |last: u64| [discover.seq].into_iter().chain(refusal.map(|r| r.seq)).chain([last]);
+    if let Some(init) = fallback {
+        let detail = match refusal {
+            Some(_) => format!("sent initialize after the {what}"),
+            None => format!("sent initialize after waiting {} for an answer to server/discover", crate::long_calls::seconds(init.t_us.saturating_sub(from.t_us))),
+        };
+        return Verdict::new(Outcome::Yes, detail).evidence(cited(init.seq));
+    }
+    let asked = o.client_requests("server/discover").count();
+    let again = if asked > 1 { format!("; asked server/discover {asked} times") } else { String::new() };
+    if let Some(end) = o.stopped_at_bound() {
+        return Verdict::new(
+            Outcome::NotReached,
+            format!("no initialize yet when the run was stopped {} after the {what}{again}", crate::long_calls::seconds(end.saturating_sub(from.t_us))),
+        )
+        .evidence([discover.seq]);
+    }
+    Verdict::new(Outcome::No, format!("never sent initialize after the {what}{again}")).evidence([discover.seq].into_iter().chain(refusal.map(|r| r.seq))).opportunity([from.seq])
+}

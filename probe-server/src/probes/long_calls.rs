@@ -28,12 +28,6 @@ struct GaveUp {
     counts_as_cancel: bool,
 }
 
-/// When the harness stopped the client at the run's bound: the end's time. None when the
-/// client ended on its own.
-fn stopped_at(o: &Observations) -> Option<u64> {
-    o.notes(Note::ClientExited).find(|e| e.detail.as_ref().and_then(|d| d.pointer("/ending/kind")).and_then(Value::as_str) == Some("timed_out")).map(|e| e.t_us)
-}
-
 /// The first sign, in the server's journal, that the client gave up on `call`: its
 /// `notifications/cancelled` for the call's id, or the call's response stream closed, in the
 /// same session and not in the shutdown of a client the harness stopped.
@@ -46,7 +40,7 @@ fn gave_up(o: &Observations, call: &Frame) -> Option<GaveUp> {
     let over_http = o.transport() == Some(crate::journal::Transport::Http);
     // A stream closed once the client was gone was closed by the server stopping.
     let exited = o.notes(Note::ClientExited).map(|e| e.seq).min().unwrap_or(u64::MAX);
-    let stopped = stopped_at(o);
+    let stopped = o.stopped_at_bound();
     let in_time = |seq: u64, t_us: u64| seq < answered.min(exited) && o.same_session(call.seq, seq) && (!over_http || stopped.is_none_or(|end| t_us + SHUTDOWN_GRACE_US < end));
     let cancelled = o.client_notifications("notifications/cancelled").find(|f| f.params().get("requestId") == Some(id) && in_time(f.seq, o.event(f.seq).map_or(0, |e| e.t_us)));
     let closed = o.notes(Note::AnswerStreamClosed).find(|e| e.detail.as_ref().and_then(|d| d.get("request_id")) == Some(id) && e.seq > call.seq && in_time(e.seq, e.t_us));
@@ -79,7 +73,7 @@ fn model_result<'a>(o: &'a Observations, tool: &str) -> Option<(u64, Option<(u64
 /// [`model_result`] for the call that never answers: a host stopped at the run's bound has none,
 /// since whatever it handed its model then came from its server dying with it.
 fn stalled_result(o: &Observations) -> Option<(u64, Option<(u64, &str)>)> {
-    model_result(o, TOOL_STALL).map(|(call, result)| (call, result.filter(|_| stopped_at(o).is_none())))
+    model_result(o, TOOL_STALL).map(|(call, result)| (call, result.filter(|_| o.stopped_at_bound().is_none())))
 }
 
 /// A text handed to the model, for a verdict's detail: whole when short, else its last 160
@@ -140,7 +134,7 @@ fn judge_call_timeout(o: &Observations) -> Verdict {
             .opportunity_model([model_call, seq]);
     }
     let waited = seconds(ended_us(o).saturating_sub(started));
-    let ended_itself = o.notes(Note::ClientExited).next().is_some() && stopped_at(o).is_none();
+    let ended_itself = o.notes(Note::ClientExited).next().is_some() && o.stopped_at_bound().is_none();
     if ended_itself {
         return Verdict::new(Outcome::No, format!("the host ended its run {waited} after the call with the call still pending: neither the server nor the model was told of it"))
             .evidence([call.seq])

@@ -71,6 +71,8 @@ struct TapState {
     sessions: Arc<LocalSessionManager>,
     /// How long a body may pause between two of its chunks.
     read_timeout: std::time::Duration,
+    /// Cancelled when the server stops: ends the streams the tap itself holds open.
+    closing: CancellationToken,
 }
 
 type Versions = Arc<Mutex<HashMap<String, String>>>;
@@ -519,6 +521,15 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
             return json_error_with_id(journal, &session, StatusCode::BAD_REQUEST, answer.id, answer.code, answer.message);
         }
     }
+    // A variant that refuses server/discover in its own way answers it here (rmcp would answer
+    // -32022 first): an error in a 200 answer, or no answer until the client or the server goes.
+    if let Some(refusal) = frame.as_ref().and_then(|f| super::discover_refusal(state.variant, f)) {
+        journal.log(Entry::note(&session, Transport::Http, refusal.note()));
+        match refusal {
+            super::DiscoverRefusal::Error { id, code, message } => return json_error_with_id(journal, &session, StatusCode::OK, id, code, message.into()),
+            super::DiscoverRefusal::Unanswered => return held_open(journal, &session, state.closing.clone()),
+        }
+    }
     let opens_session = session == "-" && frame.as_ref().and_then(|f| f.get("method")).and_then(Value::as_str) == Some("initialize");
     if opens_session && state.open_sessions().await >= MAX_SESSIONS {
         let id = frame.as_ref().and_then(|f| f.get("id")).cloned().unwrap_or(Value::Null);
@@ -628,6 +639,18 @@ fn error_answer_with_id(status: StatusCode, content_type: &str, body: &[u8], req
     Some(json!({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32600, "message": message}}).to_string())
 }
 
+/// A request accepted and never answered: an SSE stream that carries no event and ends only
+/// when the server stops (the headers go out at once, so a client is not stuck waiting for them).
+fn held_open(journal: &Journal, session: &str, closing: CancellationToken) -> Response {
+    let detail = json!({"status": 200, "headers": {"content-type": "text/event-stream"}, "by": "tap", "held_open": true});
+    journal.log(Entry::new(session, Transport::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
+    let never = futures::stream::once(async move {
+        closing.cancelled().await;
+        Ok::<Bytes, std::io::Error>(Bytes::new())
+    });
+    ([("content-type", "text/event-stream"), ("cache-control", "no-cache")], Body::from_stream(never)).into_response()
+}
+
 /// Serves the probe server on `listener` until `shutdown` is cancelled.
 pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeOptions, shutdown: CancellationToken) -> std::io::Result<()> {
     let (variant, read_timeout) = (options.variant, options.read_timeout);
@@ -651,7 +674,16 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
     let sessions = Arc::new(LocalSessionManager::default());
     let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions.clone(), config);
     let read_timeout = read_timeout.unwrap_or(READ_TIMEOUT);
-    let state = TapState { journal: journal.clone(), variant, expired: Arc::default(), dropped_a_stream: Arc::default(), versions: Arc::default(), sessions, read_timeout };
+    let state = TapState {
+        journal: journal.clone(),
+        variant,
+        expired: Arc::default(),
+        dropped_a_stream: Arc::default(),
+        versions: Arc::default(),
+        sessions,
+        read_timeout,
+        closing: shutdown.child_token(),
+    };
     let app = axum::Router::new().nest_service(MCP_PATH, service).layer(axum::middleware::from_fn_with_state(state, tap));
     super::connections::serve(listener, app, journal, super::connections::Limits { read_timeout }, shutdown).await
 }

@@ -221,3 +221,57 @@ mod tests {
         assert_eq!(too_many_values(br#"{"a":"[,,,:{\",,,"}"#, 3), None);
     }
 }
+
+/// How the tap answers a `server/discover` in a variant that refuses it in its own way. rmcp
+/// answers a discover of a version the server does not speak with -32022 before any handler
+/// sees it, so these refusals are the tap's.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum DiscoverRefusal {
+    /// An error answer with this code.
+    Error { id: Value, code: i64, message: &'static str },
+    /// No answer at all.
+    Unanswered,
+}
+
+/// The refusal `frame` gets in `variant`, when it is a `server/discover` request there.
+pub(crate) fn discover_refusal(variant: crate::Variant, frame: &Value) -> Option<DiscoverRefusal> {
+    let id = frame.get("id").filter(|_| frame.get("method").and_then(Value::as_str) == Some("server/discover"))?.clone();
+    match variant {
+        crate::Variant::DiscoverRefused => Some(DiscoverRefusal::Error { id, code: -32601, message: "method not found: server/discover" }),
+        crate::Variant::DiscoverInvalid => Some(DiscoverRefusal::Error { id, code: -32602, message: "invalid params: this server takes no server/discover" }),
+        crate::Variant::DiscoverUnanswered => Some(DiscoverRefusal::Unanswered),
+        _ => None,
+    }
+}
+
+impl DiscoverRefusal {
+    /// The `refused_discover` note's detail.
+    pub(crate) fn note(&self) -> Value {
+        match self {
+            DiscoverRefusal::Error { code, .. } => crate::note::Note::RefusedDiscover.detail(json!({"code": code})),
+            DiscoverRefusal::Unanswered => crate::note::Note::RefusedDiscover.detail(json!({"code": null, "unanswered": true})),
+        }
+    }
+}
+
+#[cfg(test)]
+mod discover_refusal_tests {
+    use super::*;
+    use crate::Variant;
+
+    #[test]
+    fn only_a_discover_request_in_a_refusing_variant_is_refused() {
+        let discover = json!({"jsonrpc": "2.0", "id": 7, "method": "server/discover", "params": {}});
+        assert_eq!(
+            discover_refusal(Variant::DiscoverRefused, &discover),
+            Some(DiscoverRefusal::Error { id: json!(7), code: -32601, message: "method not found: server/discover" })
+        );
+        assert!(matches!(discover_refusal(Variant::DiscoverInvalid, &discover), Some(DiscoverRefusal::Error { code: -32602, .. })));
+        assert_eq!(discover_refusal(Variant::DiscoverUnanswered, &discover), Some(DiscoverRefusal::Unanswered));
+        assert_eq!(discover_refusal(Variant::Standard, &discover), None);
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}});
+        assert_eq!(discover_refusal(Variant::DiscoverRefused, &initialize), None);
+        // A notification of that name has no id to answer.
+        assert_eq!(discover_refusal(Variant::DiscoverUnanswered, &json!({"jsonrpc": "2.0", "method": "server/discover"})), None);
+    }
+}

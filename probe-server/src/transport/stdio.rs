@@ -248,6 +248,7 @@ async fn pump_input<R: AsyncRead + Unpin>(
     outbound: Outbound,
     forward: mpsc::Sender<RxJsonRpcMessage<RoleServer>>,
     closing: tokio_util::sync::CancellationToken,
+    variant: crate::Variant,
 ) {
     let _closing = closing.drop_guard();
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
@@ -311,6 +312,14 @@ async fn pump_input<R: AsyncRead + Unpin>(
         let method = value.get("method").and_then(Value::as_str).map(str::to_string);
         let id = value.get("id").cloned().unwrap_or(Value::Null);
         let asked_version = value.pointer("/params/protocolVersion").and_then(Value::as_str).map(str::to_string);
+        // A variant that refuses server/discover in its own way answers it here.
+        if let Some(refusal) = super::discover_refusal(variant, &value) {
+            journal.log(Entry::note(SESSION, Transport::Stdio, refusal.note()));
+            if let super::DiscoverRefusal::Error { id, code, message } = refusal {
+                outbound.send(error_frame(id, code, message));
+            }
+            continue;
+        }
         // The value is moved into the SDK's type, not copied: a large frame is held once.
         let message = match super::screen(value) {
             Ok(message) => message,
@@ -388,9 +397,10 @@ where
     });
     let outbound = Outbound { journal: journal.clone(), tx: out_tx, pending: Arc::default(), lifecycle: Arc::default(), rewrite_skills: options.variant.serves_skills() };
     let (in_tx, in_rx) = mpsc::channel(64);
+    let variant = options.variant;
     let handler = ProbeServer::new(journal.clone(), SESSION, Transport::Stdio, options);
     handler.note_serving(json!({}));
-    let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx, handler.closing()));
+    let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx, handler.closing(), variant));
     let inbound = Arc::new(Mutex::new(in_rx));
     loop {
         outbound.lifecycle.reset();

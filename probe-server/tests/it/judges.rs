@@ -54,6 +54,13 @@ fn ablated_journals_flip_their_target_probe() {
         ("codex-stdio-long-calls", "utilities.cancel_on_timeout", "yes"),
         ("codex-stdio-long-calls", "utilities.progress_keepalive", "no"),
         ("continue-cli-stdio-long-calls", "utilities.call_timeout", "not-reached"),
+        // Era fallback: Claude Code gives an unanswered server/discover 3 s, then sends
+        // initialize; the reference client ablated to fall back only on -32601, or to wait
+        // without a timeout of its own, never does.
+        ("claude-code-stdio-discover-unanswered", "connection.discover_timeout_fallback", "yes"),
+        ("reference-http-modern-discover-unanswered-full", "connection.discover_timeout_fallback", "yes"),
+        ("reference-http-modern-discover-invalid-fallback-on-method-not-found-only", "connection.discover_fallback_any_error", "no"),
+        ("reference-stdio-modern-discover-unanswered-no-discover-timeout", "connection.discover_timeout_fallback", "no"),
     ];
     for (journal, probe, expected) in cases {
         let path = format!("{}/../fixtures/journals/{journal}.jsonl", env!("CARGO_MANIFEST_DIR"));

@@ -228,6 +228,9 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
             .map_or("the host's own tool timeout (the profile sets none)".to_string(), |l| format!("a tool timeout of {} s set by the profile", l.tool_timeout_secs));
         notes.push(format!("{}: {set}; the run is stopped after {} s at the latest", Variant::LongCalls, profile.launch.timeout_secs.min(LONG_CALLS_BOUND_SECS)));
     }
+    if runs.iter().any(|r| r.variant == Variant::DiscoverUnanswered) {
+        notes.push(format!("{}: the run is stopped after {} s at the latest", Variant::DiscoverUnanswered, profile.launch.timeout_secs.min(LONG_CALLS_BOUND_SECS)));
+    }
     for run in runs.iter().filter(|r| r.observations.lifecycle().is_none()) {
         notes.push(format!("{}: the client never opened an MCP session: {}", run.variant, describe_endings(&run.launches)));
     }
@@ -325,7 +328,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         write_files(profile.files.iter().chain(skills_launch.iter().flat_map(|s| s.files.iter())).chain(long_calls.iter().flat_map(|l| l.files.iter())), &vars, transport)?;
         let args: Vec<String> = long_calls.iter().flat_map(|l| l.args.iter()).chain(args.iter()).cloned().collect();
         let timeout = match variant {
-            Variant::LongCalls => profile.launch.timeout_secs.min(LONG_CALLS_BOUND_SECS),
+            Variant::LongCalls | Variant::DiscoverUnanswered => profile.launch.timeout_secs.min(LONG_CALLS_BOUND_SECS),
             _ => profile.launch.timeout_secs,
         };
         let spec = LaunchSpec {
@@ -380,8 +383,9 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     Ok(VariantRun { variant, observations, launches: records, plan_stopped: None })
 }
 
-/// The long-calls variant's runs end here at the latest (a host without a tool timeout would
-/// wait on the call that never answers until its profile's timeout).
+/// The long-calls and discover-unanswered variants' runs end here at the latest (a host without
+/// a timeout would wait on the call, or the discover, that never answers until its profile's
+/// timeout).
 pub const LONG_CALLS_BOUND_SECS: u64 = 45;
 
 /// The run's directories and the probe server's executable.

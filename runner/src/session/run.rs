@@ -155,7 +155,7 @@ async fn drive(endpoint: &Endpoint, spec: RunSpec, model_url: Option<&str>) -> R
         // In the stream-drop variant the client stays a settled time, as the stub makes hosts do.
         None => {
             let linger = if spec.variant == Variant::StreamDrop { Duration::from_millis(probe_server::probes::opportunity::SETTLE_MS + 100) } else { Duration::ZERO };
-            reference::run(endpoint, spec.era, spec.ablation, spec.variation, linger).await?;
+            reference::run(endpoint, spec.era, spec.variant, spec.ablation, spec.variation, linger).await?;
             HostEnd::Finished
         }
     })

@@ -64,56 +64,145 @@ fn params<T: DeserializeOwned>(value: Value) -> T {
 /// The in-process pipe's buffer: a pipe's usual capacity.
 const PIPE_BUFFER: usize = 64 * 1024;
 
-/// Runs the reference client's whole script against `endpoint` in `era`.
 /// Runs the reference client's script, then keeps the session open `linger` before leaving (time
-/// in which the server's dropped stream may be resumed).
-pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, variation: Option<Variation>, linger: Duration) -> Result<(), ReferenceError> {
-    let (client, handler) = match connect(endpoint, era, ReferenceHandler::new(ablation, variation)).await {
+/// in which the server's dropped stream may be resumed). Against a server variant that refuses
+/// `server/discover` ([`probe_server::Variant::tests_fallback`]) it opens with `server/discover`
+/// whatever `era` says, falls back to `initialize`, lists the tools and leaves: what such a run
+/// shows is how the session opened.
+pub async fn run(
+    endpoint: &Endpoint,
+    era: Era,
+    variant: probe_server::Variant,
+    ablation: Option<Ablation>,
+    variation: Option<Variation>,
+    linger: Duration,
+) -> Result<(), ReferenceError> {
+    let opening = if variant.tests_fallback() { Opening::Fallback } else { Opening::Era(era) };
+    let (client, handler) = match connect(endpoint, opening, ReferenceHandler::new(ablation, variation)).await {
         // A client broken so that it cannot open the session ends there; the journal shows how.
         Err(ReferenceError::Connect(_)) if ablation.is_some_and(Ablation::may_break_the_session) => return Ok(()),
         other => other?,
     };
-    let outcome = tokio::time::timeout(SCRIPT_TIMEOUT, script(&client, &handler, era, ablation, variation)).await;
+    let outcome = match opening {
+        Opening::Fallback => {
+            tokio::time::timeout(SCRIPT_TIMEOUT, async {
+                let _ = client.list_tools(None).await;
+            })
+            .await
+        }
+        Opening::Era(era) => tokio::time::timeout(SCRIPT_TIMEOUT, script(&client, &handler, era, ablation, variation)).await,
+    };
     tokio::time::sleep(linger).await;
     let _ = client.cancel().await;
     outcome.map_err(|_| ReferenceError::Timeout(SCRIPT_TIMEOUT))
 }
 
+/// How the reference client opens its session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opening {
+    /// In one era: `initialize` (legacy) or `server/discover` (2026-07-28), without fallback.
+    Era(Era),
+    /// With `server/discover`, falling back to `initialize` when the server refuses it or leaves
+    /// it unanswered for [`DISCOVER_WAIT`], as a client speaking both eras should.
+    Fallback,
+}
+
+/// How long the reference client waits for an answer to `server/discover` before it takes the
+/// server for a legacy one (rmcp's own wait is 10 s).
+pub const DISCOVER_WAIT: Duration = Duration::from_millis(300);
+/// How long the no-discover-timeout ablation waits for an answer before it ends its run.
+const UNBOUNDED_DISCOVER_GIVES_UP: Duration = Duration::from_secs(1);
+
 /// Opens the reference client's session with the probe server.
-async fn connect(endpoint: &Endpoint, era: Era, handler: ReferenceHandler) -> Result<(Client, ReferenceHandler), ReferenceError> {
+async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandler) -> Result<(Client, ReferenceHandler), ReferenceError> {
     let (ablation, variation) = (handler.ablation(), handler.variation());
-    let mode = match era {
-        Era::Legacy => ClientLifecycleMode::Initialize,
-        Era::Modern => ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+    let discover = || ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    let (mode, discover_wait) = match (opening, endpoint) {
+        (Opening::Era(Era::Legacy), _) => (ClientLifecycleMode::Initialize, None),
+        (Opening::Era(Era::Modern), _) => (discover(), None),
+        // The ablations that must not fall back: no fallback at all, or no timeout of its own.
+        (Opening::Fallback, _) if matches!(ablation, Some(Ablation::NoDiscoverFallback | Ablation::NoDiscoverTimeout)) => (discover(), None),
+        (Opening::Fallback, Endpoint::Http { url }) => (discover_over_http(url, ablation).await?, None),
+        (Opening::Fallback, _) => {
+            (ClientLifecycleMode::Auto { preferred_versions: vec![ProtocolVersion::V_2026_07_28], legacy_version: Some(ProtocolVersion::V_2025_11_25) }, Some(DISCOVER_WAIT))
+        }
     };
-    let client = match endpoint {
-        Endpoint::Stdio { program, args } => {
-            let mut command = tokio::process::Command::new(program);
-            command.args(args);
-            let (process, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
-            handler.clone().serve_with_lifecycle(Rewriting::new(process, ablation, variation), mode).await
-        }
-        Endpoint::InProcess { journal, options } => {
-            let journal = probe_server::journal::Journal::create(journal).map_err(std::io::Error::other)?;
-            let (ours, theirs) = tokio::io::duplex(PIPE_BUFFER);
-            let (server_reads, server_writes) = tokio::io::split(theirs);
-            tokio::spawn(probe_server::transport::stdio::serve_stdio(server_reads, server_writes, journal, options.clone()));
-            let (reads, writes) = tokio::io::split(ours);
-            let pipe = rmcp::transport::async_rw::AsyncRwTransport::new_client(reads, writes);
-            handler.clone().serve_with_lifecycle(Rewriting::new(pipe, ablation, variation), mode).await
-        }
-        Endpoint::Http { url } => {
-            if variation == Some(Variation::GetBeforeSession) {
-                reachability_get(url).await;
+    let opened = async {
+        match endpoint {
+            Endpoint::Stdio { program, args } => {
+                let mut command = tokio::process::Command::new(program);
+                command.args(args);
+                let (process, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
+                Ok(handler.clone().serve_with_lifecycle(Rewriting::new(process, ablation, variation).discover_wait(discover_wait), mode).await)
             }
-            let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                .reinit_on_expired_session(ablation != Some(Ablation::NoReinitialize));
-            let transport = StreamableHttpClientTransport::with_client(http_client::AblatingHttpClient::new(ablation), config);
-            handler.clone().serve_with_lifecycle(Rewriting::new(transport, ablation, variation), mode).await
+            Endpoint::InProcess { journal, options } => {
+                let journal = probe_server::journal::Journal::create(journal).map_err(std::io::Error::other)?;
+                let (ours, theirs) = tokio::io::duplex(PIPE_BUFFER);
+                let (server_reads, server_writes) = tokio::io::split(theirs);
+                tokio::spawn(probe_server::transport::stdio::serve_stdio(server_reads, server_writes, journal, options.clone()));
+                let (reads, writes) = tokio::io::split(ours);
+                let pipe = rmcp::transport::async_rw::AsyncRwTransport::new_client(reads, writes);
+                Ok(handler.clone().serve_with_lifecycle(Rewriting::new(pipe, ablation, variation).discover_wait(discover_wait), mode).await)
+            }
+            Endpoint::Http { url } => {
+                if variation == Some(Variation::GetBeforeSession) {
+                    reachability_get(url).await;
+                }
+                let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .reinit_on_expired_session(ablation != Some(Ablation::NoReinitialize));
+                let transport = StreamableHttpClientTransport::with_client(http_client::AblatingHttpClient::new(ablation), config);
+                Ok(handler.clone().serve_with_lifecycle(Rewriting::new(transport, ablation, variation).discover_wait(discover_wait), mode).await)
+            }
         }
-    }
-    .map_err(|e| ReferenceError::Connect(e.to_string()))?;
+    };
+    let opened: Result<_, ReferenceError> = if ablation == Some(Ablation::NoDiscoverTimeout) && opening == Opening::Fallback {
+        // It would wait for ever: it ends its run instead, as a host gives up on a server.
+        match tokio::time::timeout(UNBOUNDED_DISCOVER_GIVES_UP, opened).await {
+            Ok(opened) => opened,
+            Err(_) => return Err(ReferenceError::Connect("no answer to server/discover".into())),
+        }
+    } else {
+        opened.await
+    };
+    let client = opened?.map_err(|e| ReferenceError::Connect(e.to_string()))?;
     Ok((client, handler))
+}
+
+/// Over HTTP the reference client asks `server/discover` itself before it opens the session
+/// (rmcp's HTTP client sends nothing more while a request's answer stream is open, so it could
+/// not fall back from a discover left unanswered): the lifecycle to open with. An error that is
+/// not a 2026-07-28 rejection, or no answer within [`DISCOVER_WAIT`], means a legacy server.
+async fn discover_over_http(url: &str, ablation: Option<Ablation>) -> Result<ClientLifecycleMode, ReferenceError> {
+    let legacy = ClientLifecycleMode::Initialize;
+    let modern = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    let body = json!({"jsonrpc": "2.0", "id": "reference-discover", "method": "server/discover", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp-client-probe-reference", "version": env!("CARGO_PKG_VERSION")}
+    }}});
+    let http = reqwest::Client::builder().no_proxy().build().map_err(|e| ReferenceError::Connect(e.to_string()))?;
+    let asked = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "server/discover")
+        .body(body.to_string())
+        .send();
+    // The whole answer, headers and body, within the wait.
+    let answered = tokio::time::timeout(DISCOVER_WAIT, async { asked.await?.text().await }).await;
+    let Ok(Ok(text)) = answered else { return Ok(legacy) };
+    // A JSON body, or the first `data:` line of an event stream.
+    let frame: Value =
+        serde_json::from_str(&text).ok().or_else(|| text.lines().find_map(|l| l.strip_prefix("data:")).and_then(|d| serde_json::from_str(d.trim()).ok())).unwrap_or(Value::Null);
+    if frame.get("result").is_some() {
+        return Ok(modern);
+    }
+    match frame.pointer("/error/code").and_then(Value::as_i64) {
+        Some(-32022..=-32020) => Err(ReferenceError::Connect(format!("server/discover refused as a 2026-07-28 server refuses: {frame}"))),
+        Some(code) if ablation == Some(Ablation::FallbackOnMethodNotFoundOnly) && code != -32601 => Err(ReferenceError::Connect(format!("server/discover refused with {code}"))),
+        _ => Ok(legacy),
+    }
 }
 
 /// A GET of the endpoint with `Accept: */*` before any session exists, as hosts do to see

@@ -5,6 +5,7 @@
 //! So does the one ablation on incoming frames: a session that ends at a notification it does not know.
 
 use std::future::Future;
+use std::time::Duration;
 
 use futures::future::Either;
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
@@ -22,11 +23,38 @@ pub struct Rewriting<T> {
     ablation: Option<Ablation>,
     /// Ids of the `tools/call` requests sent, for the cancel-after-completed-calls variation.
     calls: Option<Vec<Value>>,
+    /// How long an answer to `server/discover` may take: past it the client hands rmcp an error
+    /// in its place, and rmcp falls back to `initialize` (its own wait is 10 s).
+    discover_wait: Option<Duration>,
+    /// The `server/discover` in flight and when the wait for it ends.
+    discover_pending: Option<(Value, tokio::time::Instant)>,
 }
 
 impl<T> Rewriting<T> {
     pub fn new(inner: T, ablation: Option<Ablation>, variation: Option<Variation>) -> Self {
-        Rewriting { inner, ablation, calls: (variation == Some(Variation::CancelAfterCompletedCalls)).then(Vec::new) }
+        Rewriting { inner, ablation, calls: (variation == Some(Variation::CancelAfterCompletedCalls)).then(Vec::new), discover_wait: None, discover_pending: None }
+    }
+
+    /// Gives `server/discover` this long to be answered (none: as long as rmcp waits).
+    pub fn discover_wait(mut self, wait: Option<Duration>) -> Self {
+        self.discover_wait = wait;
+        self
+    }
+}
+
+/// The error the client hands itself in place of an answer to `server/discover` that did not come.
+fn discover_timed_out(id: &Value, wait: Duration) -> Option<RxJsonRpcMessage<RoleClient>> {
+    let message = format!("no answer to server/discover within {} ms", wait.as_millis());
+    serde_json::from_value(serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32001, "message": message}})).ok()
+}
+
+/// The fallback-on-method-not-found-only ablation: a refusal of `server/discover` with any other
+/// code is made a 2026-07-28 rejection (-32021), on which rmcp does not fall back.
+fn only_method_not_found_falls_back(frame: &mut Value) {
+    if let Some(code) = frame.pointer_mut("/error/code") {
+        if code.as_i64() != Some(-32601) {
+            *code = Value::from(-32021);
+        }
     }
 }
 
@@ -78,6 +106,12 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Rewriting<T> {
     type Error = T::Error;
 
     fn send(&mut self, item: TxJsonRpcMessage<RoleClient>) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let Some(wait) = self.discover_wait {
+            let frame = serde_json::to_value(&item).unwrap_or_default();
+            if let (Some("server/discover"), Some(id)) = (frame.get("method").and_then(Value::as_str), frame.get("id")) {
+                self.discover_pending = Some((id.clone(), tokio::time::Instant::now() + wait));
+            }
+        }
         if let Some(calls) = self.calls.as_mut() {
             let frame = serde_json::to_value(&item).unwrap_or_default();
             if frame.get("method").and_then(Value::as_str) == Some("tools/call") {
@@ -97,7 +131,27 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Rewriting<T> {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let message = self.inner.receive().await?;
+        let message = match self.discover_pending.take() {
+            None => self.inner.receive().await?,
+            Some((id, until)) => {
+                tokio::select! {
+                    message = self.inner.receive() => {
+                        let mut message = message?;
+                        let mut frame = serde_json::to_value(&message).unwrap_or_default();
+                        if frame.get("method").is_none() && frame.get("id") == Some(&id) {
+                            if self.ablation == Some(Ablation::FallbackOnMethodNotFoundOnly) {
+                                only_method_not_found_falls_back(&mut frame);
+                                message = serde_json::from_value(frame).unwrap_or(message);
+                            }
+                        } else {
+                            self.discover_pending = Some((id, until));
+                        }
+                        message
+                    }
+                    _ = tokio::time::sleep_until(until) => return discover_timed_out(&id, self.discover_wait.unwrap_or_default()),
+                }
+            }
+        };
         if self.ablation == Some(Ablation::ChokeOnUnknownNotification) {
             let frame = serde_json::to_value(&message).unwrap_or_default();
             if frame.get("method").and_then(Value::as_str) == Some(probe_server::surface::UNKNOWN_NOTIFICATION) {
