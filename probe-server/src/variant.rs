@@ -93,6 +93,9 @@ variants! {
     /// Legacy era only, `server/discover` never answered: a client falls back after a timeout of
     /// its own. Its runs are bounded.
     DiscoverUnanswered => "discover-unanswered", Server, "legacy era only: server/discover never answered";
+    /// Results sent without `resultType` (`"complete"` removed by the taps): a 2026-07-28 client
+    /// must take an absent `resultType` as `"complete"`. Legacy results never carry one.
+    NoResultType => "no-result-type", Server, "resultType left out of every complete result (2026-07-28 answers)";
     /// Interactive (the standard server; a person at a terminal): the form is filled in with
     /// typed values and accepted.
     InteractiveAccept => "interactive-accept", Interactive, "interactive: the form filled in with typed values and accepted";

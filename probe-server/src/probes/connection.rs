@@ -217,3 +217,53 @@ fn judge_fallback(o: &Observations, what: &str) -> Verdict {
     }
     Verdict::new(Outcome::No, format!("never sent initialize after the {what}{again}")).evidence([discover.seq].into_iter().chain(refusal.map(|r| r.seq))).opportunity([from.seq])
 }
+
+probe! {
+    /// Evidence (variant no-result-type: every complete result is sent without `resultType`): a
+    /// client that speaks 2026-07-28 takes such a result as complete ("clients MUST treat an absent
+    /// `resultType` as `complete`", 2026-07-28 schema, `Result`): after the first one (usually the
+    /// `server/discover` answer) it goes on with further 2026-07-28 requests. Falling back to
+    /// `initialize` after it, or sending nothing more, is no. A client that opens with
+    /// `initialize` meets no `resultType` in any result (n/a).
+    ResultTypeDefault {
+        id: "connection.result_type_default", area: Connection, title: "a result without resultType is taken as complete",
+        revisions: ["2026-07-28"], eras: BOTH, variant: NoResultType,
+        serves: "leaves resultType out of every complete result", judge: judge_result_type_default,
+    }
+}
+
+fn judge_result_type_default(o: &Observations) -> Verdict {
+    let is_modern = |f: &&crate::observe::Frame| f.dir == crate::journal::Direction::ClientToServer && f.is_request() && f.meta(MODERN_META_VERSION).is_some();
+    let modern: Vec<_> = o.frames.iter().filter(is_modern).collect();
+    if modern.is_empty() {
+        return match o.lifecycle() {
+            Some(life) => Verdict::new(Outcome::NotApplicable, "opens with initialize: its results never carry resultType").evidence([life.opener]),
+            None => Verdict::new(Outcome::NotReached, "the client never opened a session"),
+        };
+    }
+    // The first result the server gave a 2026-07-28 request.
+    let Some((request, result)) = modern.iter().find_map(|r| o.answer_to(r).filter(|a| a.result().is_some()).map(|a| (*r, a))) else {
+        return Verdict::new(Outcome::NotReached, "no 2026-07-28 request got a result").evidence([modern[0].seq]);
+    };
+    let method = request.method().unwrap_or("?");
+    if result.result().and_then(|r| r.get("resultType")).is_some() {
+        return Verdict::new(Outcome::Inconclusive, format!("the {method} result carried resultType")).evidence([result.seq]);
+    }
+    let later: Vec<_> = o.frames.iter().filter(|f| f.seq > result.seq && f.dir == crate::journal::Direction::ClientToServer && f.is_request()).collect();
+    if let Some(init) = later.iter().find(|f| f.method() == Some("initialize")) {
+        return Verdict::new(Outcome::No, format!("took the {method} result without resultType for a failure: fell back to initialize"))
+            .evidence([request.seq, result.seq, init.seq])
+            .opportunity([result.seq]);
+    }
+    match later.iter().copied().find(is_modern) {
+        Some(next) => Verdict::new(Outcome::Yes, format!("went on after the {method} result without resultType ({} more requests)", later.len())).evidence([
+            request.seq,
+            result.seq,
+            next.seq,
+        ]),
+        None if o.stopped_at_bound().is_some() => {
+            Verdict::new(Outcome::NotReached, format!("sent nothing more after the {method} result before the run was stopped")).evidence([result.seq])
+        }
+        None => Verdict::new(Outcome::No, format!("sent nothing more after the {method} result without resultType")).evidence([request.seq, result.seq]).opportunity([result.seq]),
+    }
+}

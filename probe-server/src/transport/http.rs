@@ -235,7 +235,7 @@ struct SseJournal {
     journal: Journal,
     session: String,
     buffer: Vec<u8>,
-    rewrite_skills: bool,
+    rewrite: Option<super::Rewrite>,
     priming: Priming,
     /// Data-less events (with their parsed fields) held while `priming` is undecided.
     held: Vec<(Vec<u8>, SseFields)>,
@@ -300,7 +300,7 @@ impl SseJournal {
         let mut last_id = None;
         while let Some((end, sep)) = find_event_end(&self.buffer) {
             let event: Vec<u8> = self.buffer.drain(..end + sep).collect();
-            let rewritten = self.rewrite_skills.then(|| std::str::from_utf8(&event).ok().and_then(crate::skills::rewrite_outgoing)).flatten();
+            let rewritten = self.rewrite.and_then(|rewrite| std::str::from_utf8(&event).ok().and_then(rewrite));
             let event = rewritten.map_or(event, String::into_bytes);
             let fields = SseFields::parse(&event[..event.len() - sep]);
             if fields.without_data() {
@@ -556,19 +556,10 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     let detail = json!({"status": parts_out.status.as_u16(), "headers": selected_headers(&parts_out.headers)});
     journal.log(Entry::new(&out_session, Transport::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
     let content_type = header(&parts_out.headers, "content-type").unwrap_or("").to_string();
-    let rewrite_skills = state.variant.serves_skills();
+    let rewrite = super::outgoing_rewrite(state.variant);
     if content_type.starts_with("text/event-stream") {
         let awaiting = Some(request_id.clone()).filter(|id| !id.is_null());
-        let sse = SseJournal {
-            journal: journal.clone(),
-            session: out_session,
-            buffer: Vec::new(),
-            rewrite_skills,
-            priming,
-            held: Vec::new(),
-            versions: state.versions.clone(),
-            awaiting,
-        };
+        let sse = SseJournal { journal: journal.clone(), session: out_session, buffer: Vec::new(), rewrite, priming, held: Vec::new(), versions: state.versions.clone(), awaiting };
         // In `stream-drop`, the first GET stream ends right after its first event with an id.
         let drop_here = drop_stream && parts_out.status.is_success() && !state.dropped_a_stream.swap(true, Ordering::SeqCst);
         let stream = futures::stream::unfold((body_out.into_data_stream(), sse, false), move |(mut inner, mut sse, ended)| async move {
@@ -596,7 +587,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         Ok(collected) => collected.to_bytes(),
         Err(_) => Bytes::new(),
     };
-    if let Some(rewritten) = rewrite_skills.then(|| std::str::from_utf8(&bytes).ok().and_then(crate::skills::rewrite_outgoing)).flatten() {
+    if let Some(rewritten) = rewrite.and_then(|rewrite| std::str::from_utf8(&bytes).ok().and_then(rewrite)) {
         bytes = Bytes::from(rewritten);
         parts_out.headers.remove(axum::http::header::CONTENT_LENGTH);
     }

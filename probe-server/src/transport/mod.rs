@@ -222,6 +222,32 @@ mod tests {
     }
 }
 
+/// A rewrite of the text of outgoing frames (a stdio line, an SSE event, a JSON body): the new
+/// text, or none when it leaves the text as it is. The journal keeps what was sent.
+pub(crate) type Rewrite = fn(&str) -> Option<String>;
+
+/// The rewrite the taps apply to outgoing frames in `variant`: the skills variants' placeholders,
+/// or the no-result-type variant's removal of `resultType`.
+pub(crate) fn outgoing_rewrite(variant: crate::Variant) -> Option<Rewrite> {
+    if variant.serves_skills() {
+        Some(crate::skills::rewrite_outgoing)
+    } else if variant == crate::Variant::NoResultType {
+        Some(without_result_type)
+    } else {
+        None
+    }
+}
+
+/// The text with every `"resultType":"complete"` member removed (rmcp writes it without spaces;
+/// inside a string it would be escaped and stays). An `input_required` result keeps its own.
+pub(crate) fn without_result_type(text: &str) -> Option<String> {
+    const MEMBER: &str = r#""resultType":"complete""#;
+    if !text.contains(MEMBER) {
+        return None;
+    }
+    Some(text.replace(&format!("{MEMBER},"), "").replace(&format!(",{MEMBER}"), "").replace(MEMBER, ""))
+}
+
 /// How the tap answers a `server/discover` in a variant that refuses it in its own way. rmcp
 /// answers a discover of a version the server does not speak with -32022 before any handler
 /// sees it, so these refusals are the tap's.
@@ -273,5 +299,18 @@ mod discover_refusal_tests {
         assert_eq!(discover_refusal(Variant::DiscoverRefused, &initialize), None);
         // A notification of that name has no id to answer.
         assert_eq!(discover_refusal(Variant::DiscoverUnanswered, &json!({"jsonrpc": "2.0", "method": "server/discover"})), None);
+    }
+
+    #[test]
+    fn result_type_complete_is_removed_wherever_it_stands_and_nothing_else() {
+        let first = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[]}}"#;
+        let last = r#"data: {"jsonrpc":"2.0","id":1,"result":{"tools":[],"resultType":"complete"}}"#;
+        let only = r#"{"result":{"resultType":"complete"}}"#;
+        assert_eq!(without_result_type(first).unwrap(), r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#);
+        assert_eq!(without_result_type(last).unwrap(), r#"data: {"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#);
+        assert_eq!(without_result_type(only).unwrap(), r#"{"result":{}}"#);
+        for unchanged in [r#"{"result":{"resultType":"input_required","inputRequests":{}}}"#, r#"{"text":"say \"resultType\":\"complete\""}"#] {
+            assert_eq!(without_result_type(unchanged), None, "{unchanged}");
+        }
     }
 }

@@ -188,12 +188,12 @@ struct Outbound {
     pending: Arc<Pending>,
     lifecycle: Arc<Lifecycle>,
     /// Whether hostile skill manifests replace their placeholders on the way out.
-    rewrite_skills: bool,
+    rewrite: Option<super::Rewrite>,
 }
 
 impl Outbound {
     fn send(&self, bytes: Vec<u8>) {
-        let rewritten = self.rewrite_skills.then(|| std::str::from_utf8(&bytes).ok().and_then(crate::skills::rewrite_outgoing)).flatten();
+        let rewritten = self.rewrite.and_then(|rewrite| std::str::from_utf8(&bytes).ok().and_then(rewrite));
         let bytes = rewritten.map_or(bytes, String::into_bytes);
         let parsed: Option<Value> = serde_json::from_slice(&bytes).ok();
         self.journal.log(Entry::frame(SESSION, Transport::Stdio, Direction::ServerToClient, EventKind::Frame, &bytes, parsed.as_ref()));
@@ -395,7 +395,7 @@ where
         }
         true
     });
-    let outbound = Outbound { journal: journal.clone(), tx: out_tx, pending: Arc::default(), lifecycle: Arc::default(), rewrite_skills: options.variant.serves_skills() };
+    let outbound = Outbound { journal: journal.clone(), tx: out_tx, pending: Arc::default(), lifecycle: Arc::default(), rewrite: super::outgoing_rewrite(options.variant) };
     let (in_tx, in_rx) = mpsc::channel(64);
     let variant = options.variant;
     let handler = ProbeServer::new(journal.clone(), SESSION, Transport::Stdio, options);

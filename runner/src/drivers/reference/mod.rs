@@ -66,9 +66,9 @@ const PIPE_BUFFER: usize = 64 * 1024;
 
 /// Runs the reference client's script, then keeps the session open `linger` before leaving (time
 /// in which the server's dropped stream may be resumed). Against a server variant that refuses
-/// `server/discover` ([`probe_server::Variant::tests_fallback`]) it opens with `server/discover`
-/// whatever `era` says, falls back to `initialize`, lists the tools and leaves: what such a run
-/// shows is how the session opened.
+/// `server/discover` ([`probe_server::Variant::tests_fallback`]) or leaves `resultType` out it
+/// opens with `server/discover` whatever `era` says, falls back to `initialize` where it must,
+/// lists the tools and leaves: what such a run shows is how the session opened.
 pub async fn run(
     endpoint: &Endpoint,
     era: Era,
@@ -77,7 +77,7 @@ pub async fn run(
     variation: Option<Variation>,
     linger: Duration,
 ) -> Result<(), ReferenceError> {
-    let opening = if variant.tests_fallback() { Opening::Fallback } else { Opening::Era(era) };
+    let opening = if variant.tests_fallback() || variant == probe_server::Variant::NoResultType { Opening::Fallback } else { Opening::Era(era) };
     let (client, handler) = match connect(endpoint, opening, ReferenceHandler::new(ablation, variation)).await {
         // A client broken so that it cannot open the session ends there; the journal shows how.
         Err(ReferenceError::Connect(_)) if ablation.is_some_and(Ablation::may_break_the_session) => return Ok(()),
@@ -133,7 +133,13 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
                 let mut command = tokio::process::Command::new(program);
                 command.args(args);
                 let (process, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
-                Ok(handler.clone().serve_with_lifecycle(Rewriting::new(process, ablation, variation).discover_wait(discover_wait), mode).await)
+                Ok(handler
+                    .clone()
+                    .serve_with_lifecycle(
+                        Rewriting::new(process, ablation, variation).discover_wait(discover_wait).default_result_type(ablation != Some(Ablation::RequireResultType)),
+                        mode,
+                    )
+                    .await)
             }
             Endpoint::InProcess { journal, options } => {
                 let journal = probe_server::journal::Journal::create(journal).map_err(std::io::Error::other)?;
@@ -142,7 +148,13 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
                 tokio::spawn(probe_server::transport::stdio::serve_stdio(server_reads, server_writes, journal, options.clone()));
                 let (reads, writes) = tokio::io::split(ours);
                 let pipe = rmcp::transport::async_rw::AsyncRwTransport::new_client(reads, writes);
-                Ok(handler.clone().serve_with_lifecycle(Rewriting::new(pipe, ablation, variation).discover_wait(discover_wait), mode).await)
+                Ok(handler
+                    .clone()
+                    .serve_with_lifecycle(
+                        Rewriting::new(pipe, ablation, variation).discover_wait(discover_wait).default_result_type(ablation != Some(Ablation::RequireResultType)),
+                        mode,
+                    )
+                    .await)
             }
             Endpoint::Http { url } => {
                 if variation == Some(Variation::GetBeforeSession) {
@@ -151,7 +163,13 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
                 let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .reinit_on_expired_session(ablation != Some(Ablation::NoReinitialize));
                 let transport = StreamableHttpClientTransport::with_client(http_client::AblatingHttpClient::new(ablation), config);
-                Ok(handler.clone().serve_with_lifecycle(Rewriting::new(transport, ablation, variation).discover_wait(discover_wait), mode).await)
+                Ok(handler
+                    .clone()
+                    .serve_with_lifecycle(
+                        Rewriting::new(transport, ablation, variation).discover_wait(discover_wait).default_result_type(ablation != Some(Ablation::RequireResultType)),
+                        mode,
+                    )
+                    .await)
             }
         }
     };
@@ -195,7 +213,10 @@ async fn discover_over_http(url: &str, ablation: Option<Ablation>) -> Result<Cli
     // A JSON body, or the first `data:` line of an event stream.
     let frame: Value =
         serde_json::from_str(&text).ok().or_else(|| text.lines().find_map(|l| l.strip_prefix("data:")).and_then(|d| serde_json::from_str(d.trim()).ok())).unwrap_or(Value::Null);
-    if frame.get("result").is_some() {
+    if let Some(result) = frame.get("result") {
+        if result.get("resultType").is_none() && ablation == Some(Ablation::RequireResultType) {
+            return Err(ReferenceError::Connect("the server/discover result has no resultType".into()));
+        }
         return Ok(modern);
     }
     match frame.pointer("/error/code").and_then(Value::as_i64) {

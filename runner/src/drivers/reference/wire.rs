@@ -28,11 +28,30 @@ pub struct Rewriting<T> {
     discover_wait: Option<Duration>,
     /// The `server/discover` in flight and when the wait for it ends.
     discover_pending: Option<(Value, tokio::time::Instant)>,
+    /// Whether an answer to a 2026-07-28 request that has no `resultType` gets `"complete"`, as
+    /// the schema tells clients to take it (rmcp's own discover result requires the member).
+    default_result_type: bool,
+    /// Ids of the 2026-07-28 requests sent (those with a protocol version in their `_meta`).
+    modern_ids: Vec<Value>,
 }
 
 impl<T> Rewriting<T> {
     pub fn new(inner: T, ablation: Option<Ablation>, variation: Option<Variation>) -> Self {
-        Rewriting { inner, ablation, calls: (variation == Some(Variation::CancelAfterCompletedCalls)).then(Vec::new), discover_wait: None, discover_pending: None }
+        Rewriting {
+            inner,
+            ablation,
+            calls: (variation == Some(Variation::CancelAfterCompletedCalls)).then(Vec::new),
+            discover_wait: None,
+            discover_pending: None,
+            default_result_type: false,
+            modern_ids: Vec::new(),
+        }
+    }
+
+    /// Takes an absent `resultType` in an answer to a 2026-07-28 request as `"complete"`.
+    pub fn default_result_type(mut self, on: bool) -> Self {
+        self.default_result_type = on;
+        self
     }
 
     /// Gives `server/discover` this long to be answered (none: as long as rmcp waits).
@@ -102,10 +121,36 @@ pub fn rewrite(ablation: Ablation, mut frame: Value) -> Option<Value> {
     Some(frame)
 }
 
+impl<T> Rewriting<T> {
+    /// `message` with `"resultType": "complete"` in its result when it answers a 2026-07-28
+    /// request and has none.
+    fn with_default_result_type(&mut self, message: RxJsonRpcMessage<RoleClient>) -> RxJsonRpcMessage<RoleClient> {
+        let mut frame = serde_json::to_value(&message).unwrap_or_default();
+        let Some(position) = frame.get("id").and_then(|id| self.modern_ids.iter().position(|m| m == id)) else { return message };
+        if frame.get("method").is_some() {
+            return message;
+        }
+        self.modern_ids.remove(position);
+        match frame.get_mut("result").and_then(Value::as_object_mut) {
+            Some(result) if !result.contains_key("resultType") => {
+                result.insert("resultType".into(), Value::from("complete"));
+                serde_json::from_value(frame).unwrap_or(message)
+            }
+            _ => message,
+        }
+    }
+}
+
 impl<T: Transport<RoleClient>> Transport<RoleClient> for Rewriting<T> {
     type Error = T::Error;
 
     fn send(&mut self, item: TxJsonRpcMessage<RoleClient>) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if self.default_result_type {
+            let frame = serde_json::to_value(&item).unwrap_or_default();
+            if let (Some(_), Some(id)) = (frame.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion"), frame.get("id")) {
+                self.modern_ids.push(id.clone());
+            }
+        }
         if let Some(wait) = self.discover_wait {
             let frame = serde_json::to_value(&item).unwrap_or_default();
             if let (Some("server/discover"), Some(id)) = (frame.get("method").and_then(Value::as_str), frame.get("id")) {
@@ -152,6 +197,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Rewriting<T> {
                 }
             }
         };
+        let message = if self.default_result_type { self.with_default_result_type(message) } else { message };
         if self.ablation == Some(Ablation::ChokeOnUnknownNotification) {
             let frame = serde_json::to_value(&message).unwrap_or_default();
             if frame.get("method").and_then(Value::as_str) == Some(probe_server::surface::UNKNOWN_NOTIFICATION) {
