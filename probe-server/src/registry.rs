@@ -15,6 +15,7 @@ static REGISTRY: &[&dyn Probe] = &[
     &connection::DiscoverFallback,
     &connection::DiscoverFallbackAnyError,
     &connection::DiscoverTimeoutFallback,
+    &connection::UnsupportedVersionRetry,
     &connection::ResultTypeDefault,
     &connection::RequestMeta,
     &connection::Instructions,

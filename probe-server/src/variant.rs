@@ -93,6 +93,10 @@ variants! {
     /// Legacy era only, `server/discover` never answered: a client falls back after a timeout of
     /// its own. Its runs are bounded.
     DiscoverUnanswered => "discover-unanswered", Server, "legacy era only: server/discover never answered";
+    /// Legacy era only, `server/discover` refused with -32022 listing only the legacy versions (as
+    /// rmcp answers a discover of a version it does not speak): a client retries with a listed
+    /// version, which here means `initialize`.
+    DiscoverUnsupportedVersion => "discover-unsupported-version", Server, "legacy era only: server/discover refused with -32022, listing only the legacy versions";
     /// Results sent without `resultType` (`"complete"` removed by the taps): a 2026-07-28 client
     /// must take an absent `resultType` as `"complete"`. Legacy results never carry one.
     NoResultType => "no-result-type", Server, "resultType left out of every complete result (2026-07-28 answers)";
@@ -164,7 +168,7 @@ impl Variant {
     /// Whether the server refuses `server/discover` in its own way so that a client's fallback to
     /// `initialize` can be seen (a client that opens with `initialize` never meets it).
     pub fn tests_fallback(self) -> bool {
-        matches!(self, Variant::DiscoverRefused | Variant::DiscoverInvalid | Variant::DiscoverUnanswered)
+        matches!(self, Variant::DiscoverRefused | Variant::DiscoverInvalid | Variant::DiscoverUnanswered | Variant::DiscoverUnsupportedVersion)
     }
 
     pub fn is_standard(&self) -> bool {

@@ -219,6 +219,55 @@ fn judge_fallback(o: &Observations, what: &str) -> Verdict {
 }
 
 probe! {
+    /// Evidence (variant discover-unsupported-version: `server/discover` refused with -32022 and
+    /// `data.supported` listing only legacy versions): the client's next opening uses a listed
+    /// version: `initialize` with one of them, or another `server/discover` with one in its
+    /// `_meta` (2026-07-28 §Versioning: -32022 names the server's versions; retry with one). An
+    /// unlisted version is no, and so is giving up; a client that opens with `initialize` never
+    /// meets the refusal (n/a).
+    UnsupportedVersionRetry {
+        id: "connection.unsupported_version_retry", area: Connection, title: "retries with a listed version after -32022",
+        revisions: ["2026-07-28"], eras: BOTH, variant: DiscoverUnsupportedVersion,
+        serves: "refuses server/discover with -32022 listing the legacy versions, serves initialize", judge: judge_unsupported_retry,
+    }
+}
+
+fn judge_unsupported_retry(o: &Observations) -> Verdict {
+    let Some(discover) = o.client_requests("server/discover").next() else {
+        return match o.lifecycle() {
+            Some(life) => Verdict::new(Outcome::NotApplicable, "opens with initialize: it never asks server/discover").evidence([life.opener]),
+            None => Verdict::new(Outcome::NotReached, "the client never opened a session"),
+        };
+    };
+    let Some(refusal) = o.answer_to(discover).filter(|a| a.error().and_then(|e| e.get("code")).and_then(Value::as_i64) == Some(-32022)) else {
+        return Verdict::new(Outcome::Inconclusive, "server/discover was not refused with -32022").evidence([discover.seq]);
+    };
+    let listed: Vec<&str> = refusal.error().and_then(|e| e.pointer("/data/supported")).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    let list = listed.join(", ");
+    let next = o
+        .frames
+        .iter()
+        .find(|f| f.seq > refusal.seq && f.dir == crate::journal::Direction::ClientToServer && (f.method() == Some("initialize") || f.method() == Some("server/discover")));
+    let Some(next) = next else {
+        if o.stopped_at_bound().is_some() {
+            return Verdict::new(Outcome::NotReached, "no second opening before the run was stopped").evidence([discover.seq, refusal.seq]);
+        }
+        return Verdict::new(Outcome::No, format!("gave up after -32022 (listed: {list})")).evidence([discover.seq, refusal.seq]).opportunity([refusal.seq]);
+    };
+    let version = match next.method() {
+        Some("initialize") => next.params().get("protocolVersion").and_then(Value::as_str),
+        _ => next.meta(MODERN_META_VERSION).and_then(Value::as_str),
+    }
+    .unwrap_or("none");
+    let how = next.method().unwrap_or("?");
+    if listed.contains(&version) {
+        Verdict::new(Outcome::Yes, format!("{how} with {version}, a listed version")).evidence([discover.seq, refusal.seq, next.seq])
+    } else {
+        Verdict::new(Outcome::No, format!("{how} with {version}, not among the listed {list}")).evidence([discover.seq, refusal.seq, next.seq]).opportunity([refusal.seq])
+    }
+}
+
+probe! {
     /// Evidence (variant no-result-type: every complete result is sent without `resultType`): a
     /// client that speaks 2026-07-28 takes such a result as complete ("clients MUST treat an absent
     /// `resultType` as `complete`", 2026-07-28 schema, `Result`): after the first one (usually the

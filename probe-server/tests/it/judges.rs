@@ -61,6 +61,7 @@ fn ablated_journals_flip_their_target_probe() {
         ("reference-http-modern-discover-unanswered-full", "connection.discover_timeout_fallback", "yes"),
         ("reference-http-modern-discover-invalid-fallback-on-method-not-found-only", "connection.discover_fallback_any_error", "no"),
         ("reference-stdio-modern-discover-unanswered-no-discover-timeout", "connection.discover_timeout_fallback", "no"),
+        ("reference-stdio-modern-discover-unsupported-version-retry-unlisted-version", "connection.unsupported_version_retry", "no"),
         // A client that refuses a discover result without resultType (as rmcp's own does).
         ("reference-stdio-modern-no-result-type-require-result-type", "connection.result_type_default", "no"),
     ];

@@ -34,7 +34,15 @@ impl Ablation {
     /// Whether the ablated client may fail to open its session at all (the failure is the
     /// ablation's effect, not the harness's).
     pub fn may_break_the_session(self) -> bool {
-        matches!(self, Ablation::ChokeOnPriming | Ablation::NoDiscoverFallback | Ablation::FallbackOnMethodNotFoundOnly | Ablation::NoDiscoverTimeout | Ablation::RequireResultType)
+        matches!(
+            self,
+            Ablation::ChokeOnPriming
+                | Ablation::NoDiscoverFallback
+                | Ablation::FallbackOnMethodNotFoundOnly
+                | Ablation::NoDiscoverTimeout
+                | Ablation::RequireResultType
+                | Ablation::RetryUnlistedVersion
+        )
     }
 }
 
@@ -44,6 +52,7 @@ ablations! {
     IgnoreDowngrade => "ignore-downgrade", "connection.version_downgrade", "calls server/discover after being offered a legacy version";
     NoDiscoverFallback => "no-discover-fallback", "connection.discover_fallback", "gives up when server/discover is refused instead of sending initialize";
     FallbackOnMethodNotFoundOnly => "fallback-on-method-not-found-only", "connection.discover_fallback_any_error", "falls back to initialize only when server/discover is refused with -32601";
+    RetryUnlistedVersion => "retry-unlisted-version", "connection.unsupported_version_retry", "after -32022 sends initialize with a version the server did not list";
     RequireResultType => "require-result-type", "connection.result_type_default", "refuses a 2026-07-28 result without resultType (rmcp's own discover does)";
     NoDiscoverTimeout => "no-discover-timeout", "connection.discover_timeout_fallback", "waits for an answer to server/discover without a timeout of its own (and ends its run after 1 s)";
     DropClientInfoMeta => "drop-client-info-meta", "connection.request_meta", "leaves clientInfo out of _meta after the opening request";

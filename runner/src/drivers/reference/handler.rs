@@ -40,12 +40,20 @@ pub struct ReferenceHandler {
     /// How long the person takes over a form: [`PERSON_DELAY`], or nothing where nobody sits at
     /// the keyboard (the reference host, whose runs judge only what its model was shown).
     person_delay: Duration,
+    /// The version its `initialize` asks for, where not rmcp's latest (a fallback from
+    /// `server/discover` asks for a legacy one).
+    initialize_version: Option<ProtocolVersion>,
     pub changes: Arc<ListChanges>,
 }
 
 impl ReferenceHandler {
     pub fn new(ablation: Option<Ablation>, variation: Option<Variation>) -> Self {
-        ReferenceHandler { ablation, variation, person_delay: PERSON_DELAY, changes: Arc::default() }
+        ReferenceHandler { ablation, variation, person_delay: PERSON_DELAY, initialize_version: None, changes: Arc::default() }
+    }
+
+    /// The same client, asking for `version` in its `initialize`.
+    pub fn initializing_with(self, version: Option<ProtocolVersion>) -> Self {
+        ReferenceHandler { initialize_version: version, ..self }
     }
 
     /// The same client with nobody at the keyboard: forms are answered at once.
@@ -120,7 +128,11 @@ const UNATTENDED_CANCEL: std::time::Duration = std::time::Duration::from_millis(
 
 impl ClientHandler for ReferenceHandler {
     fn get_info(&self) -> ClientInfo {
-        ClientInfo::new(capabilities(self.variation), Implementation::new("mcp-client-probe-reference", env!("CARGO_PKG_VERSION")))
+        let info = ClientInfo::new(capabilities(self.variation), Implementation::new("mcp-client-probe-reference", env!("CARGO_PKG_VERSION")));
+        match &self.initialize_version {
+            Some(version) => info.with_protocol_version(version.clone()),
+            None => info,
+        }
     }
 
     async fn on_custom_request(&self, request: CustomRequest, _context: RequestContext<RoleClient>) -> Result<CustomResult, McpError> {

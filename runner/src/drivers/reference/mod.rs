@@ -110,6 +110,10 @@ pub enum Opening {
 /// How long the reference client waits for an answer to `server/discover` before it takes the
 /// server for a legacy one (rmcp's own wait is 10 s).
 pub const DISCOVER_WAIT: Duration = Duration::from_millis(300);
+/// The version the retry-unlisted-version ablation falls back with: one no revision has.
+fn unlisted_version() -> ProtocolVersion {
+    serde_json::from_value(json!("2024-10-07")).expect("a version string")
+}
 /// How long the no-discover-timeout ablation waits for an answer before it ends its run.
 const UNBOUNDED_DISCOVER_GIVES_UP: Duration = Duration::from_secs(1);
 
@@ -117,14 +121,20 @@ const UNBOUNDED_DISCOVER_GIVES_UP: Duration = Duration::from_secs(1);
 async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandler) -> Result<(Client, ReferenceHandler), ReferenceError> {
     let (ablation, variation) = (handler.ablation(), handler.variation());
     let discover = || ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    let mut initialize_version = None;
     let (mode, discover_wait) = match (opening, endpoint) {
         (Opening::Era(Era::Legacy), _) => (ClientLifecycleMode::Initialize, None),
         (Opening::Era(Era::Modern), _) => (discover(), None),
         // The ablations that must not fall back: no fallback at all, or no timeout of its own.
         (Opening::Fallback, _) if matches!(ablation, Some(Ablation::NoDiscoverFallback | Ablation::NoDiscoverTimeout)) => (discover(), None),
-        (Opening::Fallback, Endpoint::Http { url }) => (discover_over_http(url, ablation).await?, None),
+        (Opening::Fallback, Endpoint::Http { url }) => {
+            let (mode, version) = discover_over_http(url, ablation).await?;
+            initialize_version = version;
+            (mode, None)
+        }
         (Opening::Fallback, _) => {
-            (ClientLifecycleMode::Auto { preferred_versions: vec![ProtocolVersion::V_2026_07_28], legacy_version: Some(ProtocolVersion::V_2025_11_25) }, Some(DISCOVER_WAIT))
+            let legacy = if ablation == Some(Ablation::RetryUnlistedVersion) { unlisted_version() } else { ProtocolVersion::V_2025_11_25 };
+            (ClientLifecycleMode::Auto { preferred_versions: vec![ProtocolVersion::V_2026_07_28], legacy_version: Some(legacy) }, Some(DISCOVER_WAIT))
         }
     };
     let opened = async {
@@ -165,6 +175,7 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
                 let transport = StreamableHttpClientTransport::with_client(http_client::AblatingHttpClient::new(ablation), config);
                 Ok(handler
                     .clone()
+                    .initializing_with(initialize_version.clone())
                     .serve_with_lifecycle(
                         Rewriting::new(transport, ablation, variation).discover_wait(discover_wait).default_result_type(ablation != Some(Ablation::RequireResultType)),
                         mode,
@@ -190,9 +201,10 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
 /// (rmcp's HTTP client sends nothing more while a request's answer stream is open, so it could
 /// not fall back from a discover left unanswered): the lifecycle to open with. An error that is
 /// not a 2026-07-28 rejection, or no answer within [`DISCOVER_WAIT`], means a legacy server.
-async fn discover_over_http(url: &str, ablation: Option<Ablation>) -> Result<ClientLifecycleMode, ReferenceError> {
-    let legacy = ClientLifecycleMode::Initialize;
-    let modern = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+async fn discover_over_http(url: &str, ablation: Option<Ablation>) -> Result<(ClientLifecycleMode, Option<ProtocolVersion>), ReferenceError> {
+    let listed = if ablation == Some(Ablation::RetryUnlistedVersion) { unlisted_version() } else { ProtocolVersion::V_2025_11_25 };
+    let legacy = (ClientLifecycleMode::Initialize, Some(listed));
+    let modern = (ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] }, None);
     let body = json!({"jsonrpc": "2.0", "id": "reference-discover", "method": "server/discover", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -219,7 +231,10 @@ async fn discover_over_http(url: &str, ablation: Option<Ablation>) -> Result<Cli
         }
         return Ok(modern);
     }
+    let lists_modern = frame.pointer("/error/data/supported").and_then(Value::as_array).is_some_and(|l| l.iter().any(|v| v == "2026-07-28"));
     match frame.pointer("/error/code").and_then(Value::as_i64) {
+        // A -32022 that lists only legacy versions leaves `initialize` with one of them.
+        Some(-32022) if !lists_modern => Ok(legacy),
         Some(-32022..=-32020) => Err(ReferenceError::Connect(format!("server/discover refused as a 2026-07-28 server refuses: {frame}"))),
         Some(code) if ablation == Some(Ablation::FallbackOnMethodNotFoundOnly) && code != -32601 => Err(ReferenceError::Connect(format!("server/discover refused with {code}"))),
         _ => Ok(legacy),

@@ -67,6 +67,12 @@ fn discover_timed_out(id: &Value, wait: Duration) -> Option<RxJsonRpcMessage<Rol
     serde_json::from_value(serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32001, "message": message}})).ok()
 }
 
+/// Whether `frame` refuses with -32022 and lists no 2026-07-28 version: only `initialize` is left.
+fn lists_only_legacy_versions(frame: &Value) -> bool {
+    let listed = frame.pointer("/error/data/supported").and_then(Value::as_array);
+    frame.pointer("/error/code").and_then(Value::as_i64) == Some(-32022) && listed.is_some_and(|l| !l.iter().any(|v| v == "2026-07-28"))
+}
+
 /// The fallback-on-method-not-found-only ablation: a refusal of `server/discover` with any other
 /// code is made a 2026-07-28 rejection (-32021), on which rmcp does not fall back.
 fn only_method_not_found_falls_back(frame: &mut Value) {
@@ -186,6 +192,12 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Rewriting<T> {
                         if frame.get("method").is_none() && frame.get("id") == Some(&id) {
                             if self.ablation == Some(Ablation::FallbackOnMethodNotFoundOnly) {
                                 only_method_not_found_falls_back(&mut frame);
+                                message = serde_json::from_value(frame).unwrap_or(message);
+                            } else if lists_only_legacy_versions(&frame) {
+                                // rmcp would look for 2026-07-28 in the list and give up: a plain
+                                // error makes its Auto lifecycle send initialize with the legacy
+                                // version it was given (2025-11-25, which the list holds).
+                                frame["error"]["code"] = Value::from(-32001);
                                 message = serde_json::from_value(frame).unwrap_or(message);
                             }
                         } else {
