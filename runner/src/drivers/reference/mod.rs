@@ -137,19 +137,16 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
             (ClientLifecycleMode::Auto { preferred_versions: vec![ProtocolVersion::V_2026_07_28], legacy_version: Some(legacy) }, Some(DISCOVER_WAIT))
         }
     };
+    // The handler of the session: after a fallback over HTTP it asks for the version its own
+    // discover settled on.
+    let session = handler.clone().initializing_with(initialize_version);
     let opened = async {
         match endpoint {
             Endpoint::Stdio { program, args } => {
                 let mut command = tokio::process::Command::new(program);
                 command.args(args);
                 let (process, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
-                Ok(handler
-                    .clone()
-                    .serve_with_lifecycle(
-                        Rewriting::new(process, ablation, variation).discover_wait(discover_wait).default_result_type(ablation != Some(Ablation::RequireResultType)),
-                        mode,
-                    )
-                    .await)
+                Ok(session.serve_with_lifecycle(Rewriting::opening(process, ablation, variation, discover_wait), mode).await)
             }
             Endpoint::InProcess { journal, options } => {
                 let journal = probe_server::journal::Journal::create(journal).map_err(std::io::Error::other)?;
@@ -158,13 +155,7 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
                 tokio::spawn(probe_server::transport::stdio::serve_stdio(server_reads, server_writes, journal, options.clone()));
                 let (reads, writes) = tokio::io::split(ours);
                 let pipe = rmcp::transport::async_rw::AsyncRwTransport::new_client(reads, writes);
-                Ok(handler
-                    .clone()
-                    .serve_with_lifecycle(
-                        Rewriting::new(pipe, ablation, variation).discover_wait(discover_wait).default_result_type(ablation != Some(Ablation::RequireResultType)),
-                        mode,
-                    )
-                    .await)
+                Ok(session.serve_with_lifecycle(Rewriting::opening(pipe, ablation, variation, discover_wait), mode).await)
             }
             Endpoint::Http { url } => {
                 if variation == Some(Variation::GetBeforeSession) {
@@ -173,14 +164,7 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
                 let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .reinit_on_expired_session(ablation != Some(Ablation::NoReinitialize));
                 let transport = StreamableHttpClientTransport::with_client(http_client::AblatingHttpClient::new(ablation), config);
-                Ok(handler
-                    .clone()
-                    .initializing_with(initialize_version.clone())
-                    .serve_with_lifecycle(
-                        Rewriting::new(transport, ablation, variation).discover_wait(discover_wait).default_result_type(ablation != Some(Ablation::RequireResultType)),
-                        mode,
-                    )
-                    .await)
+                Ok(session.serve_with_lifecycle(Rewriting::opening(transport, ablation, variation, discover_wait), mode).await)
             }
         }
     };

@@ -48,6 +48,12 @@ impl<T> Rewriting<T> {
         }
     }
 
+    /// The wrapper of the reference client's session: its ablation's and variation's rewrites, the
+    /// discover wait, and an absent `resultType` taken as complete (unless ablated).
+    pub fn opening(inner: T, ablation: Option<Ablation>, variation: Option<Variation>, discover_wait: Option<Duration>) -> Self {
+        Rewriting::new(inner, ablation, variation).discover_wait(discover_wait).default_result_type(ablation != Some(Ablation::RequireResultType))
+    }
+
     /// Takes an absent `resultType` in an answer to a 2026-07-28 request as `"complete"`.
     pub fn default_result_type(mut self, on: bool) -> Self {
         self.default_result_type = on;
