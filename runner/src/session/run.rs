@@ -70,10 +70,18 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 /// terminal host of the interactive runs starts with `serve --stdio`.
 pub async fn run_reference(spec: RunSpec, server_exe: &Path, keep_dir: Option<&Path>) -> RunResult {
     let started = std::time::Instant::now();
-    let mut result = run_reference_untimed(spec, server_exe, keep_dir).await;
+    let mut result = match tokio::time::timeout(RUN_BOUND, run_reference_untimed(spec, server_exe, keep_dir)).await {
+        Ok(result) => result,
+        // Reported as the run's harness error, which names the run, instead of holding up the
+        // whole self-test.
+        Err(_) => failed(spec, format!("the run did not finish within {} s", RUN_BOUND.as_secs())),
+    };
     result.duration_ms = started.elapsed().as_millis() as u64;
     result
 }
+
+/// A reference run still going after this long is stopped (the slowest take about 5 s).
+const RUN_BOUND: Duration = Duration::from_secs(60);
 
 async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Option<&Path>) -> RunResult {
     // The fake terminal host starts its own stdio server; the other runs use the session's.
