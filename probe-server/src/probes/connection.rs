@@ -180,14 +180,21 @@ probe! {
     }
 }
 
+/// The client's first `server/discover`, or the verdict of a run without one: n/a for a client
+/// that opens with `initialize`, not reached for one that opened nothing.
+fn discover_opener(o: &Observations) -> Result<&crate::observe::Frame, Verdict> {
+    o.client_requests("server/discover").next().ok_or_else(|| match o.lifecycle() {
+        Some(life) => Verdict::new(Outcome::NotApplicable, "opens with initialize: it never asks server/discover").evidence([life.opener]),
+        None => Verdict::new(Outcome::NotReached, "the client never opened a session"),
+    })
+}
+
 /// How a client that opened with `server/discover` went on once the server refused it (the
 /// refusal named by `what`) or left it unanswered.
 fn judge_fallback(o: &Observations, what: &str) -> Verdict {
-    let Some(discover) = o.client_requests("server/discover").next() else {
-        return match o.lifecycle() {
-            Some(life) => Verdict::new(Outcome::NotApplicable, "opens with initialize: it never asks server/discover").evidence([life.opener]),
-            None => Verdict::new(Outcome::NotReached, "the client never opened a session"),
-        };
+    let discover = match discover_opener(o) {
+        Ok(discover) => discover,
+        Err(verdict) => return verdict,
     };
     let fallback = o.client_requests("initialize").find(|f| f.seq > discover.seq);
     // Over HTTP every POST has its own answer: the initialize may reuse the discover's id, and
@@ -233,11 +240,9 @@ probe! {
 }
 
 fn judge_unsupported_retry(o: &Observations) -> Verdict {
-    let Some(discover) = o.client_requests("server/discover").next() else {
-        return match o.lifecycle() {
-            Some(life) => Verdict::new(Outcome::NotApplicable, "opens with initialize: it never asks server/discover").evidence([life.opener]),
-            None => Verdict::new(Outcome::NotReached, "the client never opened a session"),
-        };
+    let discover = match discover_opener(o) {
+        Ok(discover) => discover,
+        Err(verdict) => return verdict,
     };
     let Some(refusal) = o.answer_to(discover).filter(|a| a.error().and_then(|e| e.get("code")).and_then(Value::as_i64) == Some(-32022)) else {
         return Verdict::new(Outcome::Inconclusive, "server/discover was not refused with -32022").evidence([discover.seq]);

@@ -189,11 +189,7 @@ async fn discover_over_http(url: &str, ablation: Option<Ablation>) -> Result<(Cl
     let listed = if ablation == Some(Ablation::RetryUnlistedVersion) { unlisted_version() } else { ProtocolVersion::V_2025_11_25 };
     let legacy = (ClientLifecycleMode::Initialize, Some(listed));
     let modern = (ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] }, None);
-    let body = json!({"jsonrpc": "2.0", "id": "reference-discover", "method": "server/discover", "params": {"_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "mcp-client-probe-reference", "version": env!("CARGO_PKG_VERSION")}
-    }}});
+    let body = json!({"jsonrpc": "2.0", "id": "reference-discover", "method": "server/discover", "params": {"_meta": modern_meta()}});
     let http = reqwest::Client::builder().no_proxy().build().map_err(|e| ReferenceError::Connect(e.to_string()))?;
     let asked = http
         .post(url)
@@ -223,6 +219,17 @@ async fn discover_over_http(url: &str, ablation: Option<Ablation>) -> Result<(Cl
         Some(code) if ablation == Some(Ablation::FallbackOnMethodNotFoundOnly) && code != -32601 => Err(ReferenceError::Connect(format!("server/discover refused with {code}"))),
         _ => Ok(legacy),
     }
+}
+
+/// The `_meta` of a `server/discover` the reference client sends itself: 2026-07-28, no
+/// capabilities, its name and version.
+fn modern_meta() -> Value {
+    use probe_server::observe::{MODERN_META_CAPABILITIES, MODERN_META_CLIENT_INFO, MODERN_META_VERSION};
+    json!({
+        MODERN_META_VERSION: "2026-07-28",
+        MODERN_META_CAPABILITIES: {},
+        MODERN_META_CLIENT_INFO: {"name": "mcp-client-probe-reference", "version": env!("CARGO_PKG_VERSION")}
+    })
 }
 
 /// A GET of the endpoint with `Accept: */*` before any session exists, as hosts do to see
@@ -327,11 +334,7 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     if skip(Ablation::IgnoreDowngrade) && era == Era::Legacy {
         let negotiated = client.peer_info().map(|i| i.protocol_version.as_str().to_string());
         if negotiated.is_some_and(|v| v.as_str() < "2026-07-28") {
-            let meta: RequestMetaObject = params(json!({
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "io.modelcontextprotocol/clientInfo": {"name": "mcp-client-probe-reference", "version": env!("CARGO_PKG_VERSION")}
-            }));
+            let meta: RequestMetaObject = params(modern_meta());
             let _ = client.discover(meta).await;
         }
     }
