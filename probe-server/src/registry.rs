@@ -4,7 +4,8 @@ use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
 use crate::probes::{
-    affordances, connection, elicitation, http, interactive, long_calls, prompts, resources, results, sampling_roots, schemas, skills, subscriptions, tools, utilities,
+    affordances, connection, elicitation, http, interactive, long_calls, prompts, resources, results, sampling_roots, schema_keywords, schemas, skills, subscriptions, tools,
+    utilities,
 };
 use crate::variant::Variant;
 
@@ -14,6 +15,7 @@ static REGISTRY: &[&dyn Probe] = &[
     &connection::VersionDowngrade,
     &connection::DiscoverFallback,
     &connection::DiscoverFallbackAnyError,
+    &connection::DiscoverHttpErrorFallback,
     &connection::DiscoverTimeoutFallback,
     &connection::UnsupportedVersionRetry,
     &connection::ResultTypeDefault,
@@ -120,6 +122,12 @@ static REGISTRY: &[&dyn Probe] = &[
     &schemas::SchemaFormatKept,
     &schemas::SchemaNestedKept,
     &schemas::SchemaArgumentsIntact,
+    &schema_keywords::SchemaClosedKept,
+    &schema_keywords::SchemaOneOfKept,
+    &schema_keywords::SchemaTupleKept,
+    &schema_keywords::SchemaConstKept,
+    &schema_keywords::SchemaPatternKept,
+    &schema_keywords::SchemaEnumKept,
     &affordances::StructuredContent,
     &results::ImageToModel,
     &results::AudioToModel,

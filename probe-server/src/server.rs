@@ -514,7 +514,7 @@ impl ServerHandler for ProbeServer {
             s::TOOL_FAULT => complete::<CallToolResult>(s::fault_result()).map(Into::into),
             s::TOOL_AUDIENCE => complete::<CallToolResult>(s::audience_result()).map(Into::into),
             s::TOOL_PICTURE_DATA => complete::<CallToolResult>(s::picture_data_result()).map(Into::into),
-            s::TOOL_SCHEMA => Ok(text_result(format!("received {}", Value::Object(request.arguments.clone().unwrap_or_default()))).into()),
+            s::TOOL_SCHEMA | s::TOOL_SCHEMA_KEYWORDS => Ok(text_result(format!("received {}", Value::Object(request.arguments.clone().unwrap_or_default()))).into()),
             s::TOOL_BAD_OUTPUT => complete::<CallToolResult>(s::bad_output_result()).map(Into::into),
             s::TOOL_RPC_ERROR => Err(McpError::internal_error(s::RPC_ERROR_CANARY, None)),
             s::TOOL_ADDED if self.changed() => Ok(text_result("the added tool ran").into()),

@@ -32,6 +32,9 @@ pub const TOOL_AUDIENCE: &str = "probe_audience";
 pub const TOOL_PICTURE_DATA: &str = "probe_picture_data";
 /// Takes arguments whose schema uses what server authors reach for (see [`schema_tool_input`]).
 pub const TOOL_SCHEMA: &str = "probe_schema";
+/// Takes arguments whose schema uses keywords model APIs are known to cut (see
+/// [`schema_keywords_input`]); the model is only offered it, never asked to call it.
+pub const TOOL_SCHEMA_KEYWORDS: &str = "probe_schema_keywords";
 /// Returns `structuredContent` that breaks its own `outputSchema`.
 pub const TOOL_BAD_OUTPUT: &str = "probe_bad_output";
 /// Appears in `tools/list` only after `probe_list_changed` ran.
@@ -40,7 +43,7 @@ pub const TOOL_ADDED: &str = "probe_added";
 /// model's tool catalogue, so a client that stops at the first page still reaches every trigger.
 pub const TOOL_PAGE_TWO: &str = "probe_page_two";
 /// Every tool a probe triggers is on the first page.
-pub const TOOLS_PAGE_ONE: usize = 19;
+pub const TOOLS_PAGE_ONE: usize = 20;
 /// The tools that trigger a probe, in the order a scripted model calls them.
 pub const TRIGGER_TOOLS: [&str; 10] =
     [TOOL_PROGRESS, TOOL_RESOURCE_LINK, TOOL_ELICIT_FORM, TOOL_ELICIT_ENUMS, TOOL_ELICIT_URL, TOOL_SAMPLING, TOOL_SAMPLING_TOOLS, TOOL_ROOTS, TOOL_PING, TOOL_LIST_CHANGED];
@@ -125,6 +128,29 @@ pub fn schema_tool_input() -> Value {
             "options": {"type": "object", "properties": {"depth": {"type": "object", "properties": {"level": {"type": "integer", "minimum": 1, "maximum": 3}}}}}
         },
         "required": ["origin", "when"],
+        "additionalProperties": false
+    })
+}
+
+/// `probe_schema_keywords`'s input schema: one property per keyword that schema conversions for
+/// model APIs drop or rewrite — a closed object (`additionalProperties: false`), a `oneOf` of two
+/// object shapes, a 2020-12 tuple (`prefixItems`, `items: false`), a `const`, a `pattern` and a
+/// string `enum`. It uses none of `probe_schema`'s keywords (`$defs`, `anyOf`, `format`, objects
+/// nested in properties), so a host that breaks one of those is not counted twice.
+pub fn schema_keywords_input() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "shape": {"oneOf": [
+                {"type": "object", "properties": {"radius": {"type": "number"}}, "required": ["radius"]},
+                {"type": "object", "properties": {"side": {"type": "number"}}, "required": ["side"]}
+            ]},
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false},
+            "kind": {"const": "probe"},
+            "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+            "color": {"type": "string", "enum": ["red", "green", "blue"]}
+        },
+        "required": ["kind"],
         "additionalProperties": false
     })
 }
@@ -369,6 +395,7 @@ pub fn tools(with_added: bool) -> Vec<Value> {
         json!({"name": TOOL_PICTURE_DATA, "description": "Returns a small picture and the same facts as structured data", "inputSchema": empty,
             "outputSchema": {"type": "object", "properties": {"canary": {"type": "string"}, "width": {"type": "integer"}, "height": {"type": "integer"}}, "required": ["canary"]}}),
         json!({"name": TOOL_SCHEMA, "description": "Echoes its arguments: a point, an optional label, a date and nested options", "inputSchema": schema_tool_input()}),
+        json!({"name": TOOL_SCHEMA_KEYWORDS, "description": "Echoes its arguments: a shape, a pair, a kind, a code and a color", "inputSchema": schema_keywords_input()}),
         json!({"name": TOOL_BAD_OUTPUT, "description": "Returns a count as structured data", "inputSchema": empty, "outputSchema": bad_output_schema()}),
         json!({"name": TOOL_PAGE_TWO, "description": "Listed on the second page of tools only; does nothing", "inputSchema": empty}),
     ];

@@ -93,6 +93,10 @@ variants! {
     /// Legacy era only, `server/discover` never answered: a client falls back after a timeout of
     /// its own. Its runs are bounded.
     DiscoverUnanswered => "discover-unanswered", Server, "legacy era only: server/discover never answered";
+    /// Legacy era only, over HTTP: `server/discover` answered with HTTP 400 and a plain-text body
+    /// that is no JSON-RPC at all, as a web server in front of a legacy MCP server may answer a
+    /// method it does not route: the fallback must not need a JSON-RPC error.
+    DiscoverHttpError => "discover-http-error", HttpOnly, "legacy era only: server/discover answered with HTTP 400 and a plain-text body";
     /// Legacy era only, `server/discover` refused with -32022 listing only the legacy versions (as
     /// rmcp answers a discover of a version it does not speak): a client retries with a listed
     /// version, which here means `initialize`.
@@ -168,7 +172,7 @@ impl Variant {
     /// Whether the server refuses `server/discover` in its own way so that a client's fallback to
     /// `initialize` can be seen (a client that opens with `initialize` never meets it).
     pub fn tests_fallback(self) -> bool {
-        matches!(self, Variant::DiscoverRefused | Variant::DiscoverInvalid | Variant::DiscoverUnanswered | Variant::DiscoverUnsupportedVersion)
+        matches!(self, Variant::DiscoverRefused | Variant::DiscoverInvalid | Variant::DiscoverUnanswered | Variant::DiscoverHttpError | Variant::DiscoverUnsupportedVersion)
     }
 
     pub fn is_standard(&self) -> bool {

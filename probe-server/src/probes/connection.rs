@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{probe, BOTH, LEGACY, MODERN};
+use super::{probe, BOTH, HTTP_ONLY, LEGACY, MODERN};
 use crate::observe::{Observations, MODERN_META_CAPABILITIES, MODERN_META_CLIENT_INFO, MODERN_META_VERSION};
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
@@ -168,6 +168,19 @@ probe! {
 }
 
 probe! {
+    /// Evidence (variant discover-http-error, HTTP only: `server/discover` answered with HTTP 400
+    /// and a plain-text body, no JSON-RPC in it): as `connection.discover_fallback`, for an answer
+    /// that is not a JSON-RPC error at all: a 400, 404 or 405 whose body is no 2026-07-28 error
+    /// means a legacy server (2026-07-28 Streamable HTTP, backward compatibility), as a server
+    /// behind a router may answer a method it does not route.
+    DiscoverHttpErrorFallback {
+        id: "connection.discover_http_error_fallback", area: Connection, title: "falls back to initialize when server/discover gets an HTTP 400",
+        revisions: ["2026-07-28"], eras: BOTH, transports: HTTP_ONLY, variant: DiscoverHttpError,
+        serves: "answers server/discover with HTTP 400 text/plain, serves initialize", judge: |o| judge_fallback(o, "HTTP 400 answer"),
+    }
+}
+
+probe! {
     /// Evidence (variant discover-unanswered: `server/discover` is never answered): a client that
     /// opens with it sends `initialize` after a timeout of its own (a timeout means the server is
     /// legacy, 2026-07-28 §Transports); the detail says how long it waited. Still waiting when the
@@ -199,17 +212,21 @@ fn judge_fallback(o: &Observations, what: &str) -> Verdict {
     let fallback = o.client_requests("initialize").find(|f| f.seq > discover.seq);
     // Over HTTP every POST has its own answer: the initialize may reuse the discover's id, and
     // its answer is no answer to the discover.
-    let refusal = o.answer_to(discover).filter(|a| fallback.is_none_or(|init| a.seq < init.seq));
-    if refusal.is_some_and(|r| r.result().is_some()) {
+    let answer = o.answer_to(discover).filter(|a| fallback.is_none_or(|init| a.seq < init.seq));
+    if answer.is_some_and(|r| r.result().is_some()) {
         return Verdict::new(Outcome::Inconclusive, "the server answered server/discover with a result").evidence([discover.seq]);
     }
+    // An HTTP error with no JSON-RPC in it is no frame: the tap's note marks when it went out.
+    let http_refusal =
+        || o.notes(crate::note::Note::RefusedDiscover).find(|e| e.seq > discover.seq && e.detail.as_ref().is_some_and(|d| d.get("http_status").is_some())).map(|e| (e.seq, e.t_us));
+    let refusal = answer.map(|a| (a.seq, a.t_us)).or_else(http_refusal);
     // The wait is measured from the refusal, or from the discover that was never answered.
-    let from = refusal.unwrap_or(discover);
-    let cited = |last: u64| [discover.seq].into_iter().chain(refusal.map(|r| r.seq)).chain([last]);
+    let (from_seq, from_us) = refusal.unwrap_or((discover.seq, discover.t_us));
+    let cited = |last: u64| [discover.seq].into_iter().chain(refusal.map(|r| r.0)).chain([last]);
     if let Some(init) = fallback {
         let detail = match refusal {
             Some(_) => format!("sent initialize after the {what}"),
-            None => format!("sent initialize after waiting {} for an answer to server/discover", crate::long_calls::seconds(init.t_us.saturating_sub(from.t_us))),
+            None => format!("sent initialize after waiting {} for an answer to server/discover", crate::long_calls::seconds(init.t_us.saturating_sub(from_us))),
         };
         return Verdict::new(Outcome::Yes, detail).evidence(cited(init.seq));
     }
@@ -218,11 +235,11 @@ fn judge_fallback(o: &Observations, what: &str) -> Verdict {
     if let Some(end) = o.stopped_at_bound() {
         return Verdict::new(
             Outcome::NotReached,
-            format!("no initialize yet when the run was stopped {} after the {what}{again}", crate::long_calls::seconds(end.saturating_sub(from.t_us))),
+            format!("no initialize yet when the run was stopped {} after the {what}{again}", crate::long_calls::seconds(end.saturating_sub(from_us))),
         )
         .evidence([discover.seq]);
     }
-    Verdict::new(Outcome::No, format!("never sent initialize after the {what}{again}")).evidence([discover.seq].into_iter().chain(refusal.map(|r| r.seq))).opportunity([from.seq])
+    Verdict::new(Outcome::No, format!("never sent initialize after the {what}{again}")).evidence([discover.seq].into_iter().chain(refusal.map(|r| r.0))).opportunity([from_seq])
 }
 
 probe! {

@@ -12,6 +12,7 @@ pub mod prompts;
 pub mod resources;
 pub mod results;
 pub mod sampling_roots;
+pub mod schema_keywords;
 pub mod schemas;
 pub mod skills;
 pub mod subscriptions;

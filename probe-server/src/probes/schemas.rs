@@ -17,25 +17,25 @@ use crate::surface as s;
 /// How deep a chain of `$ref`s is followed before it counts as unresolvable.
 const MAX_REF_HOPS: usize = 8;
 
-/// The schema the host offered its model for `probe_schema`: (model journal line, schema). Not
-/// reached when the model was offered no MCP tool at all; no when it was offered others but not
-/// this one (a host that drops a tool it cannot convert).
-fn offered_schema(o: &Observations) -> Result<(u64, &Value), Verdict> {
+/// The schema the host offered its model for `tool`: (model journal line, schema). Not reached
+/// when the model was offered no MCP tool at all; no when it was offered others but not this one
+/// (a host that drops a tool it cannot convert).
+pub(super) fn offered_schema<'a>(o: &'a Observations, tool: &str) -> Result<(u64, &'a Value), Verdict> {
     let offered = o.offered_tools();
-    if let Some((seq, entry)) = offered.iter().find(|(_, t)| t.get("name").and_then(Value::as_str).is_some_and(|n| names_tool(n, s::TOOL_SCHEMA))) {
+    if let Some((seq, entry)) = offered.iter().find(|(_, t)| t.get("name").and_then(Value::as_str).is_some_and(|n| names_tool(n, tool))) {
         return Ok((*seq, entry.get("schema").unwrap_or(&Value::Null)));
     }
     let others: Vec<u64> =
         offered.iter().filter(|(_, t)| t.get("name").and_then(Value::as_str).is_some_and(|n| s::tool_names().iter().any(|m| names_tool(n, m)))).map(|(seq, _)| *seq).collect();
     Err(match others.first() {
         None => Verdict::new(Outcome::NotReached, "no MCP tool was offered to the model"),
-        Some(first) => Verdict::new(Outcome::No, format!("offered {} MCP tools but never {}", others.len(), s::TOOL_SCHEMA)).evidence([*first]).opportunity([*first]),
+        Some(first) => Verdict::new(Outcome::No, format!("offered {} MCP tools but never {tool}", others.len())).evidence([*first]).opportunity([*first]),
     })
 }
 
 /// `node` with its `$ref` chain followed inside `root` (local pointers only); `None` when a
 /// reference points nowhere.
-fn resolve<'a>(root: &'a Value, node: &'a Value) -> Option<&'a Value> {
+pub(super) fn resolve<'a>(root: &'a Value, node: &'a Value) -> Option<&'a Value> {
     let mut current = node;
     for _ in 0..MAX_REF_HOPS {
         let Some(reference) = current.get("$ref").and_then(Value::as_str) else { return Some(current) };
@@ -71,7 +71,7 @@ fn admitted_types(root: &Value, schema: &Value) -> Vec<String> {
 }
 
 /// A schema shown short in a verdict's detail.
-fn shown(schema: &Value) -> String {
+pub(super) fn shown(schema: &Value) -> String {
     let text = schema.to_string();
     match text.char_indices().nth(80) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
@@ -93,7 +93,7 @@ probe! {
 }
 
 fn judge_refs(o: &Observations) -> Verdict {
-    let (seq, schema) = match offered_schema(o) {
+    let (seq, schema) = match offered_schema(o, s::TOOL_SCHEMA) {
         Ok(found) => found,
         Err(verdict) => return verdict,
     };
@@ -123,11 +123,11 @@ probe! {
     }
 }
 
-/// Judges the property at `path` (names of nested properties) in the offered `probe_schema`
-/// schema with `judge` (given the model journal line, the schema and the resolved property);
-/// a schema not offered, or without that property, is judged here.
-fn judge_property(o: &Observations, path: &[&str], judge: fn(u64, &Value, &Value) -> Verdict) -> Verdict {
-    let (seq, schema) = match offered_schema(o) {
+/// Judges the property at `path` (names of nested properties) in the schema offered for `tool`
+/// with `judge` (given the model journal line, the schema and the resolved property); a schema
+/// not offered, or without that property, is judged here.
+pub(super) fn judge_property(o: &Observations, tool: &str, path: &[&str], judge: fn(u64, &Value, &Value) -> Verdict) -> Verdict {
+    let (seq, schema) = match offered_schema(o, tool) {
         Ok(found) => found,
         Err(verdict) => return verdict,
     };
@@ -144,7 +144,7 @@ fn judge_property(o: &Observations, path: &[&str], judge: fn(u64, &Value, &Value
 }
 
 fn judge_union(o: &Observations) -> Verdict {
-    judge_property(o, &["label"], |seq, schema, label| {
+    judge_property(o, s::TOOL_SCHEMA, &["label"], |seq, schema, label| {
         let types = admitted_types(schema, label);
         let admits = |t: &str| types.iter().any(|have| have == t);
         match (admits("string"), admits("null")) {
@@ -165,7 +165,7 @@ probe! {
 }
 
 fn judge_format(o: &Observations) -> Verdict {
-    judge_property(o, &["when"], |seq, _, when| {
+    judge_property(o, s::TOOL_SCHEMA, &["when"], |seq, _, when| {
         let described = when.get("description").and_then(Value::as_str).is_some_and(|d| d.to_lowercase().contains("date"));
         match when.get("format").and_then(Value::as_str) {
             Some("date") => Verdict::new(Outcome::Yes, "when keeps format date").evidence([seq]),
@@ -188,7 +188,7 @@ probe! {
 }
 
 fn judge_nested(o: &Observations) -> Verdict {
-    judge_property(o, &["options", "depth", "level"], |seq, _, level| {
+    judge_property(o, s::TOOL_SCHEMA, &["options", "depth", "level"], |seq, _, level| {
         let bound = |key: &str| level.get(key).and_then(Value::as_f64);
         match (bound("minimum"), bound("maximum")) {
             (Some(min), Some(max)) if min == 1.0 && max == 3.0 => Verdict::new(Outcome::Yes, "options.depth.level keeps its bounds 1 to 3").evidence([seq]),

@@ -229,6 +229,16 @@ fn json_error_with_id(journal: &Journal, session: &str, status: StatusCode, id: 
     (status, [("content-type", "application/json")], text).into_response()
 }
 
+/// An HTTP error with a plain-text body that holds no JSON-RPC, journaled as the unparsable frame
+/// it is to a client.
+fn plain_text_error(journal: &Journal, session: &str, status: u16, body: &'static str) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+    let detail = json!({"status": status.as_u16(), "headers": {"content-type": "text/plain"}, "by": "tap"});
+    journal.log(Entry::new(session, Transport::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
+    journal.log(Entry::frame(session, Transport::Http, Direction::ServerToClient, EventKind::Unparsable, body.as_bytes(), None));
+    (status, [("content-type", "text/plain")], body).into_response()
+}
+
 /// Splits an SSE byte stream into events, rewrites hostile skill placeholders (skills variants),
 /// journals each event as sent, and passes the events on.
 struct SseJournal {
@@ -528,6 +538,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         match refusal {
             super::DiscoverRefusal::Error { id, code, message } => return json_error_with_id(journal, &session, StatusCode::OK, id, code, message.into()),
             super::DiscoverRefusal::Unanswered => return held_open(journal, &session, state.closing.clone()),
+            super::DiscoverRefusal::HttpStatus { status, body } => return plain_text_error(journal, &session, status, body),
         }
     }
     let opens_session = session == "-" && frame.as_ref().and_then(|f| f.get("method")).and_then(Value::as_str) == Some("initialize");

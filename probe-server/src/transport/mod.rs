@@ -257,6 +257,8 @@ pub(crate) enum DiscoverRefusal {
     Error { id: Value, code: i64, message: &'static str },
     /// No answer at all.
     Unanswered,
+    /// (HTTP only) an HTTP error status with a plain-text body, no JSON-RPC in it.
+    HttpStatus { status: u16, body: &'static str },
 }
 
 /// The refusal `frame` gets in `variant`, when it is a `server/discover` request there.
@@ -266,6 +268,7 @@ pub(crate) fn discover_refusal(variant: crate::Variant, frame: &Value) -> Option
         crate::Variant::DiscoverRefused => Some(DiscoverRefusal::Error { id, code: -32601, message: "method not found: server/discover" }),
         crate::Variant::DiscoverInvalid => Some(DiscoverRefusal::Error { id, code: -32602, message: "invalid params: this server takes no server/discover" }),
         crate::Variant::DiscoverUnanswered => Some(DiscoverRefusal::Unanswered),
+        crate::Variant::DiscoverHttpError => Some(DiscoverRefusal::HttpStatus { status: 400, body: "Bad Request: no route for this method" }),
         _ => None,
     }
 }
@@ -276,6 +279,7 @@ impl DiscoverRefusal {
         match self {
             DiscoverRefusal::Error { code, .. } => crate::note::Note::RefusedDiscover.detail(json!({"code": code})),
             DiscoverRefusal::Unanswered => crate::note::Note::RefusedDiscover.detail(json!({"code": null, "unanswered": true})),
+            DiscoverRefusal::HttpStatus { status, .. } => crate::note::Note::RefusedDiscover.detail(json!({"code": null, "http_status": status})),
         }
     }
 }
@@ -294,6 +298,7 @@ mod discover_refusal_tests {
         );
         assert!(matches!(discover_refusal(Variant::DiscoverInvalid, &discover), Some(DiscoverRefusal::Error { code: -32602, .. })));
         assert_eq!(discover_refusal(Variant::DiscoverUnanswered, &discover), Some(DiscoverRefusal::Unanswered));
+        assert!(matches!(discover_refusal(Variant::DiscoverHttpError, &discover), Some(DiscoverRefusal::HttpStatus { status: 400, .. })));
         assert_eq!(discover_refusal(Variant::Standard, &discover), None);
         let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}});
         assert_eq!(discover_refusal(Variant::DiscoverRefused, &initialize), None);

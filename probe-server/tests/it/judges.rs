@@ -60,6 +60,9 @@ fn ablated_journals_flip_their_target_probe() {
         ("claude-code-stdio-discover-unanswered", "connection.discover_timeout_fallback", "yes"),
         ("reference-http-modern-discover-unanswered-full", "connection.discover_timeout_fallback", "yes"),
         ("reference-http-modern-discover-invalid-fallback-on-method-not-found-only", "connection.discover_fallback_any_error", "no"),
+        // An HTTP 400 with a plain-text body is a refusal too, unless a client waits for JSON-RPC.
+        ("reference-http-modern-discover-http-error-full", "connection.discover_http_error_fallback", "yes"),
+        ("reference-http-modern-discover-http-error-fallback-on-json-rpc-error-only", "connection.discover_http_error_fallback", "no"),
         ("reference-stdio-modern-discover-unanswered-no-discover-timeout", "connection.discover_timeout_fallback", "no"),
         ("reference-stdio-modern-discover-unsupported-version-retry-unlisted-version", "connection.unsupported_version_retry", "no"),
         // A client that refuses a discover result without resultType (as rmcp's own does).

@@ -39,6 +39,7 @@ impl Ablation {
             Ablation::ChokeOnPriming
                 | Ablation::NoDiscoverFallback
                 | Ablation::FallbackOnMethodNotFoundOnly
+                | Ablation::FallbackOnJsonRpcErrorOnly
                 | Ablation::NoDiscoverTimeout
                 | Ablation::RequireResultType
                 | Ablation::RetryUnlistedVersion
@@ -52,6 +53,7 @@ ablations! {
     IgnoreDowngrade => "ignore-downgrade", "connection.version_downgrade", "calls server/discover after being offered a legacy version";
     NoDiscoverFallback => "no-discover-fallback", "connection.discover_fallback", "gives up when server/discover is refused instead of sending initialize";
     FallbackOnMethodNotFoundOnly => "fallback-on-method-not-found-only", "connection.discover_fallback_any_error", "falls back to initialize only when server/discover is refused with -32601";
+    FallbackOnJsonRpcErrorOnly => "fallback-on-json-rpc-error-only", "connection.discover_http_error_fallback", "falls back to initialize only when server/discover gets a JSON-RPC error, not an HTTP error without one";
     RetryUnlistedVersion => "retry-unlisted-version", "connection.unsupported_version_retry", "after -32022 sends initialize with a version the server did not list";
     RequireResultType => "require-result-type", "connection.result_type_default", "refuses a 2026-07-28 result without resultType (rmcp's own discover does)";
     NoDiscoverTimeout => "no-discover-timeout", "connection.discover_timeout_fallback", "waits for an answer to server/discover without a timeout of its own (and ends its run after 1 s)";
@@ -138,6 +140,12 @@ ablations! {
     CollapseUnions => "collapse-unions", "affordances.schema_union_kept", "offers each anyOf of an input schema as its first branch alone";
     DropFormats => "drop-formats", "affordances.schema_format_kept", "offers input schemas without their format keywords";
     FlattenNested => "flatten-nested", "affordances.schema_nested_kept", "offers objects nested in an input schema's properties without their own properties";
+    OpenObjects => "open-objects", "affordances.schema_closed_kept", "offers input schemas without additionalProperties";
+    OneOfFirstBranch => "one-of-first-branch", "affordances.schema_one_of_kept", "offers each oneOf of an input schema as its first branch alone";
+    DropPrefixItems => "drop-prefix-items", "affordances.schema_tuple_kept", "offers input schemas without their prefixItems keywords";
+    DropConsts => "drop-consts", "affordances.schema_const_kept", "offers input schemas without their const keywords";
+    DropPatterns => "drop-patterns", "affordances.schema_pattern_kept", "offers input schemas without their pattern keywords";
+    DropEnums => "drop-enums", "affordances.schema_enum_kept", "offers input schemas without their enum keywords";
     DropNullArguments => "drop-null-arguments", "affordances.schema_arguments_intact", "leaves the model's null arguments out of the tool call";
     DotsToUnderscores => "dots-to-underscores", "tools.name_dots", "calls the server's tools by their names with every dot made an underscore";
     DashesToUnderscores => "dashes-to-underscores", "tools.name_dashes", "calls the server's tools by their names with every dash made an underscore";
@@ -295,9 +303,24 @@ impl Ablation {
                 "affordances.schema_nested_kept",
                 "affordances.schema_arguments_intact",
                 "affordances.output_schema_enforced",
+                "affordances.schema_closed_kept",
+                "affordances.schema_one_of_kept",
+                "affordances.schema_tuple_kept",
+                "affordances.schema_const_kept",
+                "affordances.schema_pattern_kept",
+                "affordances.schema_enum_kept",
             ],
             // A schema changed in any way is no longer the listed one.
-            Ablation::DropSchemaDefs | Ablation::CollapseUnions | Ablation::DropFormats | Ablation::FlattenNested => &["affordances.tool_schemas"],
+            Ablation::DropSchemaDefs
+            | Ablation::CollapseUnions
+            | Ablation::DropFormats
+            | Ablation::FlattenNested
+            | Ablation::OpenObjects
+            | Ablation::OneOfFirstBranch
+            | Ablation::DropPrefixItems
+            | Ablation::DropConsts
+            | Ablation::DropPatterns
+            | Ablation::DropEnums => &["affordances.tool_schemas"],
             // The templated URI's content is text too.
             Ablation::DropText => &["affordances.template_read"],
             // In 2026-07-28 every change notification travels on the listen stream.

@@ -268,25 +268,41 @@ async fn converse(
 
 /// Breaks one thing in a tool's input schema as hosts that convert schemas for their model's API
 /// have been seen to: `$defs` dropped (its `$ref`s left dangling), unions cut to their first
-/// branch, `format` removed, objects below the top level emptied of their properties.
+/// branch, a keyword removed (`format`, `prefixItems`, `const`, `pattern`, `enum`, the top
+/// level's `additionalProperties`), objects below the top level emptied of their properties.
 fn schema_ablation(schema: &mut Value, ablation: Option<Ablation>) {
+    if ablation == Some(Ablation::OpenObjects) {
+        if let Some(object) = schema.as_object_mut() {
+            object.remove("additionalProperties");
+        }
+    }
     let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) else { return };
+    let dropped = match ablation {
+        Some(Ablation::DropFormats) => Some("format"),
+        Some(Ablation::DropPrefixItems) => Some("prefixItems"),
+        Some(Ablation::DropConsts) => Some("const"),
+        Some(Ablation::DropPatterns) => Some("pattern"),
+        Some(Ablation::DropEnums) => Some("enum"),
+        _ => None,
+    };
+    if let Some(keyword) = dropped {
+        for property in properties.values_mut().filter_map(Value::as_object_mut) {
+            property.remove(keyword);
+        }
+        return;
+    }
     match ablation {
         Some(Ablation::DropSchemaDefs) => {
             if let Some(object) = schema.as_object_mut() {
                 object.remove("$defs");
             }
         }
-        Some(Ablation::CollapseUnions) => {
+        Some(Ablation::CollapseUnions | Ablation::OneOfFirstBranch) => {
+            let key = if ablation == Some(Ablation::CollapseUnions) { "anyOf" } else { "oneOf" };
             for property in properties.values_mut() {
-                if let Some(first) = property.get("anyOf").and_then(Value::as_array).and_then(|branches| branches.first()).cloned() {
+                if let Some(first) = property.get(key).and_then(Value::as_array).and_then(|branches| branches.first()).cloned() {
                     *property = first;
                 }
-            }
-        }
-        Some(Ablation::DropFormats) => {
-            for property in properties.values_mut().filter_map(Value::as_object_mut) {
-                property.remove("format");
             }
         }
         Some(Ablation::FlattenNested) => {

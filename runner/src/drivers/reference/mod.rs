@@ -205,6 +205,9 @@ async fn discover_over_http(url: &str, ablation: Option<Ablation>) -> Result<(Cl
     // A JSON body, or the first `data:` line of an event stream.
     let frame: Value =
         serde_json::from_str(&text).ok().or_else(|| text.lines().find_map(|l| l.strip_prefix("data:")).and_then(|d| serde_json::from_str(d.trim()).ok())).unwrap_or(Value::Null);
+    if frame.is_null() && ablation == Some(Ablation::FallbackOnJsonRpcErrorOnly) {
+        return Err(ReferenceError::Connect(format!("server/discover got no JSON-RPC answer: {text:?}")));
+    }
     if let Some(result) = frame.get("result") {
         if result.get("resultType").is_none() && ablation == Some(Ablation::RequireResultType) {
             return Err(ReferenceError::Connect("the server/discover result has no resultType".into()));
