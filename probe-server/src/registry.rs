@@ -89,6 +89,8 @@ static REGISTRY: &[&dyn Probe] = &[
     &interactive::FormWithdrawn,
     &sampling_roots::CreateMessage,
     &sampling_roots::SamplingTools,
+    &sampling_roots::SamplingSystemPrompt,
+    &sampling_roots::SamplingMaxTokens,
     &sampling_roots::RootsList,
     &utilities::ProgressToken,
     &utilities::SetLevel,

@@ -329,12 +329,24 @@ pub fn elicit_url_params(elicitation_id: Option<&str>) -> Value {
     params
 }
 
+/// In the text of both sampling requests' message: a model request that carries it is one the
+/// host passed on from the server.
+pub const SAMPLING_ASK_CANARY: &str = "MCP-PROBE-SAMPLING-ASK-71D2";
+/// In both sampling requests' `systemPrompt`.
+pub const SAMPLING_SYSTEM_CANARY: &str = "MCP-PROBE-SAMPLING-SYSTEM-3C58";
+/// Both sampling requests' `maxTokens`.
+pub const SAMPLING_MAX_TOKENS: u64 = 32;
+
+fn sampling_system_prompt() -> String {
+    format!("You are answering a capability probe ({SAMPLING_SYSTEM_CANARY}).")
+}
+
 pub fn sampling_params() -> Value {
     json!({
-        "messages": [{"role": "user", "content": {"type": "text", "text": "mcp-client-probe: reply with one word"}}],
-        "systemPrompt": "You are answering a capability probe.",
+        "messages": [{"role": "user", "content": {"type": "text", "text": format!("mcp-client-probe: reply with one word ({SAMPLING_ASK_CANARY})")}}],
+        "systemPrompt": sampling_system_prompt(),
         "modelPreferences": {"hints": [{"name": "probe-model"}]},
-        "maxTokens": 32
+        "maxTokens": SAMPLING_MAX_TOKENS
     })
 }
 
@@ -363,8 +375,9 @@ pub const SAMPLING_TOOL_NAME: &str = "probe_weather";
 
 pub fn sampling_tools_params() -> Value {
     json!({
-        "messages": [{"role": "user", "content": {"type": "text", "text": "mcp-client-probe: call the tool"}}],
-        "maxTokens": 64,
+        "messages": [{"role": "user", "content": {"type": "text", "text": format!("mcp-client-probe: call the tool ({SAMPLING_ASK_CANARY})")}}],
+        "systemPrompt": sampling_system_prompt(),
+        "maxTokens": SAMPLING_MAX_TOKENS,
         "tools": [{"name": SAMPLING_TOOL_NAME, "description": "Reports the weather for a city",
                    "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}],
         "toolChoice": {"mode": "required"}

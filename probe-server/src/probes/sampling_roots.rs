@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::opportunity::{self, chance};
 use super::{answered, exchange_evidence, probe, BOTH};
+use crate::host_tools::names_tool;
 use crate::observe::Observations;
 use crate::probe::{Declaration, Outcome, Verdict};
 use crate::surface;
@@ -87,6 +88,83 @@ fn judge_sampling_tools(o: &Observations) -> Verdict {
         _ => Verdict::new(Outcome::No, "the offered tool was ignored"),
     };
     verdict.declared(declared).opportunity(evidence.first().copied()).evidence(evidence)
+}
+
+/// Whether `marker` is in the context (system prompt or messages) of a `model_view`.
+fn in_context(view: &Value, marker: &str) -> bool {
+    view.get("mentions").and_then(|m| m.get(marker)).and_then(Value::as_array).is_some_and(|places| places.iter().any(|p| p == "context"))
+}
+
+/// Judges the sampling requests the host passed on to its model (model requests whose context
+/// carries the sampling ask canary) with `judge`. None passed on: not reached when the model
+/// never called a sampling tool; no otherwise (the request was answered another way, or not
+/// at all), citing the model's calls as the opportunity.
+fn judge_forwarded(o: &Observations, judge: fn(&[(u64, &Value)]) -> Verdict) -> Verdict {
+    let forwarded: Vec<(u64, &Value)> = o.model_views().filter(|(_, v)| in_context(v, surface::SAMPLING_ASK_CANARY)).collect();
+    if !forwarded.is_empty() {
+        return judge(&forwarded);
+    }
+    let sampling_tools = [surface::TOOL_SAMPLING, surface::TOOL_SAMPLING_TOOLS];
+    let calls: Vec<u64> = o.model_calls().filter(|(_, tool, _)| sampling_tools.iter().any(|t| names_tool(tool, t))).map(|(seq, _, _)| seq).collect();
+    if calls.is_empty() {
+        return Verdict::new(Outcome::NotReached, "the model never called a sampling tool");
+    }
+    let asked = sampling_tools.iter().filter(|t| o.exchange(t, "sampling/createMessage").is_some()).count();
+    Verdict::new(Outcome::No, format!("no sampling request reached the model (the server asked {asked} of {} times)", sampling_tools.len())).opportunity(calls)
+}
+
+probe! {
+    /// Evidence (model journal): a sampling request the host passed on to its model (its context
+    /// carries the request's message canary) carries the request's `systemPrompt` canary in its
+    /// context too (yes). Passed on without it is no, and so is a sampling request that never
+    /// reached the model (answered otherwise or not at all). The spec lets a client modify or
+    /// omit the prompt (`CreateMessageRequest.systemPrompt`): this records which it does.
+    SamplingSystemPrompt {
+        id: "sampling.system_prompt_to_model", area: Sampling, title: "a sampling request's systemPrompt reaches the model",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "both sampling requests carry a systemPrompt with a canary",
+        judge: judge_system_prompt, needs_model: true,
+    }
+}
+
+fn judge_system_prompt(o: &Observations) -> Verdict {
+    judge_forwarded(o, |forwarded| match forwarded.iter().find(|(_, v)| in_context(v, surface::SAMPLING_SYSTEM_CANARY)) {
+        Some((seq, _)) => Verdict::new(Outcome::Yes, "the sampling request reached the model with its systemPrompt").evidence([*seq]),
+        None => {
+            let seqs = forwarded.iter().map(|(seq, _)| *seq);
+            Verdict::new(Outcome::No, format!("{} sampling request(s) reached the model without their systemPrompt", forwarded.len())).evidence(seqs.clone()).opportunity(seqs)
+        }
+    })
+}
+
+probe! {
+    /// Evidence (model journal): every sampling request the host passed on to its model asks it
+    /// for at most the request's `maxTokens` (32), in the dialect's own output-limit field (yes).
+    /// No limit set is partial (the host may still cut the answer, unseen here); a larger limit
+    /// is no: "the requested maximum number of tokens to sample" (`CreateMessageRequest.maxTokens`).
+    /// A sampling request that never reached the model is no.
+    SamplingMaxTokens {
+        id: "sampling.max_tokens_respected", area: Sampling, title: "a sampling request's maxTokens bounds the model",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "both sampling requests ask for at most 32 tokens",
+        judge: judge_max_tokens, needs_model: true,
+    }
+}
+
+fn judge_max_tokens(o: &Observations) -> Verdict {
+    judge_forwarded(o, |forwarded| {
+        let limit = |v: &Value| v.get("max_tokens").and_then(Value::as_u64);
+        let seqs = || forwarded.iter().map(|(seq, _)| *seq);
+        let most = surface::SAMPLING_MAX_TOKENS;
+        if let Some((seq, over)) = forwarded.iter().find_map(|(seq, v)| limit(v).filter(|l| *l > most).map(|l| (*seq, l))) {
+            return Verdict::new(Outcome::No, format!("the model was allowed {over} tokens where the request asked for at most {most}")).evidence([seq]).opportunity([seq]);
+        }
+        if forwarded.iter().any(|(_, v)| limit(v).is_none()) {
+            return Verdict::new(Outcome::Partial, format!("a sampling request reached the model with no output limit (asked for at most {most})"))
+                .evidence(seqs())
+                .opportunity(seqs());
+        }
+        let set: Vec<String> = forwarded.iter().filter_map(|(_, v)| limit(v)).map(|l| l.to_string()).collect();
+        Verdict::new(Outcome::Yes, format!("the model was asked for at most {} tokens (requested {most})", set.join(", "))).evidence(seqs())
+    })
 }
 
 probe! {

@@ -106,6 +106,8 @@ ablations! {
     AlterRequestState => "alter-request-state", "elicitation.mrtr_retry", "re-encodes requestState on the retry";
     SamplingError => "sampling-error", "sampling.create_message", "answers sampling with an error";
     SamplingIgnoreTools => "sampling-ignore-tools", "sampling.tools", "answers with text although a tool is required";
+    SamplingDropSystemPrompt => "sampling-drop-system-prompt", "sampling.system_prompt_to_model", "passes sampling requests on to its model without their systemPrompt";
+    SamplingIgnoreMaxTokens => "sampling-ignore-max-tokens", "sampling.max_tokens_respected", "lets its model write 4,096 tokens whatever a sampling request's maxTokens";
     RootsNonFile => "roots-non-file", "roots.list", "answers roots with https URIs";
     StripProgressToken => "strip-progress-token", "utilities.progress_token", "sends tools/call without a progressToken";
     SkipSetLevel => "skip-set-level", "utilities.set_level", "never sets the log level";

@@ -43,17 +43,25 @@ pub struct ReferenceHandler {
     /// The version its `initialize` asks for, where not rmcp's latest (a fallback from
     /// `server/discover` asks for a legacy one).
     initialize_version: Option<ProtocolVersion>,
+    /// The reference host's model (the stub's base URL): a sampling request without tools is
+    /// passed on to it. Without one, sampling is answered here.
+    model_url: Option<Arc<str>>,
     pub changes: Arc<ListChanges>,
 }
 
 impl ReferenceHandler {
     pub fn new(ablation: Option<Ablation>, variation: Option<Variation>) -> Self {
-        ReferenceHandler { ablation, variation, person_delay: PERSON_DELAY, initialize_version: None, changes: Arc::default() }
+        ReferenceHandler { ablation, variation, person_delay: PERSON_DELAY, initialize_version: None, model_url: None, changes: Arc::default() }
     }
 
     /// The same client, asking for `version` in its `initialize`.
     pub fn initializing_with(self, version: Option<ProtocolVersion>) -> Self {
         ReferenceHandler { initialize_version: version, ..self }
+    }
+
+    /// The same client, passing sampling requests without tools on to the model at `url`.
+    pub fn with_model(self, url: &str) -> Self {
+        ReferenceHandler { model_url: Some(url.into()), ..self }
     }
 
     /// The same client with nobody at the keyboard: forms are answered at once.
@@ -126,6 +134,42 @@ const AT_ONCE: std::time::Duration = std::time::Duration::from_millis(3);
 /// the 100 ms a person needs at least, so only the run's unattended note can call it automatic.
 const UNATTENDED_CANCEL: std::time::Duration = std::time::Duration::from_millis(300);
 
+impl ReferenceHandler {
+    /// Passes a sampling request on to the model at `url` (Chat Completions): its
+    /// `systemPrompt` as the system message, its text messages, its `maxTokens` as the output
+    /// limit; the model's text and name make the result.
+    async fn ask_model(&self, url: &str, params: &CreateMessageRequestParams) -> Result<Value, McpError> {
+        let failed = |e: String| McpError::internal_error(format!("the model did not answer: {e}"), None);
+        let mut messages = Vec::new();
+        if let Some(system) = params.system_prompt.as_deref().filter(|_| !self.is(Ablation::SamplingDropSystemPrompt)) {
+            messages.push(json!({"role": "system", "content": system}));
+        }
+        for message in &params.messages {
+            let text = serde_json::to_value(&message.content).ok().and_then(|c| sampled_text(&c)).unwrap_or_default();
+            messages.push(json!({"role": serde_json::to_value(&message.role).unwrap_or(json!("user")), "content": text}));
+        }
+        let limit = if self.is(Ablation::SamplingIgnoreMaxTokens) { UNBOUNDED_SAMPLING_TOKENS } else { u64::from(params.max_tokens) };
+        let body = json!({"model": "stub-model", "stream": false, "messages": messages, "max_tokens": limit});
+        let http = reqwest::Client::builder().no_proxy().build().map_err(|e| failed(e.to_string()))?;
+        let response = http.post(format!("{url}/v1/chat/completions")).json(&body).send().await.map_err(|e| failed(e.to_string()))?;
+        let reply: Value = response.json().await.map_err(|e| failed(e.to_string()))?;
+        let text = reply.pointer("/choices/0/message/content").and_then(Value::as_str).unwrap_or_default();
+        let model = reply.get("model").and_then(Value::as_str).unwrap_or("stub-model");
+        Ok(json!({"role": "assistant", "model": model, "stopReason": "endTurn", "content": {"type": "text", "text": text}}))
+    }
+}
+
+/// The text of a sampling message's content: one text block, or the text blocks of a list.
+fn sampled_text(content: &Value) -> Option<String> {
+    match content {
+        Value::Array(blocks) => Some(blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")),
+        block => block.get("text").and_then(Value::as_str).map(str::to_string),
+    }
+}
+
+/// The output limit the sampling-ignore-max-tokens ablation gives its model.
+const UNBOUNDED_SAMPLING_TOKENS: u64 = 4096;
+
 impl ClientHandler for ReferenceHandler {
     fn get_info(&self) -> ClientInfo {
         let info = ClientInfo::new(capabilities(self.variation), Implementation::new("mcp-client-probe-reference", env!("CARGO_PKG_VERSION")));
@@ -182,6 +226,8 @@ impl ClientHandler for ReferenceHandler {
         let result = if wants_tool {
             json!({"role": "assistant", "model": "reference-model", "stopReason": "toolUse",
                    "content": [{"type": "tool_use", "id": "call-1", "name": surface::SAMPLING_TOOL_NAME, "input": {"city": "Lisbon"}}]})
+        } else if let Some(url) = &self.model_url {
+            self.ask_model(url, &params).await?
         } else {
             json!({"role": "assistant", "model": "reference-model", "stopReason": "endTurn", "content": {"type": "text", "text": "probed"}})
         };

@@ -63,7 +63,7 @@ pub enum HostEnd {
 
 /// Runs the reference host against `endpoint`, its model at `model_url` (the stub's base URL).
 pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, variation: Option<Variation>, model_url: &str, limits: Limits) -> Result<HostEnd, ReferenceError> {
-    let (client, handler) = connect(endpoint, super::Opening::Era(era), ReferenceHandler::new(ablation, variation).unattended()).await?;
+    let (client, handler) = connect(endpoint, super::Opening::Era(era), ReferenceHandler::new(ablation, variation).unattended().with_model(model_url)).await?;
     let outcome = tokio::time::timeout(limits.bound.unwrap_or(SCRIPT_TIMEOUT), converse(&client, &handler, ablation, variation, model_url, limits.tool_timeout)).await;
     let _ = client.cancel().await;
     match outcome {

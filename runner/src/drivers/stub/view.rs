@@ -173,7 +173,7 @@ pub fn payloads(text: &RequestText, results: &[String]) -> Value {
 pub fn mentions(text: &RequestText, results: &[String]) -> Value {
     let RequestText { context, catalogue } = text;
     let mut found = Map::new();
-    for marker in [s::INSTRUCTIONS_CANARY, s::TEXT_URI, s::BLOB_URI, s::TEMPLATE_PREFIX, "skill://"] {
+    for marker in [s::INSTRUCTIONS_CANARY, s::TEXT_URI, s::BLOB_URI, s::TEMPLATE_PREFIX, "skill://", s::SAMPLING_ASK_CANARY, s::SAMPLING_SYSTEM_CANARY] {
         let in_results = results.iter().filter(|r| r.contains(marker)).count();
         // Context mentions that are not only inside tool results.
         let in_context = context.matches(marker).count() > in_results;
@@ -183,6 +183,18 @@ pub fn mentions(text: &RequestText, results: &[String]) -> Value {
         }
     }
     Value::Object(found)
+}
+
+/// The most output tokens the request lets the model write, in its dialect's field; `None`
+/// when it sets no limit.
+pub fn output_limit(dialect: Dialect, body: &Value) -> Option<u64> {
+    let field = match dialect {
+        Dialect::Anthropic => body.get("max_tokens"),
+        Dialect::Chat => body.get("max_completion_tokens").or_else(|| body.get("max_tokens")),
+        Dialect::Responses => body.get("max_output_tokens"),
+        Dialect::Gemini => body.pointer("/generationConfig/maxOutputTokens"),
+    };
+    field.and_then(Value::as_u64)
 }
 
 /// The `model_view` note's detail for one request. `deferred` are the wanted tools the request
@@ -199,12 +211,22 @@ pub fn view(dialect: Dialect, body: &Value, deferred: &[String], text: &RequestT
         }
     }
     let (marks, carried) = (error_marks(dialect, body), payloads(text, &results));
-    Note::ModelView.detail(json!({"dialect": dialect, "tools": offered, "deferred": deferred, "tool_results": results, "error_marks": marks, "payloads": carried, "mentions": mentions(text, &results)}))
+    Note::ModelView.detail(json!({"dialect": dialect, "tools": offered, "deferred": deferred, "tool_results": results, "error_marks": marks, "payloads": carried, "mentions": mentions(text, &results), "max_tokens": output_limit(dialect, body)}))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_output_limit_is_read_from_each_dialects_own_field() {
+        assert_eq!(output_limit(Dialect::Anthropic, &json!({"max_tokens": 32})), Some(32));
+        assert_eq!(output_limit(Dialect::Chat, &json!({"max_tokens": 40})), Some(40));
+        assert_eq!(output_limit(Dialect::Chat, &json!({"max_completion_tokens": 50, "max_tokens": 40})), Some(50));
+        assert_eq!(output_limit(Dialect::Responses, &json!({"max_output_tokens": 60})), Some(60));
+        assert_eq!(output_limit(Dialect::Gemini, &json!({"generationConfig": {"maxOutputTokens": 70}})), Some(70));
+        assert_eq!(output_limit(Dialect::Responses, &json!({"max_tokens": 60})), None, "another dialect's field is not this one's");
+    }
 
     #[test]
     fn every_dialect_gives_the_same_view_of_tools_and_results() {
