@@ -53,6 +53,7 @@ notes! {
     InexactId => "inexact_id", "a request's id is a number the SDK cannot echo exactly (a fraction, or beyond 64 bits), and was refused";
     RepeatedInitialize => "repeated_initialize", "an initialize in a session already initialized: the opening answer again for the same version, refused for another";
     WithheldBeforeFirstRequest => "withheld_before_first_request", "a notification before the first request, kept from rmcp";
+    AnsweredAsJson => "answered_as_json", "a request answered with an application/json body instead of an event stream (variant json-responses)";
     SseWithoutData => "sse_without_data", "an SSE event with an id and no data went out: a priming event";
     SsePrimingWithheld => "sse_priming_withheld", "a priming event withheld: the session's version predates them";
     SseIdOnly => "sse_id_only", "a priming event sent as its id alone (variant stream-drop, old session)";

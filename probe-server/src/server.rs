@@ -230,6 +230,23 @@ impl ProbeServer {
         .into())
     }
 
+    /// `probe_two_inputs`: in the modern era two input requests in one `InputRequiredResult`,
+    /// and on the retry the keys it answered (asked once: a retry that answers one is not asked
+    /// again). Nothing is asked in the legacy era.
+    fn ask_two(&self, request: &CallToolRequestParams, ctx: &RequestContext<RoleServer>) -> Result<CallToolResponse, McpError> {
+        if !is_modern(ctx) {
+            return Ok(text_result("two inputs at once are asked only in 2026-07-28").into());
+        }
+        if let Some(responses) = request.input_responses.as_ref() {
+            let answered: Vec<&str> = s::TWO_INPUT_KEYS.into_iter().filter(|k| responses.get(*k).is_some()).collect();
+            self.note(Note::InputResponse.detail(json!({"tool": s::TOOL_TWO_INPUTS, "request_state": request.request_state, "keys": answered})));
+            return Ok(text_result(format!("{}: answered {} of 2", s::TOOL_TWO_INPUTS, answered.len())).into());
+        }
+        let requests: InputRequests = typed(s::two_input_requests())?;
+        let state = s::request_state_for(s::TOOL_TWO_INPUTS, self.next_serial());
+        Ok(InputRequiredResult::new(Some(requests), Some(state)).into())
+    }
+
     /// Sends `request` to the client and waits [`Self::answer_timeout`] for the answer; on timeout
     /// rmcp cancels the request (`notifications/cancelled`).
     async fn ask_with_timeout(&self, peer: &rmcp::service::Peer<RoleServer>, request: ServerRequest) -> Result<Value, rmcp::service::ServiceError> {
@@ -507,6 +524,7 @@ impl ServerHandler for ProbeServer {
             }
             s::TOOL_ROOTS => self.ask(&name, "roots/list", json!({}), &request, &context).await,
             s::TOOL_PING => Ok(self.ping_client(&context).await.into()),
+            s::TOOL_TWO_INPUTS => self.ask_two(&request, &context),
             s::TOOL_LIST_CHANGED => Ok(self.change_lists(&context).await.into()),
             s::TOOL_IMAGE => complete::<CallToolResult>(s::image_result()).map(Into::into),
             s::TOOL_AUDIO => complete::<CallToolResult>(s::audio_result()).map(Into::into),

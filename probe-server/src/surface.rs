@@ -20,6 +20,9 @@ pub const TOOL_SAMPLING_TOOLS: &str = "probe_sampling_tools";
 pub const TOOL_ROOTS: &str = "probe_roots";
 pub const TOOL_PING: &str = "probe_ping";
 pub const TOOL_LIST_CHANGED: &str = "probe_list_changed";
+/// In the 2026-07-28 era, asks two form elicitations in one `InputRequiredResult`
+/// ([`TWO_INPUT_KEYS`]); in the legacy era it asks nothing.
+pub const TOOL_TWO_INPUTS: &str = "probe_two_inputs";
 // Tools whose results test what a host hands its model (judged from the model stub's journal).
 // Each result carries a canary of its own whose text avoids words a host might add ("image",
 // "audio", "error"), so such words in what the model got are the host's.
@@ -43,10 +46,21 @@ pub const TOOL_ADDED: &str = "probe_added";
 /// model's tool catalogue, so a client that stops at the first page still reaches every trigger.
 pub const TOOL_PAGE_TWO: &str = "probe_page_two";
 /// Every tool a probe triggers is on the first page.
-pub const TOOLS_PAGE_ONE: usize = 20;
+pub const TOOLS_PAGE_ONE: usize = 21;
 /// The tools that trigger a probe, in the order a scripted model calls them.
-pub const TRIGGER_TOOLS: [&str; 10] =
-    [TOOL_PROGRESS, TOOL_RESOURCE_LINK, TOOL_ELICIT_FORM, TOOL_ELICIT_ENUMS, TOOL_ELICIT_URL, TOOL_SAMPLING, TOOL_SAMPLING_TOOLS, TOOL_ROOTS, TOOL_PING, TOOL_LIST_CHANGED];
+pub const TRIGGER_TOOLS: [&str; 11] = [
+    TOOL_PROGRESS,
+    TOOL_RESOURCE_LINK,
+    TOOL_ELICIT_FORM,
+    TOOL_ELICIT_ENUMS,
+    TOOL_ELICIT_URL,
+    TOOL_SAMPLING,
+    TOOL_SAMPLING_TOOLS,
+    TOOL_ROOTS,
+    TOOL_PING,
+    TOOL_TWO_INPUTS,
+    TOOL_LIST_CHANGED,
+];
 /// The tools whose results the model is handed: the scripted model calls all but the last just
 /// before `probe_list_changed`, and the last (a JSON-RPC error, on which some hosts restart their
 /// server) after everything else, then `probe_ping` once more to see whether the session lived.
@@ -243,6 +257,19 @@ pub fn input_key_for(tool: &str) -> String {
     format!("in_{tool}")
 }
 
+/// The keys of `probe_two_inputs`'s two input requests.
+pub const TWO_INPUT_KEYS: [&str; 2] = ["first_question", "second_question"];
+
+/// `probe_two_inputs`'s input requests: a one-field form elicitation per key, each asking with
+/// its own message.
+pub fn two_input_requests() -> Value {
+    let ask = |n: &str| {
+        json!({"method": "elicitation/create", "params": {"mode": "form", "message": format!("mcp-client-probe: {n} of two questions asked together"),
+            "requestedSchema": {"type": "object", "properties": {"answer": {"type": "string", "default": "yes"}}}}})
+    };
+    json!({TWO_INPUT_KEYS[0]: ask("first"), TWO_INPUT_KEYS[1]: ask("second")})
+}
+
 /// The form elicitation: primitive fields, each with a default.
 pub fn elicit_form_schema() -> Value {
     json!({
@@ -398,6 +425,7 @@ pub fn tools(with_added: bool) -> Vec<Value> {
         json!({"name": TOOL_SAMPLING_TOOLS, "description": "Asks the client's model for a completion that uses a tool", "inputSchema": empty}),
         json!({"name": TOOL_ROOTS, "description": "Asks the client for its roots", "inputSchema": empty}),
         json!({"name": TOOL_PING, "description": "Pings the client", "inputSchema": empty}),
+        json!({"name": TOOL_TWO_INPUTS, "description": "Asks the user two questions at once (2026-07-28 only; otherwise does nothing)", "inputSchema": empty}),
         json!({"name": TOOL_LIST_CHANGED, "description": "Changes the tool, resource and prompt lists and says so", "inputSchema": empty}),
         json!({"name": TOOL_EMBEDDED, "description": "Returns two embedded resources, one text and one binary", "inputSchema": empty}),
         json!({"name": TOOL_FAULT, "description": "Always fails: returns a result marked isError", "inputSchema": empty}),

@@ -93,6 +93,10 @@ variants! {
     /// Legacy era only, `server/discover` never answered: a client falls back after a timeout of
     /// its own. Its runs are bounded.
     DiscoverUnanswered => "discover-unanswered", Server, "legacy era only: server/discover never answered";
+    /// Over HTTP, every request whose stream would carry only its answer is answered with an
+    /// `application/json` body instead (a stream that opens with a notification or a request to
+    /// the client stays a stream), as servers in JSON response mode answer.
+    JsonResponses => "json-responses", HttpOnly, "answers are application/json bodies wherever no notification or request comes first";
     /// Legacy era only, over HTTP: `server/discover` answered with HTTP 400 and a plain-text body
     /// that is no JSON-RPC at all, as a web server in front of a legacy MCP server may answer a
     /// method it does not route: the fallback must not need a JSON-RPC error.

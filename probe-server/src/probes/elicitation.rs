@@ -281,3 +281,44 @@ fn judge_mrtr(o: &Observations) -> Verdict {
     }
     Verdict::new(Outcome::Yes, format!("{} retries, each with a new id and the exact requestState", exchanges.len())).evidence(evidence)
 }
+
+probe! {
+    /// Evidence (2026-07-28 era): `probe_two_inputs` answers its call with one
+    /// `InputRequiredResult` holding two form elicitations; the client's retry of the call carries
+    /// `inputResponses` for both keys (yes). One of the two answered is partial; a retry without
+    /// `inputResponses`, or no retry, is no. An `InputRequiredResult` may hold several requests and
+    /// the retry answers them all (2026-07-28 §Multi-round-trip requests).
+    MrtrMultipleInputs {
+        id: "elicitation.mrtr_multiple_inputs", area: Elicitation, title: "MRTR: several inputRequests answered in one retry",
+        revisions: ["2026-07-28"], eras: MODERN, serves: "probe_two_inputs: one InputRequiredResult with two form elicitations",
+        judge: judge_two_inputs,
+    }
+}
+
+fn judge_two_inputs(o: &Observations) -> Verdict {
+    let declared = Declaration::from_bool(o.declares(&["elicitation"]));
+    let calls: Vec<&crate::observe::Frame> = o.tool_calls(surface::TOOL_TWO_INPUTS).collect();
+    let Some(first) = calls.first() else {
+        return Verdict::new(Outcome::NotReached, "the server never got to ask: the tool was not called").declared(declared);
+    };
+    let asked = calls.iter().filter_map(|call| o.answer_to(call)).find(|a| a.result().and_then(|r| r.get("resultType")).and_then(Value::as_str) == Some("input_required"));
+    let Some(asked) = asked else {
+        return Verdict::new(Outcome::Inconclusive, "the call was never answered with an InputRequiredResult").evidence([first.seq]).declared(declared);
+    };
+    let keys = asked.result().and_then(|r| r.get("inputRequests")).and_then(Value::as_object).map_or(0, |m| m.len());
+    let retry = calls.iter().find(|c| c.seq > asked.seq);
+    let answered = retry.and_then(|r| r.params().get("inputResponses")).and_then(Value::as_object).map_or(0, |m| m.len());
+    let verdict = match retry {
+        None => Verdict::new(Outcome::No, format!("asked {keys} inputs at once, never retried the call")),
+        Some(_) if answered >= keys => Verdict::new(Outcome::Yes, format!("the retry answered all {keys} inputs")),
+        Some(_) if answered > 0 => Verdict::new(Outcome::Partial, format!("the retry answered {answered} of {keys} inputs")),
+        Some(_) => Verdict::new(Outcome::No, format!("the retry carried no inputResponses for the {keys} inputs")),
+    };
+    let evidence = [asked.seq].into_iter().chain(retry.map(|r| r.seq));
+    let verdict = verdict.declared(declared).evidence(evidence);
+    if verdict.outcome == Outcome::Yes {
+        verdict
+    } else {
+        verdict.opportunity([asked.seq])
+    }
+}

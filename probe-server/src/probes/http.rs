@@ -384,3 +384,37 @@ fn judge_priming(o: &Observations) -> Verdict {
         }
     }
 }
+
+probe! {
+    /// Evidence (variant json-responses, HTTP only: a request whose stream would carry only its
+    /// answer gets that answer as an `application/json` body, the tap's `answered_as_json` note
+    /// beside it): the client goes on after the first such answer (its opening request's) with a
+    /// request of another method (yes). Sending no other request after it is no: a server may
+    /// answer a POST either way and the client must take both (Streamable HTTP, sending messages
+    /// to the server).
+    JsonResponses {
+        id: "http.json_responses", area: Http, title: "takes answers sent as application/json",
+        revisions: ["2025-03-26"], eras: &crate::era::Era::ALL, transports: HTTP_ONLY, variant: JsonResponses,
+        serves: "answers each request with a JSON body wherever nothing comes before its answer", judge: judge_json_responses,
+    }
+}
+
+fn judge_json_responses(o: &Observations) -> Verdict {
+    let answered: Vec<&Event> = o.notes(Note::AnsweredAsJson).collect();
+    let Some(first) = answered.first() else {
+        return Verdict::new(Outcome::NotReached, "no request was answered with a JSON body");
+    };
+    let id = first.detail.as_ref().and_then(|d| d.get("id"));
+    let asked = o.frames.iter().rev().find(|f| f.seq < first.seq && f.dir == crate::journal::Direction::ClientToServer && f.is_request() && f.id() == id);
+    let method = asked.and_then(|f| f.method()).unwrap_or("?");
+    let next = o.frames.iter().find(|f| f.seq > first.seq && f.dir == crate::journal::Direction::ClientToServer && f.is_request() && f.method() != Some(method));
+    let count = answered.len();
+    match next {
+        Some(next) => Verdict::new(
+            Outcome::Yes,
+            format!("{count} answer{} came as JSON; after the first ({method}) the client went on with {}", if count == 1 { "" } else { "s" }, next.method().unwrap_or("?")),
+        )
+        .evidence([first.seq, next.seq]),
+        None => Verdict::new(Outcome::No, format!("after the JSON answer to {method} the client sent no other request")).evidence([first.seq]).opportunity([first.seq]),
+    }
+}

@@ -23,7 +23,6 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
-use http_body_util::BodyExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{json, Map, Value};
@@ -564,16 +563,27 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
     let (mut parts_out, body_out) = response.into_parts();
     let out_session = header(&parts_out.headers, "mcp-session-id").map(str::to_string).unwrap_or(session);
+    let content_type = header(&parts_out.headers, "content-type").unwrap_or("").to_string();
+    let mut data: DataStream = StreamExt::boxed(body_out.into_data_stream());
+    // In json-responses a request's stream that would open with its answer is answered with
+    // that answer as a JSON body instead; one that opens otherwise stays a stream.
+    let streams = content_type.starts_with("text/event-stream");
+    if state.variant == Variant::JsonResponses && streams && !is_get && !request_id.is_null() && parts_out.status.is_success() {
+        let (held, first) = first_data_event(&mut data).await;
+        match first.filter(|event| answers(event, &request_id)) {
+            Some(answer) => return json_answer(journal, &out_session, parts_out, answer, request_id),
+            None => data = StreamExt::boxed(futures::stream::once(async move { Ok(Bytes::from(held)) }).chain(data)),
+        }
+    }
     let detail = json!({"status": parts_out.status.as_u16(), "headers": selected_headers(&parts_out.headers)});
     journal.log(Entry::new(&out_session, Transport::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
-    let content_type = header(&parts_out.headers, "content-type").unwrap_or("").to_string();
     let rewrite = super::outgoing_rewrite(state.variant);
-    if content_type.starts_with("text/event-stream") {
+    if streams {
         let awaiting = Some(request_id.clone()).filter(|id| !id.is_null());
         let sse = SseJournal { journal: journal.clone(), session: out_session, buffer: Vec::new(), rewrite, priming, held: Vec::new(), versions: state.versions.clone(), awaiting };
         // In `stream-drop`, the first GET stream ends right after its first event with an id.
         let drop_here = drop_stream && parts_out.status.is_success() && !state.dropped_a_stream.swap(true, Ordering::SeqCst);
-        let stream = futures::stream::unfold((body_out.into_data_stream(), sse, false), move |(mut inner, mut sse, ended)| async move {
+        let stream = futures::stream::unfold((data, sse, false), move |(mut inner, mut sse, ended)| async move {
             if ended {
                 return None;
             }
@@ -594,10 +604,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         });
         return Response::from_parts(parts_out, Body::from_stream(stream));
     }
-    let mut bytes: Bytes = match body_out.collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => Bytes::new(),
-    };
+    let mut bytes = Bytes::from(collect_all(data).await.unwrap_or_default());
     if let Some(rewritten) = rewrite.and_then(|rewrite| std::str::from_utf8(&bytes).ok().and_then(rewrite)) {
         bytes = Bytes::from(rewritten);
         parts_out.headers.remove(axum::http::header::CONTENT_LENGTH);
@@ -618,6 +625,58 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         });
     }
     Response::from_parts(parts_out, Body::from(bytes))
+}
+
+type DataStream = futures::stream::BoxStream<'static, Result<Bytes, axum::Error>>;
+
+/// Every byte of a body; `None` when reading it failed.
+async fn collect_all(mut data: DataStream) -> Option<Vec<u8>> {
+    let mut all = Vec::new();
+    while let Some(chunk) = data.next().await {
+        all.extend_from_slice(&chunk.ok()?);
+    }
+    Some(all)
+}
+
+/// Reads an event stream up to its first event that carries data: the bytes read, and that
+/// event's data (`None` when the stream ended first).
+async fn first_data_event(data: &mut DataStream) -> (Vec<u8>, Option<String>) {
+    let mut held = Vec::new();
+    while let Some(Ok(chunk)) = data.next().await {
+        held.extend_from_slice(&chunk);
+        if let Some(found) = first_event_data(&String::from_utf8_lossy(&held)) {
+            return (held, Some(found));
+        }
+    }
+    (held, None)
+}
+
+/// The data of the first complete event in `text` that has any (its `data:` lines joined).
+fn first_event_data(text: &str) -> Option<String> {
+    let text = text.replace("\r\n", "\n");
+    let complete = &text[..text.rfind("\n\n")?];
+    complete.split("\n\n").find_map(|event| {
+        let lines: Vec<&str> = event.lines().filter_map(|l| l.strip_prefix("data:")).map(|d| d.strip_prefix(' ').unwrap_or(d)).collect();
+        let data = lines.join("\n");
+        (!data.trim().is_empty()).then_some(data)
+    })
+}
+
+/// Whether an event's data is the answer (a result or an error) to the request with `id`.
+fn answers(data: &str, id: &Value) -> bool {
+    serde_json::from_str::<Value>(data).is_ok_and(|m| m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some()))
+}
+
+/// The answer sent as an `application/json` body, journaled as such.
+fn json_answer(journal: &Journal, session: &str, mut parts: axum::http::response::Parts, answer: String, id: Value) -> Response {
+    parts.headers.insert(axum::http::header::CONTENT_TYPE, axum::http::HeaderValue::from_static("application/json"));
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    let detail = json!({"status": parts.status.as_u16(), "headers": selected_headers(&parts.headers)});
+    journal.log(Entry::new(session, Transport::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
+    journal.log(Entry::note(session, Transport::Http, Note::AnsweredAsJson.detail(json!({"id": id}))));
+    let parsed = serde_json::from_str::<Value>(&answer).ok();
+    journal.log(Entry::frame(session, Transport::Http, Direction::ServerToClient, EventKind::Frame, answer.as_bytes(), parsed.as_ref()));
+    Response::from_parts(parts, Body::from(answer))
 }
 
 /// The SDK's refusal of a POST made a JSON-RPC error with an `id` member: its JSON errors that
@@ -693,6 +752,17 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_event_with_data_is_found_past_priming_events_and_only_once_complete() {
+        assert_eq!(first_event_data("id: 0\nretry: 3000\ndata:\n\nevent: message\ndata: {\"id\":1}\n\n"), Some("{\"id\":1}".into()));
+        assert_eq!(first_event_data("data: {\"id\":1}\r\n\r\n"), Some("{\"id\":1}".into()));
+        assert_eq!(first_event_data("data: {\"id\":1}\n"), None, "an event not yet ended is not taken");
+        assert_eq!(first_event_data("id: 0\ndata:\n\n"), None);
+        assert!(answers(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#, &json!(7)));
+        assert!(!answers(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#, &json!(7)), "a request to the client is no answer");
+        assert!(!answers(r#"{"jsonrpc":"2.0","id":8,"result":{}}"#, &json!(7)));
+    }
 
     #[test]
     fn loopback_hosts_and_origins_are_accepted_others_refused() {

@@ -63,6 +63,12 @@ fn ablated_journals_flip_their_target_probe() {
         // An HTTP 400 with a plain-text body is a refusal too, unless a client waits for JSON-RPC.
         ("reference-http-modern-discover-http-error-full", "connection.discover_http_error_fallback", "yes"),
         ("reference-http-modern-discover-http-error-fallback-on-json-rpc-error-only", "connection.discover_http_error_fallback", "no"),
+        // Answers sent as JSON bodies: taken, or refused by a client that reads only event streams.
+        ("reference-http-legacy-json-responses-full", "http.json_responses", "yes"),
+        ("reference-http-legacy-json-responses-choke-on-json", "http.json_responses", "no"),
+        // Two inputRequests in one result: both answered in the retry, or only the first.
+        ("reference-stdio-modern-full", "elicitation.mrtr_multiple_inputs", "yes"),
+        ("reference-stdio-modern-first-input-only", "elicitation.mrtr_multiple_inputs", "partial"),
         ("reference-stdio-modern-discover-unanswered-no-discover-timeout", "connection.discover_timeout_fallback", "no"),
         ("reference-stdio-modern-discover-unsupported-version-retry-unlisted-version", "connection.unsupported_version_retry", "no"),
         // A client that refuses a discover result without resultType (as rmcp's own does).

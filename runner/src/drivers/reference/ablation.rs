@@ -37,6 +37,7 @@ impl Ablation {
         matches!(
             self,
             Ablation::ChokeOnPriming
+                | Ablation::ChokeOnJson
                 | Ablation::NoDiscoverFallback
                 | Ablation::FallbackOnMethodNotFoundOnly
                 | Ablation::FallbackOnJsonRpcErrorOnly
@@ -104,6 +105,7 @@ ablations! {
     EnumLegacyName => "enum-legacy-name", "elicitation.enum_legacy_names", "answers the enumName instead of the value";
     UrlUnsupported => "url-unsupported", "elicitation.url", "answers URL-mode elicitation with an error";
     AlterRequestState => "alter-request-state", "elicitation.mrtr_retry", "re-encodes requestState on the retry";
+    FirstInputOnly => "first-input-only", "elicitation.mrtr_multiple_inputs", "answers only the first of several inputRequests on the retry";
     SamplingError => "sampling-error", "sampling.create_message", "answers sampling with an error";
     SamplingIgnoreTools => "sampling-ignore-tools", "sampling.tools", "answers with text although a tool is required";
     SamplingDropSystemPrompt => "sampling-drop-system-prompt", "sampling.system_prompt_to_model", "passes sampling requests on to its model without their systemPrompt";
@@ -164,6 +166,7 @@ ablations! {
     NoStandardHeaders => "no-standard-headers", "http.standard_headers", "leaves Mcp-Method and Mcp-Name off its prompts/get request";
     NoReinitialize => "no-reinitialize", "http.session_expiry", "gives up when its session expires";
     NoResumption => "no-resumption", "http.resumption", "reconnects a dropped stream without Last-Event-ID";
+    ChokeOnJson => "choke-on-json", "http.json_responses", "refuses an answer sent as application/json, as a client that reads only event streams";
     ChokeOnPriming => "choke-on-priming", "http.priming_events", "ends every SSE stream at an event with empty data, as a parser that reads the empty data as JSON does";
     TermNoMessage => "term-no-message", "interactive.form_shown", "terminal host: renders forms without their message";
     TermDropDefaults => "term-drop-defaults", "interactive.defaults_prefilled", "terminal host: every field starts empty, defaults ignored";

@@ -1,7 +1,7 @@
 //! The reference client's HTTP layer: rmcp's reqwest client, with the HTTP-level ablations applied
 //! (no `MCP-Protocol-Version` header, no standalone GET stream, no DELETE at the end, a request
 //! without its session id or standard headers, a reconnection without `Last-Event-ID`, a stream
-//! given up at a priming event).
+//! given up at a priming event, an answer refused for being JSON).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -65,10 +65,14 @@ impl AblatingHttpClient {
         stream.take_while(move |event| std::future::ready(!is_priming(event))).boxed()
     }
 
-    fn post_response(&self, response: StreamableHttpPostResponse) -> StreamableHttpPostResponse {
+    /// The answer as the ablated client takes it: under `choke-on-json` a JSON body is refused.
+    fn post_response(&self, response: StreamableHttpPostResponse) -> Result<StreamableHttpPostResponse, Error> {
         match response {
-            StreamableHttpPostResponse::Sse(stream, session) => StreamableHttpPostResponse::Sse(self.sse(stream), session),
-            other => other,
+            StreamableHttpPostResponse::Sse(stream, session) => Ok(StreamableHttpPostResponse::Sse(self.sse(stream), session)),
+            StreamableHttpPostResponse::Json(..) if self.ablation == Some(Ablation::ChokeOnJson) => {
+                Err(StreamableHttpError::UnexpectedContentType(Some("application/json".into())))
+            }
+            other => Ok(other),
         }
     }
 
@@ -91,7 +95,7 @@ impl StreamableHttpClient for AblatingHttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, Error> {
         let (session_id, headers) = self.post_parts(&message, session_id, custom_headers);
-        self.inner.post_message(uri, message, session_id, auth_header, headers).await.map(|r| self.post_response(r))
+        self.inner.post_message(uri, message, session_id, auth_header, headers).await.and_then(|r| self.post_response(r))
     }
 
     async fn post_message_with_response_limits(
@@ -104,7 +108,7 @@ impl StreamableHttpClient for AblatingHttpClient {
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, Error> {
         let (session_id, headers) = self.post_parts(&message, session_id, custom_headers);
-        self.inner.post_message_with_response_limits(uri, message, session_id, auth_header, headers, limits).await.map(|r| self.post_response(r))
+        self.inner.post_message_with_response_limits(uri, message, session_id, auth_header, headers, limits).await.and_then(|r| self.post_response(r))
     }
 
     async fn delete_session(&self, uri: Arc<str>, session_id: Arc<str>, auth_header: Option<String>, custom_headers: HashMap<HeaderName, HeaderValue>) -> Result<(), Error> {

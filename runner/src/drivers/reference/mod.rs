@@ -322,8 +322,10 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     for tool in [s::TOOL_SAMPLING, s::TOOL_SAMPLING_TOOLS, s::TOOL_ROOTS] {
         let _ = call(client, tool).await;
     }
-    if era == Era::Legacy {
-        let _ = call(client, s::TOOL_PING).await;
+    match era {
+        Era::Legacy => drop(call(client, s::TOOL_PING).await),
+        // Two questions in one InputRequiredResult (the legacy era asks nothing there).
+        Era::Modern => drop(call(client, s::TOOL_TWO_INPUTS).await),
     }
     let _ = call(client, s::TOOL_LIST_CHANGED).await;
     refetch_changed_lists(client, handler, ablation, variation).await;

@@ -1,5 +1,6 @@
 //! A client transport wrapper that rewrites outgoing frames for the ablations that live on the
-//! wire (a dropped notification, a stripped `_meta` key, an altered `requestState`). The rmcp
+//! wire (a dropped notification, a stripped `_meta` key, an altered `requestState`, an input
+//! response left out). The rmcp
 //! client underneath stays correct; only what leaves it is changed. The cancel-after-completed-calls
 //! variation lives here too: it follows every answered `tools/call` with a `notifications/cancelled`.
 //! So does the one ablation on incoming frames: a session that ends at a notification it does not know.
@@ -126,6 +127,14 @@ pub fn rewrite(ablation: Ablation, mut frame: Value) -> Option<Value> {
             if let Some(Value::String(state)) = params.get_mut("requestState") {
                 // A decomposing re-encode: the kind of change a careless client makes.
                 *state = state.replace('é', "e\u{301}");
+            }
+        }
+        (Ablation::FirstInputOnly, Some(params)) if method == "tools/call" => {
+            if let Some(responses) = params.get_mut("inputResponses").and_then(Value::as_object_mut) {
+                let rest: Vec<String> = responses.keys().skip(1).cloned().collect();
+                for key in rest {
+                    responses.remove(&key);
+                }
             }
         }
         _ => {}
