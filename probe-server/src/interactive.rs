@@ -164,7 +164,7 @@ mod tests {
     fn messages_match_what_the_server_sends() {
         assert_eq!(surface::elicit_form_params()["message"], message_of(surface::TOOL_ELICIT_FORM));
         assert_eq!(surface::elicit_enum_params()["message"], message_of(surface::TOOL_ELICIT_ENUMS));
-        assert_eq!(surface::elicit_url_params(None)["message"], message_of(surface::TOOL_ELICIT_URL));
+        assert_eq!(surface::elicit_url_params(None, surface::ELICIT_URL)["message"], message_of(surface::TOOL_ELICIT_URL));
     }
 
     #[test]

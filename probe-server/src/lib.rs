@@ -16,6 +16,7 @@
 
 pub mod edge_names;
 pub mod era;
+pub mod fetch_trap;
 pub mod host_tools;
 pub mod interactive;
 pub mod journal;

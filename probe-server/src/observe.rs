@@ -330,6 +330,23 @@ impl Observations {
         self.notes(Note::ClientExited).find(|e| e.detail.as_ref().and_then(|d| d.pointer("/ending/kind")).and_then(Value::as_str) == Some("timed_out")).map(|e| e.t_us)
     }
 
+    /// The URL the server's URL-mode elicitation asked the client to visit (legacy request or
+    /// 2026-07-28 input request): the first `url` of a `mode: "url"` object in the frame that
+    /// asked on `tool`'s behalf.
+    pub fn asked_url(&self, tool: &str) -> Option<String> {
+        fn find(value: &Value) -> Option<&str> {
+            match value {
+                Value::Object(map) if map.get("mode").and_then(Value::as_str) == Some("url") => map.get("url").and_then(Value::as_str),
+                Value::Object(map) => map.values().find_map(find),
+                Value::Array(items) => items.iter().find_map(find),
+                _ => None,
+            }
+        }
+        let asked = self.exchange(tool, "elicitation/create")?.asked;
+        let frame = self.frames.iter().find(|f| f.seq == asked)?;
+        find(&frame.msg).map(str::to_string)
+    }
+
     /// Journal notes of one `event` name written by the server.
     pub fn notes(&self, note: Note) -> impl Iterator<Item = &Event> + '_ {
         self.events.iter().filter(move |e| Note::of(e) == Some(note))

@@ -70,6 +70,7 @@ static REGISTRY: &[&dyn Probe] = &[
     &elicitation::EnumTitledMulti,
     &elicitation::EnumLegacyNames,
     &elicitation::Url,
+    &elicitation::UrlNotPrefetched,
     &elicitation::MrtrRetry,
     &elicitation::MrtrMultipleInputs,
     &interactive::FormShown,

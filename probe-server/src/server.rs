@@ -85,6 +85,8 @@ struct Shared {
     /// Listen handlers still running, and a signal each time one returns.
     open_listens: std::sync::atomic::AtomicUsize,
     listen_returned: tokio::sync::Notify,
+    /// The URL-mode elicitation's URL: the fetch trap's, where one could be opened.
+    elicit_url: String,
 }
 
 /// The MCP handler. Cheap to clone; clones share state (HTTP creates one per session).
@@ -127,20 +129,23 @@ impl ProbeServer {
         if options.variant == Variant::VersionDowngrade {
             options.protocol_version.get_or_insert_with(|| DOWNGRADE_VERSION.to_string());
         }
+        let (session, closing) = (session.into(), tokio_util::sync::CancellationToken::new());
+        let elicit_url = crate::fetch_trap::open(journal.clone(), session.clone(), transport, closing.clone()).unwrap_or_else(|| s::ELICIT_URL.to_string());
         ProbeServer {
             shared: Arc::new(Shared {
                 journal,
-                session: session.into(),
+                session,
                 transport,
                 options,
                 lists_changed: AtomicBool::new(false),
                 serial: AtomicU64::new(0),
                 listeners: std::sync::Mutex::new(Vec::new()),
-                closing: tokio_util::sync::CancellationToken::new(),
+                closing,
                 changed: tokio::sync::Notify::new(),
                 ended_a_listen: AtomicBool::new(false),
                 open_listens: std::sync::atomic::AtomicUsize::new(0),
                 listen_returned: tokio::sync::Notify::new(),
+                elicit_url,
             }),
         }
     }
@@ -507,7 +512,7 @@ impl ServerHandler for ProbeServer {
             s::TOOL_ELICIT_ENUMS => self.ask(&name, "elicitation/create", s::elicit_enum_params(), &request, &context).await,
             s::TOOL_ELICIT_URL => {
                 let id = (!modern).then_some(tool_url_id.as_str());
-                let response = self.ask(&name, "elicitation/create", s::elicit_url_params(id), &request, &context).await;
+                let response = self.ask(&name, "elicitation/create", s::elicit_url_params(id, &self.shared.elicit_url), &request, &context).await;
                 if !modern {
                     let note = CustomNotification::new("notifications/elicitation/complete", Some(json!({"elicitationId": tool_url_id})));
                     let _ = context.peer.send_notification(ServerNotification::CustomNotification(note)).await;

@@ -125,6 +125,8 @@ pub const PROMPT_ADDED: &str = "probe_prompt_added";
 pub const PROMPT_ARGUMENT: &str = "topic";
 
 // Elicitation. The URL the URL-mode elicitation points at (never served: it only has to be shown).
+/// The URL-mode elicitation's URL where no fetch trap could be opened (nothing listens there);
+/// otherwise the trap's (`fetch_trap`), on a port of its own and the same path.
 pub const ELICIT_URL: &str = "http://127.0.0.1:9/mcp-client-probe/elicit";
 
 /// `probe_schema`'s input schema: a property by `$ref` to local `$defs`, a nullable union
@@ -348,8 +350,8 @@ pub fn elicit_enum_params() -> Value {
 }
 
 /// URL-mode elicitation. `elicitation_id` is `None` in the 2026-07-28 era, which dropped it.
-pub fn elicit_url_params(elicitation_id: Option<&str>) -> Value {
-    let mut params = json!({"mode": "url", "message": "mcp-client-probe: open this page to continue", "url": ELICIT_URL});
+pub fn elicit_url_params(elicitation_id: Option<&str>, url: &str) -> Value {
+    let mut params = json!({"mode": "url", "message": "mcp-client-probe: open this page to continue", "url": url});
     if let Some(id) = elicitation_id {
         params["elicitationId"] = json!(id);
     }
@@ -391,7 +393,7 @@ pub fn asking_tool(params: &Value) -> Option<&'static str> {
     let asks = [
         (TOOL_ELICIT_FORM, elicit_form_params()),
         (TOOL_ELICIT_ENUMS, elicit_enum_params()),
-        (TOOL_ELICIT_URL, elicit_url_params(None)),
+        (TOOL_ELICIT_URL, elicit_url_params(None, ELICIT_URL)),
         (TOOL_SAMPLING, sampling_params()),
         (TOOL_SAMPLING_TOOLS, sampling_tools_params()),
     ];
@@ -514,7 +516,7 @@ mod tests {
     #[test]
     #[allow(deprecated)]
     fn every_wire_shape_is_accepted_by_the_sdk_types() {
-        for params in [elicit_form_params(), elicit_enum_params(), elicit_url_params(Some("e1"))] {
+        for params in [elicit_form_params(), elicit_enum_params(), elicit_url_params(Some("e1"), ELICIT_URL)] {
             serde_json::from_value::<ElicitRequestParams>(params.clone()).unwrap_or_else(|e| panic!("{e}: {params}"));
         }
         serde_json::from_value::<CreateMessageRequestParams>(sampling_params()).unwrap();
@@ -536,7 +538,7 @@ mod tests {
     fn each_request_names_the_tool_that_asked() {
         assert_eq!(asking_tool(&elicit_form_params()), Some(TOOL_ELICIT_FORM));
         assert_eq!(asking_tool(&elicit_enum_params()), Some(TOOL_ELICIT_ENUMS));
-        assert_eq!(asking_tool(&elicit_url_params(Some("e1"))), Some(TOOL_ELICIT_URL));
+        assert_eq!(asking_tool(&elicit_url_params(Some("e1"), ELICIT_URL)), Some(TOOL_ELICIT_URL));
         assert_eq!(asking_tool(&sampling_params()), Some(TOOL_SAMPLING));
         assert_eq!(asking_tool(&sampling_tools_params()), Some(TOOL_SAMPLING_TOOLS));
         assert_eq!(asking_tool(&serde_json::json!({})), None);

@@ -254,6 +254,37 @@ fn judge_url(o: &Observations) -> Verdict {
 }
 
 probe! {
+    /// Evidence: the URL of the URL-mode elicitation is a loopback fetch trap the server opened
+    /// for the run; no request reaches it (yes). A request from the client itself (not a browser
+    /// it opened, which the terminal runs' browser trap catches instead) is a violation: "clients
+    /// MUST NOT automatically pre-fetch the URL or any of its metadata" (2025-11-25 elicitation,
+    /// URL mode). Not asked because the tool was never called is not reached; called but never
+    /// asked (the client does not take URL mode) is n/a.
+    UrlNotPrefetched {
+        id: "elicitation.url_not_prefetched", area: Elicitation, title: "URL mode: the URL is not fetched by the client",
+        revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, serves: "probe_elicit_url's URL is a loopback trap that journals every request",
+        judge: judge_url_not_prefetched,
+    }
+}
+
+fn judge_url_not_prefetched(o: &Observations) -> Verdict {
+    let declared = Declaration::from_bool(o.declares(&["elicitation", "url"]));
+    let Some(exchange) = o.exchange(surface::TOOL_ELICIT_URL, ELICIT) else {
+        return match o.tool_calls(surface::TOOL_ELICIT_URL).next() {
+            Some(call) => Verdict::new(Outcome::NotApplicable, "the tool was called but no URL-mode request went out").declared(declared).evidence([call.seq]),
+            None => Verdict::new(Outcome::NotReached, "the server never got to ask: the tool was not called").declared(declared),
+        };
+    };
+    if let Some(fetched) = o.notes(Note::UrlFetched).next() {
+        let field = |key: &str| fetched.detail.as_ref().and_then(|d| d.get(key)).and_then(Value::as_str).unwrap_or("?").to_string();
+        return Verdict::new(Outcome::Violation, format!("the client fetched the URL itself: {} by {}", field("method"), field("user_agent")))
+            .declared(declared)
+            .evidence([exchange.asked, fetched.seq]);
+    }
+    Verdict::new(Outcome::Yes, "the URL was never fetched").declared(declared).evidence([exchange.asked])
+}
+
+probe! {
     /// Evidence (2026-07-28): every retried call after an `InputRequiredResult` uses a new id and
     /// echoes `requestState` byte for byte.
     MrtrRetry {

@@ -431,7 +431,8 @@ fn judge_url_shown(o: &Observations) -> Verdict {
     let declared = Declaration::from_bool(o.declares(&["elicitation", "url"]));
     let Some(shown) = screen(o, plan::FORM_SHOWN) else { return never_shown(o, surface::TOOL_ELICIT_URL, "the URL request", declared) };
     let evidence = with_exchange(o, surface::TOOL_ELICIT_URL, [shown.seq]);
-    if shown.text.contains(surface::ELICIT_URL) {
+    let url = o.asked_url(surface::TOOL_ELICIT_URL).unwrap_or_else(|| surface::ELICIT_URL.to_string());
+    if shown.text.contains(&url) {
         Verdict::new(Outcome::Yes, "the URL is on screen").declared(declared).evidence(evidence)
     } else {
         Verdict::new(Outcome::No, "the request is on screen without its URL").declared(declared).evidence(evidence)

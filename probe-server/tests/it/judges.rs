@@ -69,6 +69,9 @@ fn ablated_journals_flip_their_target_probe() {
         // Two inputRequests in one result: both answered in the retry, or only the first.
         ("reference-stdio-modern-full", "elicitation.mrtr_multiple_inputs", "yes"),
         ("reference-stdio-modern-first-input-only", "elicitation.mrtr_multiple_inputs", "partial"),
+        // The URL-mode elicitation's URL is a fetch trap: untouched, or fetched by the client itself.
+        ("reference-stdio-legacy-full", "elicitation.url_not_prefetched", "yes"),
+        ("reference-stdio-legacy-prefetch-url", "elicitation.url_not_prefetched", "violation"),
         ("reference-stdio-modern-discover-unanswered-no-discover-timeout", "connection.discover_timeout_fallback", "no"),
         ("reference-stdio-modern-discover-unsupported-version-retry-unlisted-version", "connection.unsupported_version_retry", "no"),
         // A client that refuses a discover result without resultType (as rmcp's own does).

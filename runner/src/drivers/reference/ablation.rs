@@ -104,6 +104,7 @@ ablations! {
     EnumTitledMultiTitle => "enum-titled-multi-title", "elicitation.enum_titled_multi", "answers titles instead of consts";
     EnumLegacyName => "enum-legacy-name", "elicitation.enum_legacy_names", "answers the enumName instead of the value";
     UrlUnsupported => "url-unsupported", "elicitation.url", "answers URL-mode elicitation with an error";
+    PrefetchUrl => "prefetch-url", "elicitation.url_not_prefetched", "fetches a URL-mode elicitation's URL itself before it answers";
     AlterRequestState => "alter-request-state", "elicitation.mrtr_retry", "re-encodes requestState on the retry";
     FirstInputOnly => "first-input-only", "elicitation.mrtr_multiple_inputs", "answers only the first of several inputRequests on the retry";
     SamplingError => "sampling-error", "sampling.create_message", "answers sampling with an error";

@@ -203,6 +203,12 @@ impl ClientHandler for ReferenceHandler {
             if self.is(Ablation::UrlUnsupported) {
                 return Err(McpError::invalid_params("URL-mode elicitation is not supported", None));
             }
+            if let (true, Some(url)) = (self.is(Ablation::PrefetchUrl), wire.get("url").and_then(Value::as_str)) {
+                // A link preview: the page fetched before anybody agreed to visit it.
+                if let Ok(http) = reqwest::Client::builder().no_proxy().build() {
+                    let _ = http.get(url).send().await;
+                }
+            }
             tokio::time::sleep(self.person_delay).await;
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         }

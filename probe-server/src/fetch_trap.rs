@@ -1,0 +1,99 @@
+//! A loopback listener whose URL the server hands out where a client must not fetch on its own
+//! (the URL of a URL-mode elicitation): every request that reaches it is journalled as a
+//! `url_fetched` note with its method, path and user agent, answered 204 and closed. It stops
+//! when the server's session ends.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
+
+use crate::journal::{Entry, Journal, Transport};
+use crate::note::Note;
+
+/// The path of the trap's URL.
+pub const TRAP_PATH: &str = "/mcp-client-probe/elicit";
+/// The most of a request head read.
+const MAX_HEAD: usize = 8 * 1024;
+/// How long a request head may take to arrive.
+const HEAD_WAIT: Duration = Duration::from_secs(2);
+
+/// Opens the trap on an ephemeral loopback port and returns its URL; `None` outside a Tokio
+/// runtime or when no port can be had (the server then hands out a URL nothing listens on).
+pub fn open(journal: Journal, session: String, transport: Transport, closing: CancellationToken) -> Option<String> {
+    let runtime = tokio::runtime::Handle::try_current().ok()?;
+    let bound = std::net::TcpListener::bind("127.0.0.1:0").ok()?;
+    bound.set_nonblocking(true).ok()?;
+    let port = bound.local_addr().ok()?.port();
+    runtime.spawn(async move {
+        let Ok(listener) = tokio::net::TcpListener::from_std(bound) else { return };
+        loop {
+            let accepted = tokio::select! {
+                _ = closing.cancelled() => return,
+                accepted = listener.accept() => accepted,
+            };
+            let Ok((mut stream, _)) = accepted else { continue };
+            let (journal, session) = (journal.clone(), session.clone());
+            tokio::spawn(async move {
+                let head = tokio::time::timeout(HEAD_WAIT, read_head(&mut stream)).await.unwrap_or_default();
+                journal.log(Entry::note(&session, transport, Note::UrlFetched.detail(describe(&head))));
+                let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").await;
+            });
+        }
+    });
+    Some(format!("http://127.0.0.1:{port}{TRAP_PATH}"))
+}
+
+/// A request head, up to its blank line or [`MAX_HEAD`] bytes.
+async fn read_head(stream: &mut tokio::net::TcpStream) -> String {
+    let mut head = Vec::new();
+    let mut chunk = [0u8; 1024];
+    while head.len() < MAX_HEAD && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => head.extend_from_slice(&chunk[..n]),
+        }
+    }
+    String::from_utf8_lossy(&head).into_owned()
+}
+
+/// The note's detail: the request line's method and path, and the user agent.
+fn describe(head: &str) -> Value {
+    let mut request_line = head.lines().next().unwrap_or_default().split_whitespace();
+    let (method, path) = (request_line.next().unwrap_or(""), request_line.next().unwrap_or(""));
+    let agent = head.lines().find_map(|l| l.split_once(':').filter(|(name, _)| name.trim().eq_ignore_ascii_case("user-agent")).map(|(_, v)| v.trim()));
+    json!({"method": method, "path": path, "user_agent": agent})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_head_is_described_by_method_path_and_agent() {
+        let detail = describe("HEAD /mcp-client-probe/elicit HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: probe-test/1\r\n\r\n");
+        assert_eq!(detail, json!({"method": "HEAD", "path": TRAP_PATH, "user_agent": "probe-test/1"}));
+        assert_eq!(describe(""), json!({"method": "", "path": "", "user_agent": null}));
+    }
+
+    #[tokio::test]
+    async fn every_request_to_the_trap_is_journalled() {
+        let dir = std::env::temp_dir().join(format!("fetch-trap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("journal.jsonl");
+        let journal = Journal::create(&path).unwrap();
+        let closing = CancellationToken::new();
+        let url = open(journal.clone(), "s".into(), Transport::Stdio, closing.clone()).expect("a trap");
+        let address = url.trim_start_matches("http://").split('/').next().unwrap().to_string();
+        let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+        stream.write_all(format!("GET {TRAP_PATH} HTTP/1.1\r\nUser-Agent: t\r\n\r\n").as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+        closing.cancel();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"event\":\"url_fetched\"") && text.contains("\"method\":\"GET\""), "{text}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
