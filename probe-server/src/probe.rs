@@ -227,6 +227,12 @@ pub trait Probe: Send + Sync {
     fn needs_model(&self) -> bool {
         false
     }
+    /// Whether the judge reads the model stub's journal where there is one: a probe that needs
+    /// it, or one that takes it as further evidence (what a host offered its model) and judges a
+    /// client without a model from the wire. The runner keeps that journal with the record.
+    fn reads_model(&self) -> bool {
+        self.needs_model()
+    }
     /// Whether the verdict's evidence lines are the model stub's journal's (by default, those of
     /// a probe that needs the model); a probe that needs the model for its opportunity but rests
     /// on the server's journal cites the model's lines as `opportunity_model`.

@@ -388,14 +388,15 @@ fn judge_priming(o: &Observations) -> Verdict {
 probe! {
     /// Evidence (variant json-responses, HTTP only: a request whose stream would carry only its
     /// answer gets that answer as an `application/json` body, the tap's `answered_as_json` note
-    /// beside it): the client goes on after the first such answer (its opening request's) with a
-    /// request of another method (yes). Sending no other request after it is no: a server may
-    /// answer a POST either way and the client must take both (Streamable HTTP, sending messages
-    /// to the server).
+    /// beside it): the client's `tools/list` is answered so, and the client uses what it got:
+    /// a `tools/call` afterwards, or a probe tool offered to its model (yes). Tools listed as JSON
+    /// and then neither is no, and so is a client that got JSON answers and never listed tools
+    /// (it stopped at an earlier JSON answer). A server may answer a POST either way and the
+    /// client must take both (Streamable HTTP, sending messages to the server).
     JsonResponses {
         id: "http.json_responses", area: Http, title: "takes answers sent as application/json",
         revisions: ["2025-03-26"], eras: &crate::era::Era::ALL, transports: HTTP_ONLY, variant: JsonResponses,
-        serves: "answers each request with a JSON body wherever nothing comes before its answer", judge: judge_json_responses,
+        serves: "answers each request with a JSON body wherever nothing comes before its answer", judge: judge_json_responses, reads_model: true,
     }
 }
 
@@ -404,17 +405,30 @@ fn judge_json_responses(o: &Observations) -> Verdict {
     let Some(first) = answered.first() else {
         return Verdict::new(Outcome::NotReached, "no request was answered with a JSON body");
     };
-    let id = first.detail.as_ref().and_then(|d| d.get("id"));
-    let asked = o.frames.iter().rev().find(|f| f.seq < first.seq && f.dir == crate::journal::Direction::ClientToServer && f.is_request() && f.id() == id);
-    let method = asked.and_then(|f| f.method()).unwrap_or("?");
-    let next = o.frames.iter().find(|f| f.seq > first.seq && f.dir == crate::journal::Direction::ClientToServer && f.is_request() && f.method() != Some(method));
-    let count = answered.len();
-    match next {
-        Some(next) => Verdict::new(
-            Outcome::Yes,
-            format!("{count} answer{} came as JSON; after the first ({method}) the client went on with {}", if count == 1 { "" } else { "s" }, next.method().unwrap_or("?")),
-        )
-        .evidence([first.seq, next.seq]),
-        None => Verdict::new(Outcome::No, format!("after the JSON answer to {method} the client sent no other request")).evidence([first.seq]).opportunity([first.seq]),
+    // The request each JSON answer answered: the last one with its id before the note.
+    let asked = |note: &Event| {
+        let id = note.detail.as_ref().and_then(|d| d.get("id"));
+        o.frames.iter().rev().find(|f| f.seq < note.seq && f.dir == crate::journal::Direction::ClientToServer && f.is_request() && f.id() == id)
+    };
+    let methods: Vec<&str> = answered.iter().filter_map(|note| asked(note)?.method()).collect();
+    let listed = answered.iter().find(|note| asked(note).and_then(|f| f.method()) == Some("tools/list"));
+    let Some(listed) = listed else {
+        let mut seen: Vec<&str> = Vec::new();
+        for method in methods {
+            if !seen.contains(&method) {
+                seen.push(method);
+            }
+        }
+        return Verdict::new(Outcome::No, format!("after JSON answers to {} the client never listed tools", seen.join(", "))).evidence([first.seq]).opportunity([first.seq]);
+    };
+    if let Some(call) = o.frames.iter().find(|f| f.seq > listed.seq && f.method() == Some("tools/call")) {
+        return Verdict::new(Outcome::Yes, format!("{} answers came as JSON; tools listed so were then called", answered.len())).evidence([listed.seq, call.seq]);
+    }
+    let probe_tools = crate::surface::tool_names();
+    let offered =
+        o.offered_tools().into_iter().find(|(_, t)| t.get("name").and_then(Value::as_str).is_some_and(|n| probe_tools.iter().any(|p| crate::host_tools::names_tool(n, p))));
+    match offered {
+        Some(_) => Verdict::new(Outcome::Yes, format!("{} answers came as JSON; tools listed so reached the model", answered.len())).evidence([listed.seq]),
+        None => Verdict::new(Outcome::No, "tools were listed as JSON, then neither called nor offered to a model").evidence([listed.seq]).opportunity([listed.seq]),
     }
 }

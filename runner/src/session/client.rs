@@ -289,9 +289,9 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     let profile = &target.profile;
     // The model's side is kept where it is evidence: the standard run (what the host offered its
     // model), the skills runs (the commands and their results) and every variant a probe judges
-    // from the model's side (no-resources, large-results). In the other variants it repeats the
-    // standard run's, so it stays in the scratch directory.
-    let keeps_model_journal = variant.is_standard() || variant.serves_skills() || registry::judged_on(variant).any(|p| p.needs_model());
+    // reading the model's side (no-resources, large-results, json-responses). In the other
+    // variants it repeats the standard run's, so it stays in the scratch directory.
+    let keeps_model_journal = variant.is_standard() || variant.serves_skills() || registry::judged_on(variant).any(|p| p.reads_model());
     let kept_model = (profile.dialect.is_some() && keeps_model_journal).then(|| out_dir.join(model_journal_name(pass, variant)));
     let model = match (&kept_model, profile.dialect) {
         (Some(path), _) => ModelJournal::At(path.clone()),
