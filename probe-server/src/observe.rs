@@ -48,6 +48,16 @@ impl Frame {
     pub fn meta(&self, key: &str) -> Option<&Value> {
         self.params().get("_meta").and_then(|m| m.get(key))
     }
+    /// The result of an answer that asks for input (2026-07-28 `resultType: "input_required"`).
+    pub fn input_required(&self) -> Option<&Value> {
+        self.result().filter(|r| r.get("resultType").and_then(Value::as_str) == Some("input_required"))
+    }
+}
+
+/// Where a `model_view` saw `marker` outside tool results: "context" (system prompt and
+/// messages) and/or "tools" (the catalogue); empty where it saw it nowhere.
+pub fn mention_places<'a>(view: &'a Value, marker: &str) -> &'a [Value] {
+    view.get("mentions").and_then(|m| m.get(marker)).and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
 /// How the client started its session.
@@ -230,6 +240,13 @@ impl Observations {
         tools
     }
 
+    /// The probe server's own tools among those offered to the model (any tool the server can
+    /// list, under whatever name the host shows it): (model journal line, entry).
+    pub fn offered_probe_tools(&self) -> Vec<(u64, &Value)> {
+        let ours = |name: &str| surface::tool_names().iter().any(|tool| crate::host_tools::names_tool(name, tool));
+        self.offered_tools().into_iter().filter(|(_, t)| t.get("name").and_then(Value::as_str).is_some_and(ours)).collect()
+    }
+
     /// The server variant that served the run (the `serving` note; standard when absent).
     /// Journals written before the variant had its one name call it `scenario`.
     pub fn variant(&self) -> crate::variant::Variant {
@@ -288,7 +305,7 @@ impl Observations {
     fn modern_exchange(&self, call: &Frame, tool: &str) -> Option<Exchange> {
         let key = surface::input_key_for(tool);
         let result = self.answer_to(call)?;
-        let asked = result.result().filter(|r| r.get("resultType").and_then(Value::as_str) == Some("input_required"))?;
+        let asked = result.input_required()?;
         let issued_state = asked.get("requestState").and_then(Value::as_str).map(str::to_string);
         let retry = self.tool_calls(tool).find(|f| f.seq > result.seq && f.params().get("inputResponses").is_some());
         Some(Exchange {

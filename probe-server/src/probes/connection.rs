@@ -131,7 +131,7 @@ probe! {
 }
 
 fn judge_instructions(o: &Observations) -> Verdict {
-    let places = |v: &Value| v.get("mentions").and_then(|m| m.get(surface::INSTRUCTIONS_CANARY)).and_then(Value::as_array).cloned().unwrap_or_default();
+    let places = |v| crate::observe::mention_places(v, surface::INSTRUCTIONS_CANARY);
     if let Some((seq, _)) = o.model_views().find(|(_, v)| places(v).iter().any(|p| p == "context")) {
         return Verdict::new(Outcome::Yes, "the canary is in the model's context").evidence([seq]);
     }

@@ -332,11 +332,11 @@ fn judge_two_inputs(o: &Observations) -> Verdict {
     let Some(first) = calls.first() else {
         return Verdict::new(Outcome::NotReached, "the server never got to ask: the tool was not called").declared(declared);
     };
-    let asked = calls.iter().filter_map(|call| o.answer_to(call)).find(|a| a.result().and_then(|r| r.get("resultType")).and_then(Value::as_str) == Some("input_required"));
+    let asked = calls.iter().filter_map(|call| o.answer_to(call)).find(|a| a.input_required().is_some());
     let Some(asked) = asked else {
         return Verdict::new(Outcome::Inconclusive, "the call was never answered with an InputRequiredResult").evidence([first.seq]).declared(declared);
     };
-    let keys = asked.result().and_then(|r| r.get("inputRequests")).and_then(Value::as_object).map_or(0, |m| m.len());
+    let keys = asked.input_required().and_then(|r| r.get("inputRequests")).and_then(Value::as_object).map_or(0, |m| m.len());
     let retry = calls.iter().find(|c| c.seq > asked.seq);
     let answered = retry.and_then(|r| r.params().get("inputResponses")).and_then(Value::as_object).map_or(0, |m| m.len());
     let verdict = match retry {

@@ -424,10 +424,7 @@ fn judge_json_responses(o: &Observations) -> Verdict {
     if let Some(call) = o.frames.iter().find(|f| f.seq > listed.seq && f.method() == Some("tools/call")) {
         return Verdict::new(Outcome::Yes, format!("{} answers came as JSON; tools listed so were then called", answered.len())).evidence([listed.seq, call.seq]);
     }
-    let probe_tools = crate::surface::tool_names();
-    let offered =
-        o.offered_tools().into_iter().find(|(_, t)| t.get("name").and_then(Value::as_str).is_some_and(|n| probe_tools.iter().any(|p| crate::host_tools::names_tool(n, p))));
-    match offered {
+    match o.offered_probe_tools().first() {
         Some(_) => Verdict::new(Outcome::Yes, format!("{} answers came as JSON; tools listed so reached the model", answered.len())).evidence([listed.seq]),
         None => Verdict::new(Outcome::No, "tools were listed as JSON, then neither called nor offered to a model").evidence([listed.seq]).opportunity([listed.seq]),
     }

@@ -92,7 +92,7 @@ fn judge_sampling_tools(o: &Observations) -> Verdict {
 
 /// Whether `marker` is in the context (system prompt or messages) of a `model_view`.
 fn in_context(view: &Value, marker: &str) -> bool {
-    view.get("mentions").and_then(|m| m.get(marker)).and_then(Value::as_array).is_some_and(|places| places.iter().any(|p| p == "context"))
+    crate::observe::mention_places(view, marker).iter().any(|p| p == "context")
 }
 
 /// Judges the sampling requests the host passed on to its model (model requests whose context

@@ -25,11 +25,10 @@ pub(super) fn offered_schema<'a>(o: &'a Observations, tool: &str) -> Result<(u64
     if let Some((seq, entry)) = offered.iter().find(|(_, t)| t.get("name").and_then(Value::as_str).is_some_and(|n| names_tool(n, tool))) {
         return Ok((*seq, entry.get("schema").unwrap_or(&Value::Null)));
     }
-    let others: Vec<u64> =
-        offered.iter().filter(|(_, t)| t.get("name").and_then(Value::as_str).is_some_and(|n| s::tool_names().iter().any(|m| names_tool(n, m)))).map(|(seq, _)| *seq).collect();
+    let others = o.offered_probe_tools();
     Err(match others.first() {
         None => Verdict::new(Outcome::NotReached, "no MCP tool was offered to the model"),
-        Some(first) => Verdict::new(Outcome::No, format!("offered {} MCP tools but never {tool}", others.len())).evidence([*first]).opportunity([*first]),
+        Some((first, _)) => Verdict::new(Outcome::No, format!("offered {} MCP tools but never {tool}", others.len())).evidence([*first]).opportunity([*first]),
     })
 }
 

@@ -221,21 +221,24 @@ fn json_error(journal: &Journal, session: &str, status: StatusCode, code: i64, m
 /// [`json_error`] answering the request of `id`.
 fn json_error_with_id(journal: &Journal, session: &str, status: StatusCode, id: Value, code: i64, message: String) -> Response {
     let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
-    let text = body.to_string();
-    let detail = json!({"status": status.as_u16(), "headers": {"content-type": "application/json"}, "by": "tap"});
-    journal.log(Entry::new(session, Transport::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
-    journal.log(Entry::frame(session, Transport::Http, Direction::ServerToClient, EventKind::Frame, text.as_bytes(), Some(&body)));
-    (status, [("content-type", "application/json")], text).into_response()
+    tap_answer(journal, session, status, "application/json", body.to_string(), Some(&body))
 }
 
 /// An HTTP error with a plain-text body that holds no JSON-RPC, journaled as the unparsable frame
 /// it is to a client.
 fn plain_text_error(journal: &Journal, session: &str, status: u16, body: &'static str) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
-    let detail = json!({"status": status.as_u16(), "headers": {"content-type": "text/plain"}, "by": "tap"});
+    tap_answer(journal, session, status, "text/plain", body.to_string(), None)
+}
+
+/// An answer the tap makes itself, journaled as it goes out: the response's status and type
+/// (marked as the tap's), then the body as a frame (unparsable where it holds no JSON).
+fn tap_answer(journal: &Journal, session: &str, status: StatusCode, content_type: &'static str, body: String, parsed: Option<&Value>) -> Response {
+    let detail = json!({"status": status.as_u16(), "headers": {"content-type": content_type}, "by": "tap"});
     journal.log(Entry::new(session, Transport::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
-    journal.log(Entry::frame(session, Transport::Http, Direction::ServerToClient, EventKind::Unparsable, body.as_bytes(), None));
-    (status, [("content-type", "text/plain")], body).into_response()
+    let kind = if parsed.is_some() { EventKind::Frame } else { EventKind::Unparsable };
+    journal.log(Entry::frame(session, Transport::Http, Direction::ServerToClient, kind, body.as_bytes(), parsed));
+    (status, [("content-type", content_type)], body).into_response()
 }
 
 /// Splits an SSE byte stream into events, rewrites hostile skill placeholders (skills variants),

@@ -150,7 +150,7 @@ impl ReferenceHandler {
         }
         let limit = if self.is(Ablation::SamplingIgnoreMaxTokens) { UNBOUNDED_SAMPLING_TOKENS } else { u64::from(params.max_tokens) };
         let body = json!({"model": "stub-model", "stream": false, "messages": messages, "max_tokens": limit});
-        let http = reqwest::Client::builder().no_proxy().build().map_err(|e| failed(e.to_string()))?;
+        let http = super::loopback_http().map_err(|e| failed(e.to_string()))?;
         let response = http.post(format!("{url}/v1/chat/completions")).json(&body).send().await.map_err(|e| failed(e.to_string()))?;
         let reply: Value = response.json().await.map_err(|e| failed(e.to_string()))?;
         let text = reply.pointer("/choices/0/message/content").and_then(Value::as_str).unwrap_or_default();
@@ -205,7 +205,7 @@ impl ClientHandler for ReferenceHandler {
             }
             if let (true, Some(url)) = (self.is(Ablation::PrefetchUrl), wire.get("url").and_then(Value::as_str)) {
                 // A link preview: the page fetched before anybody agreed to visit it.
-                if let Ok(http) = reqwest::Client::builder().no_proxy().build() {
+                if let Ok(http) = super::loopback_http() {
                     let _ = http.get(url).send().await;
                 }
             }

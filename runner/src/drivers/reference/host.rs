@@ -208,7 +208,7 @@ async fn converse(
         messages.push(json!({"role": "system", "content": instructions}));
     }
     messages.push(json!({"role": "user", "content": presentation.prompt(&tools)}));
-    let http = reqwest::Client::builder().no_proxy().build().map_err(|e| ReferenceError::Connect(e.to_string()))?;
+    let http = super::loopback_http().map_err(|e| ReferenceError::Connect(e.to_string()))?;
     // A host that gives up on a server after a JSON-RPC error (the drop-server-on-rpc-error fault).
     let mut dropped = false;
     for _ in 0..MAX_TURNS {

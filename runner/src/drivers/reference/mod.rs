@@ -190,7 +190,7 @@ async fn discover_over_http(url: &str, ablation: Option<Ablation>) -> Result<(Cl
     let legacy = (ClientLifecycleMode::Initialize, Some(listed));
     let modern = (ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] }, None);
     let body = json!({"jsonrpc": "2.0", "id": "reference-discover", "method": "server/discover", "params": {"_meta": modern_meta()}});
-    let http = reqwest::Client::builder().no_proxy().build().map_err(|e| ReferenceError::Connect(e.to_string()))?;
+    let http = loopback_http().map_err(|e| ReferenceError::Connect(e.to_string()))?;
     let asked = http
         .post(url)
         .header("content-type", "application/json")
@@ -235,10 +235,16 @@ fn modern_meta() -> Value {
     })
 }
 
+/// An HTTP client for loopback only (no proxy from the environment), for what the reference
+/// client and host send outside rmcp: the discover preflight, the model's requests, fetches.
+pub(crate) fn loopback_http() -> reqwest::Result<reqwest::Client> {
+    reqwest::Client::builder().no_proxy().build()
+}
+
 /// A GET of the endpoint with `Accept: */*` before any session exists, as hosts do to see
 /// whether a server is there (the get-before-session variation). Its answer does not matter.
 async fn reachability_get(url: &str) {
-    if let Ok(http) = reqwest::Client::builder().no_proxy().build() {
+    if let Ok(http) = loopback_http() {
         let _ = http.get(url).header("accept", "*/*").send().await;
     }
 }
