@@ -1,7 +1,9 @@
-//! A loopback listener whose URL the server hands out where a client must not fetch on its own
-//! (the URL of a URL-mode elicitation): every request that reaches it is journalled as a
-//! `url_fetched` note with its method, path and user agent, answered 204 and closed. It stops
-//! when the server's session ends.
+//! A loopback listener whose URLs the server hands out where a client must not fetch on its own
+//! (the URL of a URL-mode elicitation, a tool schema's remote `$ref`): every request that
+//! reaches it is journalled as a `url_fetched` note with its method, path and user agent, and
+//! closed. The remote schema's path is answered with that schema (a host that fetches it gets
+//! what it asked for and carries on); every other path with 204. It stops when the server's
+//! session ends.
 
 use std::time::Duration;
 
@@ -12,15 +14,20 @@ use tokio_util::sync::CancellationToken;
 use crate::journal::{Entry, Journal, Transport};
 use crate::note::Note;
 
-/// The path of the trap's URL.
+/// The path of the URL-mode elicitation's URL.
 pub const TRAP_PATH: &str = "/mcp-client-probe/elicit";
+/// The path of the remote schema a tool's `$ref` points at ([`REMOTE_SCHEMA`]).
+pub const SCHEMA_PATH: &str = "/mcp-client-probe/schemas/unit.json";
+/// What the trap answers at [`SCHEMA_PATH`]: a string enum of two units.
+pub const REMOTE_SCHEMA: &str = r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"string","enum":["celsius","fahrenheit"]}"#;
 /// The most of a request head read.
 const MAX_HEAD: usize = 8 * 1024;
 /// How long a request head may take to arrive.
 const HEAD_WAIT: Duration = Duration::from_secs(2);
 
-/// Opens the trap on an ephemeral loopback port and returns its URL; `None` outside a Tokio
-/// runtime or when no port can be had (the server then hands out a URL nothing listens on).
+/// Opens the trap on an ephemeral loopback port and returns its origin (`http://127.0.0.1:port`);
+/// `None` outside a Tokio runtime or when no port can be had (the server then hands out URLs
+/// nothing listens on).
 pub fn open(journal: Journal, session: String, transport: Transport, closing: CancellationToken) -> Option<String> {
     let runtime = tokio::runtime::Handle::try_current().ok()?;
     let bound = std::net::TcpListener::bind("127.0.0.1:0").ok()?;
@@ -37,12 +44,23 @@ pub fn open(journal: Journal, session: String, transport: Transport, closing: Ca
             let (journal, session) = (journal.clone(), session.clone());
             tokio::spawn(async move {
                 let head = tokio::time::timeout(HEAD_WAIT, read_head(&mut stream)).await.unwrap_or_default();
-                journal.log(Entry::note(&session, transport, Note::UrlFetched.detail(describe(&head))));
-                let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").await;
+                let detail = describe(&head);
+                journal.log(Entry::note(&session, transport, Note::UrlFetched.detail(detail.clone())));
+                let _ = stream.write_all(answer(&detail).as_bytes()).await;
             });
         }
     });
-    Some(format!("http://127.0.0.1:{port}{TRAP_PATH}"))
+    Some(format!("http://127.0.0.1:{port}"))
+}
+
+/// The answer to a request `describe`d as `detail`: the remote schema at its path, else 204.
+fn answer(detail: &Value) -> String {
+    if detail["path"] == SCHEMA_PATH {
+        let length = REMOTE_SCHEMA.len();
+        format!("HTTP/1.1 200 OK\r\nContent-Type: application/schema+json\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n{REMOTE_SCHEMA}")
+    } else {
+        "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
+    }
 }
 
 /// A request head, up to its blank line or [`MAX_HEAD`] bytes.
@@ -84,16 +102,23 @@ mod tests {
         let path = dir.join("journal.jsonl");
         let journal = Journal::create(&path).unwrap();
         let closing = CancellationToken::new();
-        let url = open(journal.clone(), "s".into(), Transport::Stdio, closing.clone()).expect("a trap");
-        let address = url.trim_start_matches("http://").split('/').next().unwrap().to_string();
-        let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
-        stream.write_all(format!("GET {TRAP_PATH} HTTP/1.1\r\nUser-Agent: t\r\n\r\n").as_bytes()).await.unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).await.unwrap();
-        assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+        let origin = open(journal.clone(), "s".into(), Transport::Stdio, closing.clone()).expect("a trap");
+        let address = origin.trim_start_matches("http://").to_string();
+        let mut answers = Vec::new();
+        for path in [TRAP_PATH, SCHEMA_PATH] {
+            let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+            stream.write_all(format!("GET {path} HTTP/1.1\r\nUser-Agent: t\r\n\r\n").as_bytes()).await.unwrap();
+            let mut answer = String::new();
+            stream.read_to_string(&mut answer).await.unwrap();
+            answers.push(answer);
+        }
+        assert!(answers[0].starts_with("HTTP/1.1 204"), "{}", answers[0]);
+        assert!(answers[1].starts_with("HTTP/1.1 200") && answers[1].ends_with(REMOTE_SCHEMA), "{}", answers[1]);
+        serde_json::from_str::<Value>(REMOTE_SCHEMA).unwrap();
         closing.cancel();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains("\"event\":\"url_fetched\"") && text.contains("\"method\":\"GET\""), "{text}");
+        assert_eq!(text.matches("\"event\":\"url_fetched\"").count(), 2, "{text}");
+        assert!(text.contains(&format!("\"path\":\"{SCHEMA_PATH}\"")), "{text}");
         let _ = std::fs::remove_dir_all(dir);
     }
 }

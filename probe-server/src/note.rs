@@ -70,7 +70,7 @@ notes! {
     Keys => "keys", "what the terminal driver pressed, and why";
     PlanStopped => "plan_stopped", "the screen did not show what the person's plan expected";
     BrowserOpened => "browser_opened", "the host tried to open a URL";
-    UrlFetched => "url_fetched", "a request reached the fetch trap behind the URL-mode elicitation's URL: the client fetched it itself";
+    UrlFetched => "url_fetched", "a request reached the fetch trap behind the URL-mode elicitation's URL or a tool schema's remote $ref: the client fetched it itself";
 }
 
 impl Note {

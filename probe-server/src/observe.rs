@@ -368,4 +368,9 @@ impl Observations {
     pub fn notes(&self, note: Note) -> impl Iterator<Item = &Event> + '_ {
         self.events.iter().filter(move |e| Note::of(e) == Some(note))
     }
+
+    /// The requests that reached the server's fetch trap at `path` (`url_fetched` notes).
+    pub fn trap_fetches<'a>(&'a self, path: &'a str) -> impl Iterator<Item = &'a Event> + 'a {
+        self.notes(Note::UrlFetched).filter(move |e| e.detail.as_ref().and_then(|d| d.get("path")).and_then(Value::as_str) == Some(path))
+    }
 }

@@ -87,6 +87,8 @@ struct Shared {
     listen_returned: tokio::sync::Notify,
     /// The URL-mode elicitation's URL: the fetch trap's, where one could be opened.
     elicit_url: String,
+    /// The URL of the remote schema `probe_schema_remote`'s `$ref` points at, on the same trap.
+    schema_url: String,
 }
 
 /// The MCP handler. Cheap to clone; clones share state (HTTP creates one per session).
@@ -130,7 +132,11 @@ impl ProbeServer {
             options.protocol_version.get_or_insert_with(|| DOWNGRADE_VERSION.to_string());
         }
         let (session, closing) = (session.into(), tokio_util::sync::CancellationToken::new());
-        let elicit_url = crate::fetch_trap::open(journal.clone(), session.clone(), transport, closing.clone()).unwrap_or_else(|| s::ELICIT_URL.to_string());
+        let trap = crate::fetch_trap::open(journal.clone(), session.clone(), transport, closing.clone());
+        let (elicit_url, schema_url) = match trap {
+            Some(origin) => (format!("{origin}{}", crate::fetch_trap::TRAP_PATH), format!("{origin}{}", crate::fetch_trap::SCHEMA_PATH)),
+            None => (s::ELICIT_URL.to_string(), format!("http://127.0.0.1:9{}", crate::fetch_trap::SCHEMA_PATH)),
+        };
         ProbeServer {
             shared: Arc::new(Shared {
                 journal,
@@ -146,6 +152,7 @@ impl ProbeServer {
                 open_listens: std::sync::atomic::AtomicUsize::new(0),
                 listen_returned: tokio::sync::Notify::new(),
                 elicit_url,
+                schema_url,
             }),
         }
     }
@@ -484,7 +491,11 @@ impl ServerHandler for ProbeServer {
     async fn list_tools(&self, request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, McpError> {
         let all = match self.shared.options.variant {
             Variant::LargeResults => vec![crate::sized::tool()],
-            Variant::ToolNames => crate::edge_names::tools(),
+            Variant::ToolNames => {
+                let mut tools = crate::edge_names::tools();
+                tools.push(s::schema_remote_tool(&self.shared.schema_url));
+                tools
+            }
             Variant::LongCalls => crate::long_calls::tools(),
             _ => s::tools(self.changed()),
         };
@@ -520,6 +531,7 @@ impl ServerHandler for ProbeServer {
                 response
             }
             s::TOOL_SAMPLING => self.ask(&name, "sampling/createMessage", s::sampling_params(), &request, &context).await,
+            s::TOOL_SAMPLING_PREFERENCES => self.ask(&name, "sampling/createMessage", s::sampling_preferences_params(), &request, &context).await,
             s::TOOL_SAMPLING_TOOLS => {
                 let declared = context.client_capabilities().and_then(|c| c.sampling).and_then(|s| s.tools).is_some();
                 if !declared {
@@ -537,7 +549,9 @@ impl ServerHandler for ProbeServer {
             s::TOOL_FAULT => complete::<CallToolResult>(s::fault_result()).map(Into::into),
             s::TOOL_AUDIENCE => complete::<CallToolResult>(s::audience_result()).map(Into::into),
             s::TOOL_PICTURE_DATA => complete::<CallToolResult>(s::picture_data_result()).map(Into::into),
-            s::TOOL_SCHEMA | s::TOOL_SCHEMA_KEYWORDS => Ok(text_result(format!("received {}", Value::Object(request.arguments.clone().unwrap_or_default()))).into()),
+            s::TOOL_SCHEMA | s::TOOL_SCHEMA_KEYWORDS | s::TOOL_SCHEMA_REMOTE => {
+                Ok(text_result(format!("received {}", Value::Object(request.arguments.clone().unwrap_or_default()))).into())
+            }
             s::TOOL_BAD_OUTPUT => complete::<CallToolResult>(s::bad_output_result()).map(Into::into),
             s::TOOL_RPC_ERROR => Err(McpError::internal_error(s::RPC_ERROR_CANARY, None)),
             s::TOOL_ADDED if self.changed() => Ok(text_result("the added tool ran").into()),

@@ -17,6 +17,10 @@ pub const TOOL_ELICIT_ENUMS: &str = "probe_elicit_enums";
 pub const TOOL_ELICIT_URL: &str = "probe_elicit_url";
 pub const TOOL_SAMPLING: &str = "probe_sampling";
 pub const TOOL_SAMPLING_TOOLS: &str = "probe_sampling_tools";
+/// Asks for a completion whose request carries `modelPreferences` (see
+/// [`sampling_preferences_params`]); the plain request of [`TOOL_SAMPLING`] carries none, so a
+/// client that chokes on the preferences is told apart from one that cannot sample.
+pub const TOOL_SAMPLING_PREFERENCES: &str = "probe_sampling_preferences";
 pub const TOOL_ROOTS: &str = "probe_roots";
 pub const TOOL_PING: &str = "probe_ping";
 pub const TOOL_LIST_CHANGED: &str = "probe_list_changed";
@@ -38,6 +42,12 @@ pub const TOOL_SCHEMA: &str = "probe_schema";
 /// Takes arguments whose schema uses keywords model APIs are known to cut (see
 /// [`schema_keywords_input`]); the model is only offered it, never asked to call it.
 pub const TOOL_SCHEMA_KEYWORDS: &str = "probe_schema_keywords";
+/// Listed in the tool-names variant only: one property's schema is a `$ref` to a URL on the
+/// server's fetch trap (see [`schema_remote_tool`]); the model is offered it, never asked to
+/// call it.
+pub const TOOL_SCHEMA_REMOTE: &str = "probe_schema_remote";
+/// The property of [`TOOL_SCHEMA_REMOTE`] whose schema is the remote `$ref`.
+pub const REMOTE_REF_PROPERTY: &str = "unit";
 /// Returns `structuredContent` that breaks its own `outputSchema`.
 pub const TOOL_BAD_OUTPUT: &str = "probe_bad_output";
 /// Appears in `tools/list` only after `probe_list_changed` ran.
@@ -46,9 +56,9 @@ pub const TOOL_ADDED: &str = "probe_added";
 /// model's tool catalogue, so a client that stops at the first page still reaches every trigger.
 pub const TOOL_PAGE_TWO: &str = "probe_page_two";
 /// Every tool a probe triggers is on the first page.
-pub const TOOLS_PAGE_ONE: usize = 21;
+pub const TOOLS_PAGE_ONE: usize = 22;
 /// The tools that trigger a probe, in the order a scripted model calls them.
-pub const TRIGGER_TOOLS: [&str; 11] = [
+pub const TRIGGER_TOOLS: [&str; 12] = [
     TOOL_PROGRESS,
     TOOL_RESOURCE_LINK,
     TOOL_ELICIT_FORM,
@@ -56,6 +66,7 @@ pub const TRIGGER_TOOLS: [&str; 11] = [
     TOOL_ELICIT_URL,
     TOOL_SAMPLING,
     TOOL_SAMPLING_TOOLS,
+    TOOL_SAMPLING_PREFERENCES,
     TOOL_ROOTS,
     TOOL_PING,
     TOOL_TWO_INPUTS,
@@ -358,12 +369,12 @@ pub fn elicit_url_params(elicitation_id: Option<&str>, url: &str) -> Value {
     params
 }
 
-/// In the text of both sampling requests' message: a model request that carries it is one the
+/// In the text of every sampling request's message: a model request that carries it is one the
 /// host passed on from the server.
 pub const SAMPLING_ASK_CANARY: &str = "MCP-PROBE-SAMPLING-ASK-71D2";
-/// In both sampling requests' `systemPrompt`.
+/// In every sampling request's `systemPrompt`.
 pub const SAMPLING_SYSTEM_CANARY: &str = "MCP-PROBE-SAMPLING-SYSTEM-3C58";
-/// Both sampling requests' `maxTokens`.
+/// Every sampling request's `maxTokens`.
 pub const SAMPLING_MAX_TOKENS: u64 = 32;
 
 fn sampling_system_prompt() -> String {
@@ -374,7 +385,20 @@ pub fn sampling_params() -> Value {
     json!({
         "messages": [{"role": "user", "content": {"type": "text", "text": format!("mcp-client-probe: reply with one word ({SAMPLING_ASK_CANARY})")}}],
         "systemPrompt": sampling_system_prompt(),
-        "modelPreferences": {"hints": [{"name": "probe-model"}]},
+        "maxTokens": SAMPLING_MAX_TOKENS
+    })
+}
+
+/// The model name hinted by [`sampling_preferences_params`].
+pub const SAMPLING_MODEL_HINT: &str = "probe-model";
+
+/// A plain sampling request with every field of `modelPreferences` set: a name hint and the
+/// three priorities (`CreateMessageRequest.modelPreferences`, all advisory).
+pub fn sampling_preferences_params() -> Value {
+    json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": format!("mcp-client-probe: reply with one word, any model will do ({SAMPLING_ASK_CANARY})")}}],
+        "systemPrompt": sampling_system_prompt(),
+        "modelPreferences": {"hints": [{"name": SAMPLING_MODEL_HINT}], "costPriority": 0.2, "speedPriority": 0.5, "intelligencePriority": 0.8},
         "maxTokens": SAMPLING_MAX_TOKENS
     })
 }
@@ -396,6 +420,7 @@ pub fn asking_tool(params: &Value) -> Option<&'static str> {
         (TOOL_ELICIT_URL, elicit_url_params(None, ELICIT_URL)),
         (TOOL_SAMPLING, sampling_params()),
         (TOOL_SAMPLING_TOOLS, sampling_tools_params()),
+        (TOOL_SAMPLING_PREFERENCES, sampling_preferences_params()),
     ];
     asks.into_iter().find(|(_, asked)| asking_text(asked) == Some(text)).map(|(tool, _)| tool)
 }
@@ -425,6 +450,7 @@ pub fn tools(with_added: bool) -> Vec<Value> {
         json!({"name": TOOL_ELICIT_URL, "description": "Asks the user to visit a URL", "inputSchema": empty}),
         json!({"name": TOOL_SAMPLING, "description": "Asks the client's model for a completion", "inputSchema": empty}),
         json!({"name": TOOL_SAMPLING_TOOLS, "description": "Asks the client's model for a completion that uses a tool", "inputSchema": empty}),
+        json!({"name": TOOL_SAMPLING_PREFERENCES, "description": "Asks the client's model for a completion, with model preferences", "inputSchema": empty}),
         json!({"name": TOOL_ROOTS, "description": "Asks the client for its roots", "inputSchema": empty}),
         json!({"name": TOOL_PING, "description": "Pings the client", "inputSchema": empty}),
         json!({"name": TOOL_TWO_INPUTS, "description": "Asks the user two questions at once (2026-07-28 only; otherwise does nothing)", "inputSchema": empty}),
@@ -450,11 +476,26 @@ pub fn tools(with_added: bool) -> Vec<Value> {
 
 /// The names of every tool the server can list (the added one and the large-results,
 /// tool-names and long-calls variants' included), worked out once.
+/// [`TOOL_SCHEMA_REMOTE`] as listed, its `unit` a `$ref` to `schema_url` (absolute, so it
+/// cannot be resolved inside the schema).
+pub fn schema_remote_tool(schema_url: &str) -> Value {
+    json!({
+        "name": TOOL_SCHEMA_REMOTE,
+        "description": "Echoes its arguments: a temperature and its unit",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"degrees": {"type": "number"}, REMOTE_REF_PROPERTY: {"$ref": schema_url}},
+            "required": ["degrees"]
+        }
+    })
+}
+
 pub fn tool_names() -> &'static [String] {
     static NAMES: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
         let mut every = tools(true);
         every.push(crate::sized::tool());
         every.extend(crate::edge_names::tools());
+        every.push(schema_remote_tool(ELICIT_URL));
         every.extend(crate::long_calls::tools());
         every.iter().filter_map(|t| t["name"].as_str().map(str::to_string)).collect()
     });
@@ -521,6 +562,7 @@ mod tests {
         }
         serde_json::from_value::<CreateMessageRequestParams>(sampling_params()).unwrap();
         serde_json::from_value::<CreateMessageRequestParams>(sampling_tools_params()).unwrap();
+        serde_json::from_value::<CreateMessageRequestParams>(sampling_preferences_params()).unwrap();
         serde_json::from_value::<ServerCapabilities>(server_capabilities()).unwrap();
         for tool in tools(true) {
             serde_json::from_value::<Tool>(tool).unwrap();
@@ -541,6 +583,7 @@ mod tests {
         assert_eq!(asking_tool(&elicit_url_params(Some("e1"), ELICIT_URL)), Some(TOOL_ELICIT_URL));
         assert_eq!(asking_tool(&sampling_params()), Some(TOOL_SAMPLING));
         assert_eq!(asking_tool(&sampling_tools_params()), Some(TOOL_SAMPLING_TOOLS));
+        assert_eq!(asking_tool(&sampling_preferences_params()), Some(TOOL_SAMPLING_PREFERENCES));
         assert_eq!(asking_tool(&serde_json::json!({})), None);
         assert_eq!(asking_tool(&serde_json::json!({"message": "something else"})), None);
     }

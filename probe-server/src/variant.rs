@@ -74,8 +74,10 @@ variants! {
     /// (see `sized.rs`): what of a large result reaches the model, in its own run.
     LargeResults => "large-results", Server, "tools/list holds only probe_large_result: text results of 10 KB, 100 KB and 1 MB";
     /// `tools/list` holds only tools named at the edges of the rules (dots, dashes, 128
-    /// characters; see `edge_names.rs`): whether the model's calls come back under those names.
-    ToolNames => "tool-names", Server, "tools/list holds only tools named with dots, with dashes and with 128 characters";
+    /// characters; see `edge_names.rs`): whether the model's calls come back under those names;
+    /// and `probe_schema_remote`, offered and never called, whose schema has a `$ref` to a URL
+    /// on the fetch trap: whether the host fetches it.
+    ToolNames => "tool-names", Server, "tools/list holds only tools named with dots, with dashes and with 128 characters, and one whose schema has a remote $ref";
     /// `tools/list` holds only a call that runs past a host's timeout while it reports progress and
     /// one that never answers (see `long_calls.rs`): the host's effective tool timeout, whether it
     /// cancels, and whether progress keeps a call alive. Its runs are bounded.

@@ -275,7 +275,7 @@ fn judge_url_not_prefetched(o: &Observations) -> Verdict {
             None => Verdict::new(Outcome::NotReached, "the server never got to ask: the tool was not called").declared(declared),
         };
     };
-    if let Some(fetched) = o.notes(Note::UrlFetched).next() {
+    if let Some(fetched) = o.trap_fetches(crate::fetch_trap::TRAP_PATH).next() {
         let field = |key: &str| fetched.detail.as_ref().and_then(|d| d.get(key)).and_then(Value::as_str).unwrap_or("?").to_string();
         return Verdict::new(Outcome::Violation, format!("the client fetched the URL itself: {} by {}", field("method"), field("user_agent")))
             .declared(declared)

@@ -1,9 +1,9 @@
-//! Streamable HTTP behaviour of legacy sessions, judged from the HTTP tap's request events:
-//! the `MCP-Protocol-Version` header, the standalone GET stream, and DELETE at the end.
+//! Streamable HTTP behaviour, judged from the HTTP tap's request events: the `Accept` of each
+//! POST, the `MCP-Protocol-Version` header, the standalone GET stream, and DELETE at the end.
 
 use serde_json::Value;
 
-use super::{probe, HTTP_ONLY, LEGACY, MODERN};
+use super::{probe, BOTH, HTTP_ONLY, LEGACY, MODERN};
 use crate::journal::Event;
 use crate::note::Note;
 use crate::observe::Observations;
@@ -23,6 +23,40 @@ fn session(o: &Observations) -> Option<(String, u64)> {
         let minted = e.kind == crate::journal::EventKind::HttpResponse && header(e, "mcp-session-id").is_some();
         minted.then(|| (header(e, "mcp-session-id").unwrap_or_default().to_string(), e.seq))
     })
+}
+
+/// The media types an `Accept` value lists, lowercased, without their parameters.
+fn accepted(accept: &str) -> Vec<String> {
+    accept.split(',').filter_map(|range| range.split(';').next()).map(|m| m.trim().to_ascii_lowercase()).filter(|m| !m.is_empty()).collect()
+}
+
+probe! {
+    /// Evidence: every POST the HTTP tap saw lists both `application/json` and
+    /// `text/event-stream` in its `Accept` header, as the Streamable HTTP transport requires of
+    /// clients ("Sending Messages to the Server", from 2025-03-26) (yes). Any POST without one of
+    /// them is no (a wildcard such as `*/*` does not list them); its detail names the first.
+    PostAccept {
+        id: "http.post_accept", area: Http, title: "every POST accepts both JSON and an event stream",
+        revisions: ["2025-03-26", "2026-07-28"], eras: BOTH, transports: HTTP_ONLY,
+        serves: "Streamable HTTP; rmcp answers 406 to a POST that does not accept both", judge: judge_post_accept,
+    }
+}
+
+fn judge_post_accept(o: &Observations) -> Verdict {
+    let posts: Vec<&Event> = o.http_requests().filter(|e| method(e) == "POST").collect();
+    let Some(first) = posts.first() else { return Verdict::new(Outcome::NotReached, "no POST was sent") };
+    let lacking = |e: &&Event| {
+        let types = accepted(header(e, "accept").unwrap_or_default());
+        !(types.iter().any(|t| t == "application/json") && types.iter().any(|t| t == "text/event-stream"))
+    };
+    let wrong: Vec<&Event> = posts.iter().copied().filter(lacking).collect();
+    match wrong.first() {
+        None => Verdict::new(Outcome::Yes, format!("all {} POSTs accept application/json and text/event-stream", posts.len())).evidence([first.seq]),
+        Some(bad) => {
+            let said = header(bad, "accept").map_or("no Accept".to_string(), |a| format!("Accept: {a}"));
+            Verdict::new(Outcome::No, format!("{} of {} POSTs do not accept both (the first said {said})", wrong.len(), posts.len())).evidence([bad.seq]).opportunity([bad.seq])
+        }
+    }
 }
 
 probe! {
@@ -427,5 +461,17 @@ fn judge_json_responses(o: &Observations) -> Verdict {
     match o.offered_probe_tools().first() {
         Some(_) => Verdict::new(Outcome::Yes, format!("{} answers came as JSON; tools listed so reached the model", answered.len())).evidence([listed.seq]),
         None => Verdict::new(Outcome::No, "tools were listed as JSON, then neither called nor offered to a model").evidence([listed.seq]).opportunity([listed.seq]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepted_media_types_drop_parameters_and_case() {
+        assert_eq!(accepted("Application/JSON, text/event-stream;q=0.9"), vec!["application/json", "text/event-stream"]);
+        assert_eq!(accepted("*/*"), vec!["*/*"]);
+        assert!(accepted("").is_empty());
     }
 }

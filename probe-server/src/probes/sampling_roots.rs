@@ -49,6 +49,35 @@ fn judge_create_message(o: &Observations) -> Verdict {
 }
 
 probe! {
+    /// Evidence: a plain sampling request whose `modelPreferences` carries a name hint and the
+    /// three priorities is answered like `probe_sampling`'s plain one: `role: assistant`, content
+    /// and a model name (yes). The preferences are advisory (`CreateMessageRequest.modelPreferences`:
+    /// the client may ignore them), so refusing the request or leaving it unanswered is no.
+    SamplingModelPreferences {
+        id: "sampling.model_preferences", area: Sampling, title: "a sampling request with modelPreferences answered",
+        revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, serves: "probe_sampling_preferences asks with a hint and three priorities",
+        judge: judge_model_preferences,
+    }
+}
+
+fn judge_model_preferences(o: &Observations) -> Verdict {
+    let declared = Declaration::from_bool(o.declares(&["sampling"]));
+    let (result, evidence) = match asked(o, surface::TOOL_SAMPLING_PREFERENCES, "sampling/createMessage", declared.clone()) {
+        Ok(ok) => ok,
+        Err(v) => return v,
+    };
+    let has_content = !blocks(result.get("content").unwrap_or(&Value::Null)).is_empty();
+    let verdict = match result.get("model").and_then(Value::as_str).filter(|m| !m.is_empty()) {
+        Some(model) if has_content && result.get("role").and_then(Value::as_str) == Some("assistant") => {
+            let hinted = if model == surface::SAMPLING_MODEL_HINT { ", the hinted name" } else { "" };
+            Verdict::new(Outcome::Yes, format!("answered by model {model:?}{hinted}"))
+        }
+        _ => Verdict::new(Outcome::No, "answer lacks role assistant, content or model"),
+    };
+    verdict.declared(declared).opportunity(evidence.first().copied()).evidence(evidence)
+}
+
+probe! {
     /// Evidence: with `sampling.tools` declared, a request offering a tool with
     /// `toolChoice: required` is answered with a `tool_use` block and `stopReason: toolUse`.
     SamplingTools {
@@ -104,7 +133,7 @@ fn judge_forwarded(o: &Observations, judge: fn(&[(u64, &Value)]) -> Verdict) -> 
     if !forwarded.is_empty() {
         return judge(&forwarded);
     }
-    let sampling_tools = [surface::TOOL_SAMPLING, surface::TOOL_SAMPLING_TOOLS];
+    let sampling_tools = [surface::TOOL_SAMPLING, surface::TOOL_SAMPLING_TOOLS, surface::TOOL_SAMPLING_PREFERENCES];
     let calls: Vec<u64> = o.model_calls().filter(|(_, tool, _)| sampling_tools.iter().any(|t| names_tool(tool, t))).map(|(seq, _, _)| seq).collect();
     if calls.is_empty() {
         return Verdict::new(Outcome::NotReached, "the model never called a sampling tool");
@@ -121,7 +150,7 @@ probe! {
     /// omit the prompt (`CreateMessageRequest.systemPrompt`): this records which it does.
     SamplingSystemPrompt {
         id: "sampling.system_prompt_to_model", area: Sampling, title: "a sampling request's systemPrompt reaches the model",
-        revisions: ["2024-11-05"], eras: BOTH, serves: "both sampling requests carry a systemPrompt with a canary",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "every sampling request carries a systemPrompt with a canary",
         judge: judge_system_prompt, needs_model: true,
     }
 }
@@ -144,7 +173,7 @@ probe! {
     /// A sampling request that never reached the model is no.
     SamplingMaxTokens {
         id: "sampling.max_tokens_respected", area: Sampling, title: "a sampling request's maxTokens bounds the model",
-        revisions: ["2024-11-05"], eras: BOTH, serves: "both sampling requests ask for at most 32 tokens",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "every sampling request asks for at most 32 tokens",
         judge: judge_max_tokens, needs_model: true,
     }
 }

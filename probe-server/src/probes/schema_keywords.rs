@@ -2,7 +2,9 @@
 //! each in `probe_schema_keywords` (`surface::schema_keywords_input`): a closed object, a `oneOf`
 //! of two object shapes, a 2020-12 tuple, a `const`, a `pattern` and a string `enum`. The model
 //! is offered the tool and never asked to call it, so each judge reads only the entry the host
-//! offered its model (model journal), and accepts every equivalent spelling of its keyword.
+//! offered its model (model journal), and accepts every equivalent spelling of its keyword. One
+//! more tool, `probe_schema_remote` (tool-names variant), holds a `$ref` to a loopback URL that
+//! must not be fetched.
 
 use serde_json::Value;
 
@@ -174,6 +176,50 @@ fn judge_enum(o: &Observations) -> Verdict {
     })
 }
 
+probe! {
+    /// Evidence (server journal, the model's as opportunity): in the tool-names variant, `probe_schema_remote`'s property `unit` is a `$ref`
+    /// to an absolute URL on the server's fetch trap, whose every request is journalled
+    /// (`url_fetched`). Offered to the model (model journal) with no request at that URL is yes;
+    /// its detail says what the model got for `unit` (the `$ref` as is, or something else). A
+    /// request at that URL is no: the host dereferenced a network reference on its own, which
+    /// JSON Schema 2020-12 §9.1.2 does not ask of it (a reference identifies a schema the
+    /// implementation knows ahead of time; nothing need be downloaded) and which lets a server's
+    /// listing make the host open connections. The tool left out of what the model was offered,
+    /// unfetched, is partial.
+    SchemaRemoteRefNotFetched {
+        id: "affordances.schema_remote_ref_not_fetched", area: Affordances, title: "a remote $ref in a tool schema is not fetched",
+        revisions: ["2024-11-05"], eras: BOTH, variant: ToolNames, serves: "probe_schema_remote: unit is a $ref to a loopback URL that journals every request",
+        judge: judge_remote_ref, needs_model: true, server_evidence: true,
+    }
+}
+
+fn judge_remote_ref(o: &Observations) -> Verdict {
+    if let Some(fetch) = o.trap_fetches(crate::fetch_trap::SCHEMA_PATH).next() {
+        let field = |key: &str| fetch.detail.as_ref().and_then(|d| d.get(key)).and_then(Value::as_str).unwrap_or("?").to_string();
+        return Verdict::new(Outcome::No, format!("the host fetched the remote $ref itself: {} by {}", field("method"), field("user_agent")))
+            .evidence([fetch.seq])
+            .opportunity([fetch.seq]);
+    }
+    // The listing that carried the reference: the server journal's evidence of a yes.
+    let listed = o.frames.iter().filter(|f| f.method() == Some("tools/list")).filter_map(|f| o.answer_to(f)).map(|a| a.seq).next_back();
+    let (seq, schema) = match offered_schema(o, s::TOOL_SCHEMA_REMOTE) {
+        Ok(found) => found,
+        Err(verdict) => {
+            // The judge of offered schemas cites the model journal's lines.
+            let (outcome, detail, lines) = (verdict.outcome, verdict.detail.clone(), verdict.evidence.clone());
+            let outcome = if outcome == Outcome::No { Outcome::Partial } else { outcome };
+            return Verdict::new(outcome, format!("never fetched; {detail}")).evidence(listed).opportunity_model(lines.iter().copied());
+        }
+    };
+    let unit = schema.get("properties").and_then(|p| p.get(s::REMOTE_REF_PROPERTY));
+    let got = match unit {
+        None => "unit was left out".to_string(),
+        Some(u) if u.get("$ref").and_then(Value::as_str).is_some_and(|r| r.ends_with(crate::fetch_trap::SCHEMA_PATH)) => "the $ref reached the model as is".to_string(),
+        Some(u) => format!("unit became {}", shown(u)),
+    };
+    Verdict::new(Outcome::Yes, format!("never fetched; {got}")).evidence(listed).opportunity_model([seq])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,6 +235,14 @@ mod tests {
         assert_eq!(p["kind"]["const"], "probe");
         assert_eq!(p["code"]["pattern"], CODE_PATTERN);
         assert_eq!(p["color"]["enum"], serde_json::json!(["red", "green", "blue"]));
+    }
+
+    #[test]
+    fn the_remote_ref_points_at_the_trap_and_cannot_be_resolved_locally() {
+        let tool = s::schema_remote_tool("http://127.0.0.1:4000/mcp-client-probe/schemas/unit.json");
+        let unit = &tool["inputSchema"]["properties"][s::REMOTE_REF_PROPERTY];
+        assert!(unit["$ref"].as_str().unwrap().ends_with(crate::fetch_trap::SCHEMA_PATH));
+        assert_eq!(resolve(&tool["inputSchema"], unit), None);
     }
 
     #[test]

@@ -72,6 +72,16 @@ fn ablated_journals_flip_their_target_probe() {
         // The URL-mode elicitation's URL is a fetch trap: untouched, or fetched by the client itself.
         ("reference-stdio-legacy-full", "elicitation.url_not_prefetched", "yes"),
         ("reference-stdio-legacy-prefetch-url", "elicitation.url_not_prefetched", "violation"),
+        // A sampling request with modelPreferences: answered, or refused for carrying them.
+        ("reference-stdio-legacy-full", "sampling.model_preferences", "yes"),
+        ("reference-stdio-legacy-sampling-refuse-preferences", "sampling.model_preferences", "no"),
+        ("reference-stdio-legacy-sampling-refuse-preferences", "sampling.create_message", "yes"),
+        // Every POST accepts JSON and an event stream, or one accepts JSON alone (and meets a 406).
+        ("reference-http-legacy-full", "http.post_accept", "yes"),
+        ("reference-http-legacy-accept-json-only", "http.post_accept", "no"),
+        // A tool schema's remote $ref: left alone, or fetched by the host before it offers its tools.
+        ("reference-stdio-legacy-tool-names-host-full", "affordances.schema_remote_ref_not_fetched", "yes"),
+        ("reference-stdio-legacy-tool-names-host-fetch-remote-refs", "affordances.schema_remote_ref_not_fetched", "no"),
         ("reference-stdio-modern-discover-unanswered-no-discover-timeout", "connection.discover_timeout_fallback", "no"),
         ("reference-stdio-modern-discover-unsupported-version-retry-unlisted-version", "connection.unsupported_version_retry", "no"),
         // A client that refuses a discover result without resultType (as rmcp's own does).

@@ -38,6 +38,7 @@ impl Ablation {
             self,
             Ablation::ChokeOnPriming
                 | Ablation::ChokeOnJson
+                | Ablation::AcceptJsonOnly
                 | Ablation::NoDiscoverFallback
                 | Ablation::FallbackOnMethodNotFoundOnly
                 | Ablation::FallbackOnJsonRpcErrorOnly
@@ -108,6 +109,7 @@ ablations! {
     AlterRequestState => "alter-request-state", "elicitation.mrtr_retry", "re-encodes requestState on the retry";
     FirstInputOnly => "first-input-only", "elicitation.mrtr_multiple_inputs", "answers only the first of several inputRequests on the retry";
     SamplingError => "sampling-error", "sampling.create_message", "answers sampling with an error";
+    SamplingRefusePreferences => "sampling-refuse-preferences", "sampling.model_preferences", "answers a sampling request that carries modelPreferences with an error";
     SamplingIgnoreTools => "sampling-ignore-tools", "sampling.tools", "answers with text although a tool is required";
     SamplingDropSystemPrompt => "sampling-drop-system-prompt", "sampling.system_prompt_to_model", "passes sampling requests on to its model without their systemPrompt";
     SamplingIgnoreMaxTokens => "sampling-ignore-max-tokens", "sampling.max_tokens_respected", "lets its model write 4,096 tokens whatever a sampling request's maxTokens";
@@ -115,6 +117,7 @@ ablations! {
     StripProgressToken => "strip-progress-token", "utilities.progress_token", "sends tools/call without a progressToken";
     SkipSetLevel => "skip-set-level", "utilities.set_level", "never sets the log level";
     PingError => "ping-error", "utilities.ping", "answers ping with an error";
+    AcceptJsonOnly => "accept-json-only", "http.post_accept", "POSTs with Accept: application/json alone (and gives up at the 406)";
     NoProtocolVersionHeader => "no-protocol-version-header", "http.protocol_version_header", "leaves MCP-Protocol-Version off its HTTP requests";
     NoGetStream => "no-get-stream", "http.get_stream", "never opens the standalone GET stream";
     NoDelete => "no-delete", "http.delete_on_exit", "leaves without DELETE";
@@ -127,6 +130,7 @@ ablations! {
     DropBlobs => "drop-blobs", "affordances.blob_to_model", "hands the model a placeholder instead of binary content";
     ListedUrisOnly => "listed-uris-only", "affordances.template_read", "refuses to read URIs it never listed";
     NoInstructions => "no-instructions", "connection.instructions", "leaves the server's instructions out of the model's context";
+    FetchRemoteRefs => "fetch-remote-refs", "affordances.schema_remote_ref_not_fetched", "fetches every tool schema's network $ref before it offers the tools";
     HideSomeTools => "hide-some-tools", "affordances.tool_names", "offers its model only half of the MCP tools";
     AlterSchemas => "alter-schemas", "affordances.tool_schemas", "changes the input schemas it offers";
     DropDescriptions => "drop-descriptions", "affordances.tool_descriptions", "offers MCP tools without their descriptions";
@@ -245,7 +249,7 @@ impl Ablation {
         match self {
             Ablation::SkipToolsList => &["tools.pagination"],
             Ablation::SkipResourcesList => &["resources.pagination"],
-            Ablation::SamplingError => &["sampling.tools"],
+            Ablation::SamplingError => &["sampling.tools", "sampling.model_preferences"],
             // Speaking the refused version includes its HTTP header.
             Ablation::IgnoreDowngrade => &["http.protocol_version_header"],
             // Without the standalone stream, rmcp's server has nowhere to send list_changed or the

@@ -228,6 +228,9 @@ impl ClientHandler for ReferenceHandler {
         if self.is(Ablation::SamplingError) {
             return Err(McpError::internal_error("sampling refused", None));
         }
+        if self.is(Ablation::SamplingRefusePreferences) && params.model_preferences.is_some() {
+            return Err(McpError::invalid_params("modelPreferences is not supported", None));
+        }
         let wants_tool = params.tools.as_ref().is_some_and(|t| !t.is_empty()) && !self.is(Ablation::SamplingIgnoreTools);
         let result = if wants_tool {
             json!({"role": "assistant", "model": "reference-model", "stopReason": "toolUse",

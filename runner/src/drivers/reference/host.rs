@@ -201,6 +201,13 @@ async fn converse(
     let listed = if resources { client.list_all_resources().await.unwrap_or_default() } else { Vec::new() };
     let listed_uris: Vec<String> = listed.iter().map(|r| r.uri.clone()).collect();
     let presentation = Presentation { ablation, variation };
+    let http = super::loopback_http().map_err(|e| ReferenceError::Connect(e.to_string()))?;
+    if ablation == Some(Ablation::FetchRemoteRefs) {
+        // A host that dereferences every schema before converting it for its model.
+        for reference in tools.iter().flat_map(|t| remote_refs(&Value::Object(t.input_schema.as_ref().clone()))) {
+            let _ = http.get(reference).send().await;
+        }
+    }
     let mut loaded: Vec<String> = Vec::new();
     let mut refetched = false;
     let mut messages = Vec::new();
@@ -208,7 +215,6 @@ async fn converse(
         messages.push(json!({"role": "system", "content": instructions}));
     }
     messages.push(json!({"role": "user", "content": presentation.prompt(&tools)}));
-    let http = super::loopback_http().map_err(|e| ReferenceError::Connect(e.to_string()))?;
     // A host that gives up on a server after a JSON-RPC error (the drop-server-on-rpc-error fault).
     let mut dropped = false;
     for _ in 0..MAX_TURNS {
@@ -264,6 +270,21 @@ async fn converse(
         }
     }
     Ok(())
+}
+
+/// The `$ref`s of `schema`, at any depth, that point at a network URL.
+fn remote_refs(schema: &Value) -> Vec<String> {
+    match schema {
+        Value::Object(map) => map
+            .iter()
+            .flat_map(|(key, value)| match value.as_str() {
+                Some(target) if key == "$ref" && (target.starts_with("http://") || target.starts_with("https://")) => vec![target.to_string()],
+                _ => remote_refs(value),
+            })
+            .collect(),
+        Value::Array(items) => items.iter().flat_map(remote_refs).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// Breaks one thing in a tool's input schema as hosts that convert schemas for their model's API
@@ -520,5 +541,26 @@ async fn execute(
         "list_resources" => json!(client.list_all_resources().await.unwrap_or_default()).to_string(),
         "list_resource_templates" => json!(client.list_all_resource_templates().await.unwrap_or_default()).to_string(),
         other => format!("unknown tool {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_network_references_are_remote() {
+        let schema = json!({
+            "type": "object",
+            "$defs": {"point": {"type": "object"}},
+            "properties": {
+                "at": {"$ref": "#/$defs/point"},
+                "unit": {"$ref": "http://127.0.0.1:9/unit.json"},
+                "pair": {"prefixItems": [{"$ref": "https://example.invalid/a.json"}, {"type": "string"}]}
+            }
+        });
+        let mut found = remote_refs(&schema);
+        found.sort();
+        assert_eq!(found, vec!["http://127.0.0.1:9/unit.json", "https://example.invalid/a.json"]);
     }
 }

@@ -1,7 +1,8 @@
 //! The reference client's HTTP layer: rmcp's reqwest client, with the HTTP-level ablations applied
 //! (no `MCP-Protocol-Version` header, no standalone GET stream, no DELETE at the end, a request
 //! without its session id or standard headers, a reconnection without `Last-Event-ID`, a stream
-//! given up at a priming event, an answer refused for being JSON).
+//! given up at a priming event, an answer refused for being JSON, a POST that does not accept an
+//! event stream).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -76,6 +77,27 @@ impl AblatingHttpClient {
         }
     }
 
+    /// Under `accept-json-only`: the POST sent by hand with `Accept: application/json` alone
+    /// (rmcp's own client always asks for both), and any answer but a success taken as the end.
+    async fn post_accepting_json_only(
+        &self,
+        uri: &str,
+        message: &ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, Error> {
+        let body = serde_json::to_vec(message).map_err(StreamableHttpError::Deserialize)?;
+        let mut request = self.inner.post(uri).header(http::header::ACCEPT, "application/json").header(http::header::CONTENT_TYPE, "application/json").body(body);
+        if let Some(session) = session_id {
+            request = request.header("mcp-session-id", session.as_ref());
+        }
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let response = request.send().await.map_err(StreamableHttpError::Client)?;
+        Err(StreamableHttpError::UnexpectedServerResponse(format!("HTTP {} to a POST that accepts only JSON", response.status()).into()))
+    }
+
     fn last_event_id(&self, last_event_id: Option<String>) -> Option<String> {
         last_event_id.filter(|_| self.ablation != Some(Ablation::NoResumption))
     }
@@ -95,6 +117,9 @@ impl StreamableHttpClient for AblatingHttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, Error> {
         let (session_id, headers) = self.post_parts(&message, session_id, custom_headers);
+        if self.ablation == Some(Ablation::AcceptJsonOnly) {
+            return self.post_accepting_json_only(&uri, &message, session_id, headers).await;
+        }
         self.inner.post_message(uri, message, session_id, auth_header, headers).await.and_then(|r| self.post_response(r))
     }
 
@@ -108,6 +133,9 @@ impl StreamableHttpClient for AblatingHttpClient {
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, Error> {
         let (session_id, headers) = self.post_parts(&message, session_id, custom_headers);
+        if self.ablation == Some(Ablation::AcceptJsonOnly) {
+            return self.post_accepting_json_only(&uri, &message, session_id, headers).await;
+        }
         self.inner.post_message_with_response_limits(uri, message, session_id, auth_header, headers, limits).await.and_then(|r| self.post_response(r))
     }
 

@@ -325,7 +325,7 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     // The person answers the three forms side by side (hosts may run tool calls at once): one
     // person's delay instead of three.
     let _ = tokio::join!(call(client, s::TOOL_ELICIT_FORM), call(client, s::TOOL_ELICIT_ENUMS), call(client, s::TOOL_ELICIT_URL));
-    for tool in [s::TOOL_SAMPLING, s::TOOL_SAMPLING_TOOLS, s::TOOL_ROOTS] {
+    for tool in [s::TOOL_SAMPLING, s::TOOL_SAMPLING_TOOLS, s::TOOL_SAMPLING_PREFERENCES, s::TOOL_ROOTS] {
         let _ = call(client, tool).await;
     }
     match era {

@@ -69,7 +69,7 @@ impl Scope {
 }
 
 /// The probe tools the model calls, in order.
-pub const PROBE_TOOLS: [&str; 11] = s::TRIGGER_TOOLS;
+pub const PROBE_TOOLS: [&str; 12] = s::TRIGGER_TOOLS;
 
 pub const FINAL_TEXT: &str = "mcp-client-probe: script complete";
 
