@@ -12,6 +12,7 @@
 //! * [`journal`] — the JSONL wire journal and its reader.
 //! * [`note`] — the journal's note vocabulary, named once for writers and readers.
 //! * [`observe`] — journal events turned into observations judges can query.
+//! * [`wire_schema`] — the official schemas of each revision, and the check of a session's frames against them.
 //! * [`probe`], [`registry`], [`probes`] — the probe model, the ordered registry, one file per family.
 
 pub mod edge_names;
@@ -32,6 +33,7 @@ pub mod skills;
 pub mod surface;
 pub mod transport;
 pub mod variant;
+pub mod wire_schema;
 
 pub use era::{Era, EraPolicy};
 pub use journal::{Journal, JournalError};

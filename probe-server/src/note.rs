@@ -64,6 +64,7 @@ notes! {
     ClientExited => "client_exited", "the runner saw the client it launched (or drove) end: the run's end, timed on the server's clock (HTTP)";
     Unattended => "unattended", "the runner launched the client headless: nobody sat at the host, so whatever answered a request for input was the host itself";
     FilesOnDisk => "files_on_disk", "the runner's list of what a host left in its skills directory and elsewhere";
+    WireChecked => "wire_checked", "the runner's check of every frame the client sent against the official schema of the negotiated revision (written only when the run had the schemas)";
     ModelView => "model_view", "what a host showed the model stub in one request";
     ModelRequestUnparsable => "model_request_unparsable", "a request to the model stub that was not JSON";
     Screen => "screen", "the terminal driver's labelled copy of the screen";

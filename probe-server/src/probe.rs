@@ -243,6 +243,11 @@ pub trait Probe: Send + Sync {
     fn wire_judged(&self) -> bool {
         true
     }
+    /// Whether the probe judges the runner's check of the client's frames against the official
+    /// schemas (`wire_checked`), which a run has only when it was given the schemas.
+    fn needs_schemas(&self) -> bool {
+        false
+    }
     /// A probe whose yes (in another server variant's run of the same client) is what gives
     /// this probe's verdict a meaning: where that probe says no, this one says n/a. For example,
     /// resource tools cannot be withheld from a server without resources by a host that never

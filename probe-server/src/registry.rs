@@ -21,6 +21,7 @@ static REGISTRY: &[&dyn Probe] = &[
     &connection::ResultTypeDefault,
     &connection::RequestMeta,
     &connection::Instructions,
+    &connection::ClientFramesValid,
     &tools::ToolsList,
     &tools::ToolsPagination,
     &tools::ToolsListChanged,

@@ -35,6 +35,12 @@ pub struct Cli {
     /// No progress lines on stderr (results and errors still appear).
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// A directory of the official MCP schemas, one folder per revision
+    /// (`<DIR>/<revision>/schema.json`): runs check every frame the client sent against the
+    /// negotiated revision's (`wire.client_frames_valid`). Default: $MCP_SCHEMA_DIR; without
+    /// either nothing is checked and that probe says not-reached.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub schemas: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }

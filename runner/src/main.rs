@@ -64,7 +64,7 @@ fn main() -> ExitCode {
         // while the command's first step runs is caught, not fatal.
         let signals = if sweeps { Signals::register() } else { None };
         tokio::select! {
-            outcome = commands::dispatch(cli.command) => match outcome {
+            outcome = commands::dispatch(cli.command, cli.schemas) => match outcome {
                 Ok(code) => code,
                 Err(err) => {
                     // One line, whatever the causes' own formatting (a TOML error draws a caret diagram).

@@ -51,9 +51,25 @@ impl SelfTestReport {
 
 /// Whether the probe is part of the ground truth of a run in this era, over this transport,
 /// against this server variant, by the reference client or (`host`) the reference host. The
-/// host's runs prove the probes judged from the model's side, the client's all others.
+/// host's runs prove the probes judged from the model's side, the client's all others. A probe
+/// of the client's frames against the official schemas is proven only where the process has them.
 fn applies(probe_id: &str, era: Era, transport: Transport, variant: Variant, host: bool) -> bool {
-    registry::find(probe_id).is_some_and(|p| p.wire_judged() && p.eras().contains(&era) && p.transports().contains(&transport) && p.variant() == variant && p.needs_model() == host)
+    registry::find(probe_id).is_some_and(|p| {
+        p.wire_judged()
+            && p.eras().contains(&era)
+            && p.transports().contains(&transport)
+            && p.variant() == variant
+            && p.needs_model() == host
+            && (!p.needs_schemas() || crate::session::wire::configured())
+    })
+}
+
+/// The probes the self-test leaves out because the process was not given the official schemas.
+pub fn skipped_without_schemas() -> Vec<&'static str> {
+    if crate::session::wire::configured() {
+        return Vec::new();
+    }
+    registry::probes().iter().filter(|p| p.needs_schemas()).map(|p| p.id()).collect()
 }
 
 /// The reference host runs over stdio only: what a host shows its model does not depend on

@@ -338,3 +338,45 @@ fn judge_result_type_default(o: &Observations) -> Verdict {
         None => Verdict::new(Outcome::No, format!("sent nothing more after the {method} result without resultType")).evidence([request.seq, result.seq]).opportunity([result.seq]),
     }
 }
+
+probe! {
+    /// Evidence: the runner's `wire_checked` note, written when the run was given the official
+    /// schemas (`--schemas`): every frame the client sent whose type the negotiated revision
+    /// defines (requests and notifications by method, results by their request's method, error
+    /// responses) validates against that revision's schema (yes). Any frame that breaks its type
+    /// is no; the detail names the first and what broke. Without the schemas, or with none for
+    /// the negotiated revision, nothing was checked: not reached. Frames of types the revision
+    /// does not define (an extension's methods) are not checked.
+    ClientFramesValid {
+        id: "wire.client_frames_valid", area: Connection, title: "every frame the client sent fits the schema",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "the whole session", judge: judge_client_frames, needs_schemas: true,
+    }
+}
+
+fn judge_client_frames(o: &Observations) -> Verdict {
+    let Some(note) = o.notes(crate::note::Note::WireChecked).next() else {
+        return Verdict::new(Outcome::NotReached, "the run was not given the official schemas to check the client's frames against (--schemas)");
+    };
+    let Some(check) = note.detail.as_ref().and_then(crate::wire_schema::WireCheck::of_note) else {
+        return Verdict::new(Outcome::NotReached, "the wire_checked note cannot be read");
+    };
+    let Some(revision) = check.revision.as_deref() else { return Verdict::new(Outcome::NotReached, "the session never negotiated a revision") };
+    if !check.schema_found {
+        return Verdict::new(Outcome::NotReached, format!("no official schema of {revision} was given"));
+    }
+    let Some(first) = check.first_checked else {
+        return Verdict::new(Outcome::NotReached, format!("the client sent no frame of a type the {revision} schema defines"));
+    };
+    match check.invalid.first() {
+        None => Verdict::new(Outcome::Yes, format!("all {} client frames of a type the {revision} schema defines fit it", check.checked)).evidence([first, note.seq]),
+        Some(bad) => {
+            let seqs = check.invalid.iter().map(|f| f.seq);
+            Verdict::new(
+                Outcome::No,
+                format!("{} of {} client frames break the {revision} schema; the first, a {}: {}", check.invalid_count, check.checked, bad.definition, bad.errors),
+            )
+            .evidence(seqs)
+            .opportunity([first])
+        }
+    }
+}

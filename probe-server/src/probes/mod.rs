@@ -30,7 +30,7 @@ use opportunity::chance;
 macro_rules! probe {
     ($(#[doc = $doc:literal])* $ty:ident {
         id: $id:literal, area: $area:ident, title: $title:literal, revisions: [$($rev:literal),*],
-        eras: $eras:expr, $(transports: $transports:expr,)? $(variant: $variant:ident,)? serves: $serves:literal, judge: $judge:expr $(, wire_judged: $wire:literal)? $(, needs_model: $model:literal)? $(, reads_model: $reads:literal)? $(, server_evidence: $server:literal)? $(, precondition: $pre:literal)? $(,)?
+        eras: $eras:expr, $(transports: $transports:expr,)? $(variant: $variant:ident,)? serves: $serves:literal, judge: $judge:expr $(, wire_judged: $wire:literal)? $(, needs_model: $model:literal)? $(, reads_model: $reads:literal)? $(, server_evidence: $server:literal)? $(, needs_schemas: $schemas:literal)? $(, precondition: $pre:literal)? $(,)?
     }) => {
         $(#[doc = $doc])*
         pub struct $ty;
@@ -46,6 +46,7 @@ macro_rules! probe {
             $(fn needs_model(&self) -> bool { $model })?
             $(fn reads_model(&self) -> bool { $reads })?
             $(fn evidence_in_model(&self) -> bool { !$server })?
+            $(fn needs_schemas(&self) -> bool { $schemas })?
             $(fn precondition(&self) -> Option<&'static str> { Some($pre) })?
             $(fn transports(&self) -> &'static [$crate::journal::Transport] { $transports })?
             $(fn variant(&self) -> $crate::variant::Variant { $crate::variant::Variant::$variant })?

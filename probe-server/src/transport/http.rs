@@ -549,7 +549,9 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         return json_error_with_id(journal, &session, StatusCode::SERVICE_UNAVAILABLE, id, -32000, format!("{MAX_SESSIONS} sessions are open: no more"));
     }
     if state.expires(&session, frame.as_ref()) {
-        return json_error(journal, &session, StatusCode::NOT_FOUND, -32001, "session expired".into());
+        // The request was read: its error names it (null only where no request's id was read).
+        let id = frame.as_ref().filter(|f| f.get("method").is_some()).and_then(|f| f.get("id")).cloned().unwrap_or(Value::Null);
+        return json_error_with_id(journal, &session, StatusCode::NOT_FOUND, id, -32001, "session expired".into());
     }
     let is_get = parts.method == axum::http::Method::GET;
     // Only a request's id is echoed; answers to notifications and responses carry null.

@@ -82,6 +82,13 @@ fn ablated_journals_flip_their_target_probe() {
         // A tool schema's remote $ref: left alone, or fetched by the host before it offers its tools.
         ("reference-stdio-legacy-tool-names-host-full", "affordances.schema_remote_ref_not_fetched", "yes"),
         ("reference-stdio-legacy-tool-names-host-fetch-remote-refs", "affordances.schema_remote_ref_not_fetched", "no"),
+        // The client's frames against the official schemas (the runner's wire_checked note):
+        // all fit, or tools/list carries a progressToken of true.
+        ("reference-stdio-legacy-full", "wire.client_frames_valid", "yes"),
+        ("reference-http-modern-full", "wire.client_frames_valid", "yes"),
+        ("reference-stdio-legacy-invalid-progress-token", "wire.client_frames_valid", "no"),
+        // A journal from a run without the schemas says so.
+        ("claude-code-stdio-discover-unanswered", "wire.client_frames_valid", "not-reached"),
         ("reference-stdio-modern-discover-unanswered-no-discover-timeout", "connection.discover_timeout_fallback", "no"),
         ("reference-stdio-modern-discover-unsupported-version-retry-unlisted-version", "connection.unsupported_version_retry", "no"),
         // A client that refuses a discover result without resultType (as rmcp's own does).

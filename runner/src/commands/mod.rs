@@ -23,7 +23,11 @@ use crate::{drivers::reference, drivers::stub};
 /// Where `reference-host` finds the model's URL without `--model-url`.
 pub const MODEL_URL_VAR: &str = "MCP_CLIENT_PROBE_MODEL_URL";
 
-pub async fn dispatch(command: Command) -> Result<u8> {
+pub async fn dispatch(command: Command, schemas: Option<std::path::PathBuf>) -> Result<u8> {
+    if matches!(command, Command::Probe(_) | Command::SelfTest(_) | Command::Matrix(_)) {
+        // Read before anything runs: a directory without schemas is bad input.
+        crate::session::wire::configure(schemas).map_err(exit::bad_input_from)?;
+    }
     match command {
         Command::Serve(args) => crate::commands::serve::serve(args).await.map(|_| exit::OK),
         Command::Probe(args) => probe::probe(*args).await,

@@ -33,5 +33,8 @@ pub async fn self_test(args: cli::SelfTestArgs) -> Result<u8> {
             crate::out!("{} runs; {} probes proven; {} mismatches", report.runs, report.probes_proven, report.mismatches.len());
         }
     }
+    for probe in selftest::skipped_without_schemas() {
+        eprintln!("skipped: {probe}, which needs the official schemas (--schemas DIR or ${})", crate::session::wire::SCHEMA_DIR_VAR);
+    }
     Ok(if report.passed() { exit::OK } else { exit::MISMATCH })
 }

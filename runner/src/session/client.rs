@@ -370,6 +370,10 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         let (home, work) = (&session.scratch.home, &session.scratch.work);
         joined.push_note(transport.as_str(), transport, files_on_disk(&[home, work], Path::new(skills_dir)));
     }
+    // The client's frames against the official schemas, where the process has them.
+    if let Some(note) = super::wire::check_note(&Observations::from_read(joined.clone()))? {
+        joined.push_note(transport.as_str(), transport, note);
+    }
     let journal_path = out_dir.join(journal_name(pass, variant));
     write_events(&journal_path, &joined.events).map_err(RunError::journal(&journal_path))?;
     let mut observations = Observations::from_read(joined);

@@ -6,6 +6,7 @@
 pub mod client;
 pub mod launch;
 pub mod run;
+pub mod wire;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -54,6 +55,8 @@ pub enum RunError {
     NothingToRun { client: String, transport: &'static str },
     #[error("cannot write the record")]
     Record(#[source] std::io::Error),
+    #[error("cannot check the client's frames against the official schemas")]
+    Schemas(#[from] probe_server::wire_schema::SchemaDirError),
 }
 
 impl RunError {

@@ -117,7 +117,18 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
         }
     }
     let model_path = session.model_journal().map(Path::to_path_buf);
-    let mut result = judge_file(spec, &journal_path, model_path.as_deref());
+    // The client's frames against the official schemas, where the process has them: the note
+    // joins the journal as read (the file itself is left as the server wrote it).
+    let read = read_journal(&journal_path).map_err(|e| format!("cannot read the journal: {e}"));
+    let check = read.as_ref().ok().map(|r| super::wire::check_note(&Observations::from_read(r.clone()))).transpose();
+    let check = check.map_err(|e| format!("cannot check the client's frames: {e}")).map(Option::flatten);
+    let read = read.and_then(|mut read| {
+        if let Some(note) = check.clone()? {
+            read.push_note(transport.as_str(), transport, note);
+        }
+        Ok(read)
+    });
+    let mut result = judge_read(spec, read, model_path.as_deref());
     if result.harness_error.is_none() {
         result.harness_error = harness_error;
     }
@@ -126,9 +137,13 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
         let runner = if spec.host { "-host" } else { "" };
         let stem =
             format!("{}-{}{variant}{runner}-{}", spec.transport.as_str(), spec.era, spec.ablation.map_or_else(|| spec.variation.map_or("full", Variation::id), Ablation::id));
-        let mut kept = std::fs::create_dir_all(keep).and_then(|_| std::fs::copy(&journal_path, keep.join(format!("{stem}.jsonl"))));
+        let kept_journal = keep.join(format!("{stem}.jsonl"));
+        let mut kept = std::fs::create_dir_all(keep).and_then(|_| std::fs::copy(&journal_path, &kept_journal)).map(drop).map_err(|e| e.to_string());
+        if let (Ok(Some(note)), true) = (&check, kept.is_ok()) {
+            kept = append_note(&kept_journal, transport.as_str(), transport, note.clone()).map_err(|e| e.to_string());
+        }
         if let (Some(model_path), true) = (&model_path, kept.is_ok()) {
-            kept = std::fs::copy(model_path, keep.join(format!("{stem}.model.jsonl")));
+            kept = std::fs::copy(model_path, keep.join(format!("{stem}.model.jsonl"))).map(drop).map_err(|e| e.to_string());
         }
         if let Err(e) = kept {
             result.harness_error.get_or_insert(format!("cannot keep the journal: {e}"));
@@ -141,17 +156,25 @@ fn failed(spec: RunSpec, error: String) -> RunResult {
     RunResult { spec, verdicts: Vec::new(), protocol_version: None, harness_error: Some(error), journal_events: 0, duration_ms: 0 }
 }
 
-fn judge_file(spec: RunSpec, path: &Path, model: Option<&Path>) -> RunResult {
-    match judge_recorded_with_model(path, model) {
-        Ok((observations, verdicts)) => RunResult {
+/// Judges a run's journal as read back (with the model stub's journal of the run, if any).
+fn judge_read(spec: RunSpec, read: Result<probe_server::journal::JournalRead, String>, model: Option<&Path>) -> RunResult {
+    let observations = read.and_then(|read| {
+        let observations = Observations::from_read(read);
+        match model {
+            Some(model) => read_journal(model).map(|m| observations.with_model(m)).map_err(|e| format!("cannot read the model's journal: {e}")),
+            None => Ok(observations),
+        }
+    });
+    match observations {
+        Ok(observations) => RunResult {
             spec,
-            verdicts,
+            verdicts: registry::judge_all(&observations),
             protocol_version: observations.lifecycle().and_then(|l| l.negotiated_version),
             harness_error: None,
             journal_events: observations.events.len(),
             duration_ms: 0,
         },
-        Err(e) => failed(spec, format!("cannot read the journal: {e}")),
+        Err(e) => failed(spec, e),
     }
 }
 

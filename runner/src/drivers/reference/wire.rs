@@ -1,6 +1,6 @@
 //! A client transport wrapper that rewrites outgoing frames for the ablations that live on the
-//! wire (a dropped notification, a stripped `_meta` key, an altered `requestState`, an input
-//! response left out). The rmcp client underneath stays correct; only what leaves it is changed.
+//! wire (a dropped notification, a stripped `_meta` key, a `progressToken` the schema refuses, an
+//! altered `requestState`, an input response left out). The rmcp client underneath stays correct; only what leaves it is changed.
 //! The cancel-after-completed-calls variation lives here too: it follows every answered
 //! `tools/call` with a `notifications/cancelled`. So does the one ablation on incoming frames: a
 //! session that ends at a notification it does not know.
@@ -99,6 +99,16 @@ fn cancelled(id: &Value) -> Option<TxJsonRpcMessage<RoleClient>> {
 /// Applies `ablation` to one outgoing frame; `None` means the frame is dropped.
 pub fn rewrite(ablation: Ablation, mut frame: Value) -> Option<Value> {
     let method = frame.get("method").and_then(Value::as_str).unwrap_or("").to_string();
+    if ablation == Ablation::InvalidProgressToken && method == "tools/list" {
+        // rmcp's own types take any `_meta`; the schema does not.
+        if let Some(object) = frame.as_object_mut() {
+            let params = object.entry("params").or_insert_with(|| serde_json::json!({}));
+            if let Some(meta) = params.as_object_mut().map(|p| p.entry("_meta").or_insert_with(|| serde_json::json!({}))).and_then(Value::as_object_mut) {
+                meta.insert("progressToken".into(), Value::Bool(true));
+            }
+        }
+        return Some(frame);
+    }
     let params = frame.get_mut("params");
     match (ablation, params) {
         // Replaced rather than dropped: rmcp's HTTP client expects to send a notification here.
@@ -274,6 +284,9 @@ mod tests {
         assert!(stripped["params"]["_meta"].get("progressToken").is_none());
         let no_info = rewrite(Ablation::DropClientInfoMeta, call.clone()).unwrap();
         assert!(no_info["params"]["_meta"].get(CLIENT_INFO_META).is_none());
+        let listed = rewrite(Ablation::InvalidProgressToken, serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"})).unwrap();
+        assert_eq!(listed["params"]["_meta"]["progressToken"], true);
+        assert_eq!(rewrite(Ablation::InvalidProgressToken, call.clone()), Some(call.clone()));
         let blank = rewrite(Ablation::BlankClientInfo, call).unwrap();
         assert_eq!(blank["params"]["_meta"][CLIENT_INFO_META]["name"], json!(""));
     }

@@ -1,0 +1,44 @@
+//! The official schemas a run checks its client's frames against: given once per process
+//! (`--schemas DIR`, else the `MCP_SCHEMA_DIR` environment variable), they are read and compiled
+//! before anything runs, and every run's journal then ends with a `wire_checked` note
+//! (`probe_server::wire_schema`) for `wire.client_frames_valid` to judge. Without them a run has
+//! no such note, and that probe says not reached.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use probe_server::observe::Observations;
+use probe_server::wire_schema::{check_client_frames, SchemaDir, SchemaDirError};
+use serde_json::Value;
+
+/// The environment variable naming the schemas directory where `--schemas` is not given.
+pub const SCHEMA_DIR_VAR: &str = "MCP_SCHEMA_DIR";
+
+static SCHEMAS: OnceLock<Option<SchemaDir>> = OnceLock::new();
+
+/// Opens the schemas directory for this process: `dir`, else the environment's. A directory
+/// that holds no schema is an error; none given is fine (nothing will be checked).
+pub fn configure(dir: Option<PathBuf>) -> Result<Option<PathBuf>, SchemaDirError> {
+    let dir = dir.or_else(|| std::env::var_os(SCHEMA_DIR_VAR).filter(|v| !v.is_empty()).map(PathBuf::from));
+    let schemas = dir.as_deref().map(SchemaDir::open).transpose()?;
+    if let Some(schemas) = &schemas {
+        schemas.compile_all()?;
+    }
+    let _ = SCHEMAS.set(schemas);
+    Ok(dir)
+}
+
+fn schemas() -> Option<&'static SchemaDir> {
+    SCHEMAS.get().and_then(Option::as_ref)
+}
+
+/// Whether this process was given the schemas.
+pub fn configured() -> bool {
+    schemas().is_some()
+}
+
+/// The `wire_checked` note of a session's observations, when the process has the schemas.
+pub fn check_note(observations: &Observations) -> Result<Option<Value>, SchemaDirError> {
+    let Some(schemas) = schemas() else { return Ok(None) };
+    Ok(Some(check_client_frames(observations, schemas)?.note()))
+}
