@@ -76,6 +76,12 @@ async fn read_head(stream: &mut tokio::net::TcpStream) -> String {
     String::from_utf8_lossy(&head).into_owned()
 }
 
+/// Who fetched, from a `url_fetched` note: "GET by curl/8.5" (`?` for what the head lacked).
+pub fn fetcher(note: &crate::journal::Event) -> String {
+    let field = |key: &str| note.detail.as_ref().and_then(|d| d.get(key)).and_then(Value::as_str).unwrap_or("?").to_string();
+    format!("{} by {}", field("method"), field("user_agent"))
+}
+
 /// The note's detail: the request line's method and path, and the user agent.
 fn describe(head: &str) -> Value {
     let mut request_line = head.lines().next().unwrap_or_default().split_whitespace();

@@ -276,8 +276,7 @@ fn judge_url_not_prefetched(o: &Observations) -> Verdict {
         };
     };
     if let Some(fetched) = o.trap_fetches(crate::fetch_trap::TRAP_PATH).next() {
-        let field = |key: &str| fetched.detail.as_ref().and_then(|d| d.get(key)).and_then(Value::as_str).unwrap_or("?").to_string();
-        return Verdict::new(Outcome::Violation, format!("the client fetched the URL itself: {} by {}", field("method"), field("user_agent")))
+        return Verdict::new(Outcome::Violation, format!("the client fetched the URL itself: {}", crate::fetch_trap::fetcher(fetched)))
             .declared(declared)
             .evidence([exchange.asked, fetched.seq]);
     }

@@ -32,8 +32,15 @@ probe! {
 }
 
 fn judge_create_message(o: &Observations) -> Verdict {
+    judge_completion(o, surface::TOOL_SAMPLING, None)
+}
+
+/// Judges the answer to the plain sampling request `tool` asks: `role: assistant`, content and a
+/// model name is yes (the detail names the model, and says so where it is the name `hint`ed);
+/// anything short of that, an error or no answer is no.
+fn judge_completion(o: &Observations, tool: &str, hint: Option<&str>) -> Verdict {
     let declared = Declaration::from_bool(o.declares(&["sampling"]));
-    let (result, evidence) = match asked(o, surface::TOOL_SAMPLING, "sampling/createMessage", declared.clone()) {
+    let (result, evidence) = match asked(o, tool, "sampling/createMessage", declared.clone()) {
         Ok(ok) => ok,
         Err(v) => return v,
     };
@@ -41,7 +48,8 @@ fn judge_create_message(o: &Observations) -> Verdict {
     let has_content = !blocks(result.get("content").unwrap_or(&Value::Null)).is_empty();
     let model = result.get("model").and_then(Value::as_str).unwrap_or("");
     let verdict = if role_ok && has_content && !model.is_empty() {
-        Verdict::new(Outcome::Yes, format!("answered by model {model:?}"))
+        let hinted = if hint == Some(model) { ", the hinted name" } else { "" };
+        Verdict::new(Outcome::Yes, format!("answered by model {model:?}{hinted}"))
     } else {
         Verdict::new(Outcome::No, "answer lacks role assistant, content or model")
     };
@@ -61,20 +69,7 @@ probe! {
 }
 
 fn judge_model_preferences(o: &Observations) -> Verdict {
-    let declared = Declaration::from_bool(o.declares(&["sampling"]));
-    let (result, evidence) = match asked(o, surface::TOOL_SAMPLING_PREFERENCES, "sampling/createMessage", declared.clone()) {
-        Ok(ok) => ok,
-        Err(v) => return v,
-    };
-    let has_content = !blocks(result.get("content").unwrap_or(&Value::Null)).is_empty();
-    let verdict = match result.get("model").and_then(Value::as_str).filter(|m| !m.is_empty()) {
-        Some(model) if has_content && result.get("role").and_then(Value::as_str) == Some("assistant") => {
-            let hinted = if model == surface::SAMPLING_MODEL_HINT { ", the hinted name" } else { "" };
-            Verdict::new(Outcome::Yes, format!("answered by model {model:?}{hinted}"))
-        }
-        _ => Verdict::new(Outcome::No, "answer lacks role assistant, content or model"),
-    };
-    verdict.declared(declared).opportunity(evidence.first().copied()).evidence(evidence)
+    judge_completion(o, surface::TOOL_SAMPLING_PREFERENCES, Some(surface::SAMPLING_MODEL_HINT))
 }
 
 probe! {

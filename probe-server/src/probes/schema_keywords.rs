@@ -177,9 +177,10 @@ fn judge_enum(o: &Observations) -> Verdict {
 }
 
 probe! {
-    /// Evidence (server journal, the model's as opportunity): in the tool-names variant, `probe_schema_remote`'s property `unit` is a `$ref`
-    /// to an absolute URL on the server's fetch trap, whose every request is journalled
-    /// (`url_fetched`). Offered to the model (model journal) with no request at that URL is yes;
+    /// Evidence (server journal, with the model's as opportunity): in the tool-names variant,
+    /// `probe_schema_remote`'s property `unit` is a `$ref` to an absolute URL on the server's
+    /// fetch trap, whose every request is journalled (`url_fetched`). Offered to the model (model
+    /// journal) with no request at that URL is yes;
     /// its detail says what the model got for `unit` (the `$ref` as is, or something else). A
     /// request at that URL is no: the host dereferenced a network reference on its own, which
     /// JSON Schema 2020-12 §9.1.2 does not ask of it (a reference identifies a schema the
@@ -195,10 +196,7 @@ probe! {
 
 fn judge_remote_ref(o: &Observations) -> Verdict {
     if let Some(fetch) = o.trap_fetches(crate::fetch_trap::SCHEMA_PATH).next() {
-        let field = |key: &str| fetch.detail.as_ref().and_then(|d| d.get(key)).and_then(Value::as_str).unwrap_or("?").to_string();
-        return Verdict::new(Outcome::No, format!("the host fetched the remote $ref itself: {} by {}", field("method"), field("user_agent")))
-            .evidence([fetch.seq])
-            .opportunity([fetch.seq]);
+        return Verdict::new(Outcome::No, format!("the host fetched the remote $ref itself: {}", crate::fetch_trap::fetcher(fetch))).evidence([fetch.seq]).opportunity([fetch.seq]);
     }
     // The listing that carried the reference: the server journal's evidence of a yes.
     let listed = o.frames.iter().filter(|f| f.method() == Some("tools/list")).filter_map(|f| o.answer_to(f)).map(|a| a.seq).next_back();
