@@ -4,10 +4,22 @@ use anyhow::Result;
 
 use crate::cli::{self, Format};
 use crate::exit::{self, Exit};
-use crate::session::run;
+use crate::session::{run, wire};
+use probe_server::journal::{Event, Transport};
+use probe_server::note::Note;
 
 pub fn judge(args: cli::JudgeArgs) -> Result<u8> {
-    let (observations, verdicts) = run::judge_recorded_with_model(&args.journal, args.model.as_deref()).map_err(|e| Exit { code: exit::BAD_INPUT, message: e.to_string() })?;
+    let (mut observations, mut verdicts) =
+        run::judge_recorded_with_model(&args.journal, args.model.as_deref()).map_err(|e| Exit { code: exit::BAD_INPUT, message: e.to_string() })?;
+    // Given the official schemas, a journal recorded without its check gets one now.
+    if observations.notes(Note::WireChecked).next().is_none() {
+        if let Some(note) = wire::check_note(&observations).map_err(exit::bad_input_from)? {
+            let (seq, t_us) = observations.events.last().map_or((1, 0), |last| (last.seq + 1, last.t_us));
+            let transport = observations.events.last().map_or(Transport::Stdio, |last| last.transport);
+            observations.events.push(Event::note_at(seq, t_us, transport.as_str(), transport, note));
+            verdicts = probe_server::registry::judge_all(&observations);
+        }
+    }
     match args.format.format {
         Format::Json => crate::out!("{}", serde_json::to_string_pretty(&verdicts)?),
         Format::Table => {

@@ -24,7 +24,7 @@ use crate::{drivers::reference, drivers::stub};
 pub const MODEL_URL_VAR: &str = "MCP_CLIENT_PROBE_MODEL_URL";
 
 pub async fn dispatch(command: Command, schemas: Option<std::path::PathBuf>) -> Result<u8> {
-    if matches!(command, Command::Probe(_) | Command::SelfTest(_) | Command::Matrix(_)) {
+    if matches!(command, Command::Probe(_) | Command::SelfTest(_) | Command::Matrix(_) | Command::Bench(_) | Command::Judge(_)) {
         // Read before anything runs: a directory without schemas is bad input.
         crate::session::wire::configure(schemas).map_err(exit::bad_input_from)?;
     }

@@ -3,8 +3,10 @@
 
 use super::{fixture, probe_cmd};
 
+/// The output of a command run without the official schemas (whatever the environment says), so
+/// that what it prints does not depend on where the tests run.
 fn stdout_of(args: &[&str]) -> String {
-    let output = probe_cmd().args(args).output().unwrap();
+    let output = probe_cmd().env_remove("MCP_SCHEMA_DIR").args(args).output().unwrap();
     assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8(output.stdout).unwrap()
 }
@@ -34,6 +36,25 @@ fn judging_with_the_model_journal_reaches_the_probes_of_what_the_model_saw() {
     assert!(line(&alone).contains("not-reached"), "{alone}");
     let with_model = stdout_of(&["judge", journal.to_str().unwrap(), "--model", model.to_str().unwrap()]);
     assert!(line(&with_model).contains("yes"), "{with_model}");
+}
+
+#[test]
+fn judging_with_the_schemas_checks_a_journal_recorded_without_them() {
+    let schemas = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/mcp-schema");
+    let schemas = std::env::var_os("MCP_SCHEMA_DIR").map(std::path::PathBuf::from).unwrap_or(schemas);
+    if !schemas.is_dir() {
+        eprintln!("skipped: no official schemas at {} (set MCP_SCHEMA_DIR)", schemas.display());
+        return;
+    }
+    let journal = fixture("recorded/claude-code-2.1.332-stdio.journal.jsonl");
+    let line = |out: &str| out.lines().find(|l| l.starts_with("wire.client_frames_valid")).map(str::to_string).unwrap_or_default();
+    let without = stdout_of(&["judge", journal.to_str().unwrap()]);
+    assert!(line(&without).contains("not-reached"), "{without}");
+    let with = stdout_of(&["judge", journal.to_str().unwrap(), "--schemas", schemas.to_str().unwrap()]);
+    assert!(line(&with).contains("yes") && line(&with).contains("2026-07-28"), "{with}");
+    let refused = probe_cmd().args(["judge", journal.to_str().unwrap(), "--schemas", journal.parent().unwrap().to_str().unwrap()]).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("not a directory of official MCP schemas"));
 }
 
 #[test]
