@@ -154,6 +154,12 @@ impl Observations {
         self.frames.iter().find(|f| f.seq > request.seq && f.dir != request.dir && f.is_answer() && f.id() == Some(id))
     }
 
+    /// The request `answer` answers: the last request from the other side with its id before it
+    /// (the other way round from [`Observations::answer_to`]).
+    pub fn request_of(&self, answer: &Frame) -> Option<&Frame> {
+        self.frames.iter().rev().find(|f| f.seq < answer.seq && f.dir != answer.dir && f.is_request() && f.id() == answer.id())
+    }
+
     /// How the client opened its session, if it did.
     pub fn lifecycle(&self) -> Option<Lifecycle> {
         if let Some(init) = self.client_requests("initialize").next() {

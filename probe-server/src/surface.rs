@@ -474,8 +474,6 @@ pub fn tools(with_added: bool) -> Vec<Value> {
     list
 }
 
-/// The names of every tool the server can list (the added one and the large-results,
-/// tool-names and long-calls variants' included), worked out once.
 /// [`TOOL_SCHEMA_REMOTE`] as listed, its `unit` a `$ref` to `schema_url` (absolute, so it
 /// cannot be resolved inside the schema).
 pub fn schema_remote_tool(schema_url: &str) -> Value {
@@ -490,6 +488,8 @@ pub fn schema_remote_tool(schema_url: &str) -> Value {
     })
 }
 
+/// The names of every tool the server can list (the added one and the large-results,
+/// tool-names and long-calls variants' included), worked out once.
 pub fn tool_names() -> &'static [String] {
     static NAMES: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
         let mut every = tools(true);

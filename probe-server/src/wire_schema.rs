@@ -88,9 +88,10 @@ impl SchemaDir {
         Ok(())
     }
 
-    /// Whether the directory holds the schema of `revision`.
+    /// Whether the directory holds the schema of `revision` (all of them were read when it was
+    /// opened).
     pub fn has_revision(&self, revision: &str) -> bool {
-        self.schema_path(revision).is_file()
+        self.documents.lock().unwrap_or_else(|e| e.into_inner()).contains_key(revision)
     }
 
     fn schema_path(&self, revision: &str) -> PathBuf {
@@ -236,11 +237,6 @@ fn checked_types() -> impl Iterator<Item = &'static str> {
     REQUESTS.iter().chain(&NOTIFICATIONS).chain(&RESULTS).map(|(_, d)| *d).chain([INPUT_REQUIRED]).chain(ERROR_RESPONSES)
 }
 
-/// The request `answer` answers: the last frame from the other side with its id before it.
-fn request_for<'a>(o: &'a Observations, answer: &Frame) -> Option<&'a Frame> {
-    o.frames.iter().rev().find(|f| f.seq < answer.seq && f.dir != answer.dir && f.is_request() && f.id() == answer.id())
-}
-
 /// What of a frame is checked, and as which types: a request or notification whole, a result as
 /// the result of its request's method, an error as a JSON-RPC error response.
 fn target(o: &Observations, frame: &Frame) -> Option<(Vec<&'static str>, Value)> {
@@ -248,11 +244,11 @@ fn target(o: &Observations, frame: &Frame) -> Option<(Vec<&'static str>, Value)>
         let definition = named(if frame.is_request() { &REQUESTS } else { &NOTIFICATIONS }, method)?;
         return Some((vec![definition], frame.msg.clone()));
     }
+    if let Some(asked) = frame.input_required() {
+        return Some((vec![INPUT_REQUIRED], asked.clone()));
+    }
     if let Some(result) = frame.result() {
-        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            return Some((vec![INPUT_REQUIRED], result.clone()));
-        }
-        let method = request_for(o, frame)?.method()?;
+        let method = o.request_of(frame)?.method()?;
         return Some((vec![named(&RESULTS, method)?], result.clone()));
     }
     frame.error().map(|_| (ERROR_RESPONSES.to_vec(), frame.msg.clone()))

@@ -180,9 +180,8 @@ probe! {
     /// Evidence (server journal, with the model's as opportunity): in the tool-names variant,
     /// `probe_schema_remote`'s property `unit` is a `$ref` to an absolute URL on the server's
     /// fetch trap, whose every request is journalled (`url_fetched`). Offered to the model (model
-    /// journal) with no request at that URL is yes;
-    /// its detail says what the model got for `unit` (the `$ref` as is, or something else). A
-    /// request at that URL is no: the host dereferenced a network reference on its own, which
+    /// journal) with no request at that URL is yes; its detail says what the model got for `unit`
+    /// (the `$ref` as is, or something else). A request at that URL is no: the host dereferenced a network reference on its own, which
     /// JSON Schema 2020-12 §9.1.2 does not ask of it (a reference identifies a schema the
     /// implementation knows ahead of time; nothing need be downloaded) and which lets a server's
     /// listing make the host open connections. The tool left out of what the model was offered,
@@ -199,14 +198,13 @@ fn judge_remote_ref(o: &Observations) -> Verdict {
         return Verdict::new(Outcome::No, format!("the host fetched the remote $ref itself: {}", crate::fetch_trap::fetcher(fetch))).evidence([fetch.seq]).opportunity([fetch.seq]);
     }
     // The listing that carried the reference: the server journal's evidence of a yes.
-    let listed = o.frames.iter().filter(|f| f.method() == Some("tools/list")).filter_map(|f| o.answer_to(f)).map(|a| a.seq).next_back();
+    let listed = o.client_requests("tools/list").filter_map(|f| o.answer_to(f)).map(|a| a.seq).last();
     let (seq, schema) = match offered_schema(o, s::TOOL_SCHEMA_REMOTE) {
         Ok(found) => found,
-        Err(verdict) => {
-            // The judge of offered schemas cites the model journal's lines.
-            let (outcome, detail, lines) = (verdict.outcome, verdict.detail.clone(), verdict.evidence.clone());
+        // The judge of offered schemas cites the model journal's lines.
+        Err(Verdict { outcome, detail, evidence, .. }) => {
             let outcome = if outcome == Outcome::No { Outcome::Partial } else { outcome };
-            return Verdict::new(outcome, format!("never fetched; {detail}")).evidence(listed).opportunity_model(lines.iter().copied());
+            return Verdict::new(outcome, format!("never fetched; {detail}")).evidence(listed).opportunity_model(evidence);
         }
     };
     let unit = schema.get("properties").and_then(|p| p.get(s::REMOTE_REF_PROPERTY));

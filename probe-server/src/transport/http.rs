@@ -543,19 +543,17 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
             super::DiscoverRefusal::HttpStatus { status, body } => return plain_text_error(journal, &session, status, body),
         }
     }
+    // Only a request's id is echoed (the tap's own errors included); answers to notifications and
+    // responses carry null.
+    let request_id = frame.as_ref().filter(|f| f.get("method").is_some()).and_then(|f| f.get("id")).cloned().unwrap_or(Value::Null);
     let opens_session = session == "-" && frame.as_ref().and_then(|f| f.get("method")).and_then(Value::as_str) == Some("initialize");
     if opens_session && state.open_sessions().await >= MAX_SESSIONS {
-        let id = frame.as_ref().and_then(|f| f.get("id")).cloned().unwrap_or(Value::Null);
-        return json_error_with_id(journal, &session, StatusCode::SERVICE_UNAVAILABLE, id, -32000, format!("{MAX_SESSIONS} sessions are open: no more"));
+        return json_error_with_id(journal, &session, StatusCode::SERVICE_UNAVAILABLE, request_id, -32000, format!("{MAX_SESSIONS} sessions are open: no more"));
     }
     if state.expires(&session, frame.as_ref()) {
-        // The request was read: its error names it (null only where no request's id was read).
-        let id = frame.as_ref().filter(|f| f.get("method").is_some()).and_then(|f| f.get("id")).cloned().unwrap_or(Value::Null);
-        return json_error_with_id(journal, &session, StatusCode::NOT_FOUND, id, -32001, "session expired".into());
+        return json_error_with_id(journal, &session, StatusCode::NOT_FOUND, request_id, -32001, "session expired".into());
     }
     let is_get = parts.method == axum::http::Method::GET;
-    // Only a request's id is echoed; answers to notifications and responses carry null.
-    let request_id = frame.as_ref().filter(|f| f.get("method").is_some()).and_then(|f| f.get("id")).cloned().unwrap_or(Value::Null);
     let drop_stream = state.variant == Variant::StreamDrop && is_get;
     let priming = state.priming(&session, &parts.headers, frame.as_ref(), is_get);
     // The SDK gets the frame as the tap read it: a body with duplicate member names (which the SDK's

@@ -1,7 +1,7 @@
 //! A client transport wrapper that rewrites outgoing frames for the ablations that live on the
 //! wire (a dropped notification, a stripped `_meta` key, a `progressToken` the schema refuses, an
-//! altered `requestState`, an input response left out). The rmcp client underneath stays correct; only what leaves it is changed.
-//! The cancel-after-completed-calls variation lives here too: it follows every answered
+//! altered `requestState`, an input response left out). The rmcp client underneath stays
+//! correct; only what leaves it is changed. The cancel-after-completed-calls variation lives here too: it follows every answered
 //! `tools/call` with a `notifications/cancelled`. So does the one ablation on incoming frames: a
 //! session that ends at a notification it does not know.
 
