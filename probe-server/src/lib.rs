@@ -5,6 +5,7 @@
 //! * [`edge_names`] — the tools of the tool-names variant, named at the edges of what the specification allows.
 //! * [`sized`] — the sized tool results of the large-results variant, how the stub folds them and the judge reads them.
 //! * [`long_calls`] — the tools of the long-calls variant: a call that reports progress past a timeout, one that never answers.
+//! * [`apps`] — the tools and view of the apps variant (MCP Apps, `io.modelcontextprotocol/ui`).
 //! * [`skills`] — the SEP-2640 skills served in the skills variants, hostile ones included.
 //! * [`interactive`] — what a person does in each interactive run, shared by the terminal driver and the probes.
 //! * [`server`] — the rmcp handler that serves the surface in both eras.
@@ -15,6 +16,7 @@
 //! * [`wire_schema`] — the official schemas of each revision, and the check of a session's frames against them.
 //! * [`probe`], [`registry`], [`probes`] — the probe model, the ordered registry, one file per family.
 
+pub mod apps;
 pub mod edge_names;
 pub mod era;
 pub mod fetch_trap;

@@ -24,6 +24,7 @@ pub enum Area {
     Utilities,
     Http,
     Affordances,
+    Apps,
 }
 
 impl Area {
@@ -41,6 +42,7 @@ impl Area {
             Area::Utilities => "Progress, logging and ping",
             Area::Http => "Streamable HTTP",
             Area::Affordances => "Model-facing affordances",
+            Area::Apps => "MCP Apps (io.modelcontextprotocol/ui)",
         }
     }
 }

@@ -4,7 +4,7 @@ use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
 use crate::probes::{
-    affordances, connection, elicitation, http, interactive, long_calls, prompts, resources, results, sampling_roots, schema_keywords, schemas, skills, subscriptions, tools,
+    affordances, apps, connection, elicitation, http, interactive, long_calls, prompts, resources, results, sampling_roots, schema_keywords, schemas, skills, subscriptions, tools,
     utilities,
 };
 use crate::variant::Variant;
@@ -150,6 +150,10 @@ static REGISTRY: &[&dyn Probe] = &[
     &results::OutputSchemaEnforced,
     &results::ResultSizeLimit,
     &affordances::ResourcesGated,
+    &apps::UiToolTextToModel,
+    &apps::AppOnlyToolHidden,
+    &apps::UiResourceRead,
+    &apps::ViewReceivesResult,
 ];
 
 /// Every probe, in matrix order.

@@ -355,6 +355,8 @@ impl ProbeServer {
         let contents = if let Some(bytes) = skill_file {
             let mime = if uri.ends_with(".md") { "text/markdown" } else { "text/plain" };
             json!({"uri": uri, "mimeType": mime, "text": String::from_utf8_lossy(bytes)})
+        } else if uri == crate::apps::VIEW_URI && self.shared.options.variant == Variant::Apps {
+            json!({"uri": uri, "mimeType": crate::apps::APP_MIME_TYPE, "text": crate::apps::view_html()})
         } else if uri == s::TEXT_URI {
             json!({"uri": uri, "mimeType": "text/plain", "text": format!("canary: {}", s::TEXT_CANARY)})
         } else if uri == s::BLOB_URI {
@@ -449,6 +451,9 @@ impl ServerHandler for ProbeServer {
             advertised["extensions"] = json!({rmcp::model::SKILLS_EXTENSION_ID: skills});
             instructions.push_str(&format!(" Skills: besides the listed ones, this server serves the skill {}.", skills::HIDDEN_URI));
         }
+        if self.shared.options.variant == Variant::Apps {
+            advertised["extensions"] = json!({crate::apps::EXTENSION_ID: {"mimeTypes": [crate::apps::APP_MIME_TYPE]}});
+        }
         let capabilities: ServerCapabilities = serde_json::from_value(advertised).unwrap_or_default();
         ServerInfo::new(capabilities).with_server_info(Implementation::new(s::SERVER_NAME, env!("CARGO_PKG_VERSION"))).with_instructions(instructions)
     }
@@ -497,6 +502,7 @@ impl ServerHandler for ProbeServer {
                 tools
             }
             Variant::LongCalls => crate::long_calls::tools(),
+            Variant::Apps => crate::apps::tools(),
             _ => s::tools(self.changed()),
         };
         let (tools, next) = page(&all, s::TOOLS_PAGE_ONE, request.as_ref().and_then(|r| r.cursor.as_deref()), s::TOOLS_CURSOR)?;
@@ -580,13 +586,18 @@ impl ServerHandler for ProbeServer {
                     None => Ok(CallToolResult::error(vec![ContentBlock::text(format!("bytes must be one of {:?}", crate::sized::SIZES))]).into()),
                 }
             }
+            crate::apps::TOOL_APP_VIEW if self.shared.options.variant == Variant::Apps => complete::<CallToolResult>(crate::apps::view_result(self.next_serial())).map(Into::into),
+            crate::apps::TOOL_APP_REPORT if self.shared.options.variant == Variant::Apps => Ok(text_result("the view's report arrived").into()),
             _ => Ok(CallToolResult::error(vec![ContentBlock::text(format!("unknown tool {name}"))]).into()),
         }
     }
 
     async fn list_resources(&self, request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourcesResult, McpError> {
         self.resources_served()?;
-        let all = s::resources(self.changed());
+        let all = match self.shared.options.variant {
+            Variant::Apps => vec![crate::apps::view_resource()],
+            _ => s::resources(self.changed()),
+        };
         let (resources, next) = page(&all, s::RESOURCES_PAGE_ONE, request.as_ref().and_then(|r| r.cursor.as_deref()), s::RESOURCES_CURSOR)?;
         complete(json!({"resources": resources, "nextCursor": next}))
     }

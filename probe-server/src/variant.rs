@@ -82,6 +82,11 @@ variants! {
     /// one that never answers (see `long_calls.rs`): the host's effective tool timeout, whether it
     /// cancels, and whether progress keeps a call alive. Its runs are bounded.
     LongCalls => "long-calls", Server, "tools/list holds only a call that reports progress for 8 s and one that never answers";
+    /// MCP Apps (`io.modelcontextprotocol/ui`, see `apps.rs`): `tools/list` holds only a tool
+    /// with a `ui://` view and a tool for that view alone (`visibility: ["app"]`), and the view
+    /// is the one resource: whether a host reads the view, keeps the view's tool from its model,
+    /// and hands the view the result.
+    Apps => "apps", Server, "MCP Apps: tools/list holds only a tool with a ui:// view and a tool for the view alone; the view is the one resource";
     /// Legacy era only: every `initialize` is answered with an older version than the client asked
     /// for ([`crate::server::DOWNGRADE_VERSION`]): whether the client goes on in it.
     VersionDowngrade => "version-downgrade", Server, "legacy era only: initialize answered with 2025-03-26, older than the client asks for";

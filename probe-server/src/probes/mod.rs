@@ -2,6 +2,7 @@
 //! for. Shared judging helpers live here.
 
 pub mod affordances;
+pub mod apps;
 pub mod connection;
 pub mod elicitation;
 pub mod http;

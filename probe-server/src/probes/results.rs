@@ -38,7 +38,7 @@ fn payload_after<'a>(o: &'a Observations, call: u64, name: &str) -> Option<(u64,
 
 /// The tool result holding `canary` in the first request after `call` that has one: (line, its
 /// index among the request's tool results, its text).
-fn result_after(o: &Observations, call: u64, canary: &str) -> Option<(u64, usize, String)> {
+pub(super) fn result_after(o: &Observations, call: u64, canary: &str) -> Option<(u64, usize, String)> {
     o.model_views().filter(|(seq, _)| *seq > call).find_map(|(seq, view)| {
         let results = view.get("tool_results")?.as_array()?;
         let (index, text) = results.iter().enumerate().find_map(|(i, r)| r.as_str().filter(|t| t.contains(canary)).map(|t| (i, t)))?;

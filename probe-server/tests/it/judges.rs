@@ -89,6 +89,17 @@ fn ablated_journals_flip_their_target_probe() {
         ("reference-stdio-legacy-invalid-progress-token", "wire.client_frames_valid", "no"),
         // A journal from a run without the schemas says so.
         ("claude-code-stdio-discover-unanswered", "wire.client_frames_valid", "not-reached"),
+        // MCP Apps: the reference host keeps the view's own tool from its model, reads the view
+        // and hands it the result; each ablation breaks one of these.
+        ("reference-stdio-legacy-apps-host-full", "apps.ui_tool_text_to_model", "yes"),
+        ("reference-stdio-legacy-apps-host-full", "apps.app_only_tool_hidden", "yes"),
+        ("reference-stdio-legacy-apps-host-full", "apps.ui_resource_read", "yes"),
+        ("reference-stdio-legacy-apps-host-full", "apps.view_receives_result", "yes"),
+        ("reference-stdio-legacy-apps-host-offer-app-only-tools", "apps.app_only_tool_hidden", "violation"),
+        ("reference-stdio-legacy-apps-host-never-read-views", "apps.ui_resource_read", "no"),
+        ("reference-stdio-legacy-apps-host-never-read-views", "apps.view_receives_result", "no"),
+        ("reference-stdio-modern-apps-host-view-without-structured-content", "apps.view_receives_result", "no"),
+        ("reference-stdio-modern-apps-host-view-without-structured-content", "apps.ui_resource_read", "yes"),
         ("reference-stdio-modern-discover-unanswered-no-discover-timeout", "connection.discover_timeout_fallback", "no"),
         ("reference-stdio-modern-discover-unsupported-version-retry-unlisted-version", "connection.unsupported_version_retry", "no"),
         // A client that refuses a discover result without resultType (as rmcp's own does).

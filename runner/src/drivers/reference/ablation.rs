@@ -161,6 +161,10 @@ ablations! {
     DashesToUnderscores => "dashes-to-underscores", "tools.name_dashes", "calls the server's tools by their names with every dash made an underscore";
     NamesCutTo64 => "names-cut-to-64", "tools.name_128_chars", "calls the server's tools by their names cut to 64 characters";
     TruncateResultsSilently => "truncate-results-silently", "affordances.result_size_limit", "cuts every tool result to its first 50,000 bytes without a word";
+    HideUiTools => "hide-ui-tools", "apps.ui_tool_text_to_model", "keeps every tool that names a ui:// view from its model";
+    OfferAppOnlyTools => "offer-app-only-tools", "apps.app_only_tool_hidden", "offers its model the tools whose _meta.ui.visibility leaves out the model";
+    NeverReadViews => "never-read-views", "apps.ui_resource_read", "never reads a tool's ui:// view, so it runs none";
+    ViewWithoutStructuredContent => "view-without-structured-content", "apps.view_receives_result", "hands a view the tool's result without its structuredContent";
     NoCallTimeout => "no-call-timeout", "utilities.call_timeout", "waits on a tool call however long it takes";
     SilentTimeout => "silent-timeout", "utilities.cancel_on_timeout", "gives up on a tool call at its timeout without telling the server";
     TimeoutIgnoresProgress => "timeout-ignores-progress", "utilities.progress_keepalive", "gives up on a tool call at its timeout although progress for it keeps coming";
@@ -272,6 +276,10 @@ impl Ablation {
             // Nothing to re-read or unsubscribe from without a subscription.
             Ablation::NeverSubscribe => &["subscriptions.reread", "subscriptions.unsubscribe"],
             // A host that never gives up has nothing to cancel, and no timeout for progress to outlast.
+            // Without the tool the model never calls it, so nothing of the apps variant is reached.
+            Ablation::HideUiTools => &["apps.app_only_tool_hidden", "apps.ui_resource_read", "apps.view_receives_result"],
+            // A view never read is never run.
+            Ablation::NeverReadViews => &["apps.view_receives_result"],
             Ablation::NoCallTimeout => &["utilities.cancel_on_timeout", "utilities.progress_keepalive"],
             // Its own clock ignores progress too: the slow call is given up on as well.
             Ablation::SilentTimeout => &["utilities.progress_keepalive"],

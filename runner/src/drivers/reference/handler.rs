@@ -120,7 +120,8 @@ fn capabilities(variation: Option<Variation>) -> ClientCapabilities {
     let mut declared = json!({
         "roots": {"listChanged": true},
         "sampling": {"tools": {}},
-        "elicitation": {"form": {}, "url": {}}
+        "elicitation": {"form": {}, "url": {}},
+        "extensions": {probe_server::apps::EXTENSION_ID: {"mimeTypes": [probe_server::apps::APP_MIME_TYPE]}}
     });
     if variation == Some(Variation::ExperimentalCapability) {
         declared["experimental"] = json!({"io.example/reference-probe": {"enabled": true}});

@@ -126,6 +126,7 @@ impl Presentation {
         let mcp: Vec<Value> = tools
             .iter()
             .take(shown)
+            .filter(|tool| super::apps::offered_to_model(tool, self.ablation))
             .filter(|tool| !deferred || loaded.contains(&self.shown(&tool.name)))
             .map(|tool| {
                 let mut schema = serde_json::to_value(tool.input_schema.as_ref()).unwrap_or(Value::Null);
@@ -208,6 +209,8 @@ async fn converse(
             let _ = http.get(reference).send().await;
         }
     }
+    let mut apps = super::apps::AppHost::new(ablation);
+    apps.prefetch(client, &tools, variation).await;
     let mut loaded: Vec<String> = Vec::new();
     let mut refetched = false;
     let mut messages = Vec::new();
@@ -255,6 +258,9 @@ async fn converse(
                 } else {
                     let handed = call_mcp_tool(client, mcp, &arguments, ablation, variation, tool_timeout).await;
                     dropped = handed.failed && ablation == Some(Ablation::DropServerOnRpcError);
+                    if let Some(result) = &handed.result {
+                        apps.after_call(client, mcp, &tools, result).await;
+                    }
                     media.extend(handed.media);
                     handed.text
                 }
@@ -354,6 +360,8 @@ struct Handed {
     text: String,
     media: Vec<Value>,
     failed: bool,
+    /// The tool's result as it came, for the tool's view (none when the call brought none).
+    result: Option<Value>,
 }
 
 /// Calls MCP tool `tool` and hands its result on: text as text, embedded resources as their text
@@ -368,7 +376,7 @@ async fn call_mcp_tool(
     tool_timeout: Option<Duration>,
 ) -> Handed {
     let skip = |a: Ablation| ablation == Some(a);
-    let failed = |text: String| Handed { text, media: Vec::new(), failed: true };
+    let failed = |text: String| Handed { text, media: Vec::new(), failed: true, result: None };
     let mut arguments = arguments.as_object().cloned().unwrap_or_default();
     if skip(Ablation::DropNullArguments) {
         arguments.retain(|_, value| !value.is_null());
@@ -385,20 +393,22 @@ async fn call_mcp_tool(
     }
     let result = match call_within(client, params, tool_timeout, ablation).await {
         Ok(result) => result,
-        Err(Called::TimedOut(after)) => return Handed { text: format!("Error: the tool call timed out after {after:?}"), media: Vec::new(), failed: false },
+        Err(Called::TimedOut(after)) => return Handed { text: format!("Error: the tool call timed out after {after:?}"), media: Vec::new(), failed: false, result: None },
         Err(_) if skip(Ablation::RpcErrorUnsaid) => return failed("the tool call failed".into()),
         Err(Called::Failed(e)) => return failed(format!("error: {e}")),
     };
+    let raw = serde_json::to_value(&result).ok();
+    let handed = |text: String, media: Vec<Value>| Handed { text, media, failed: false, result: raw.clone() };
     let output_schema = tool.output_schema.as_deref().map(|schema| Value::Object(schema.clone()));
     let mismatch = output_schema.zip(result.structured_content.as_ref()).and_then(|(schema, data)| output_mismatch(&schema, data));
     if let (Some(why), false) = (mismatch, skip(Ablation::SkipOutputValidation)) {
-        return Handed { text: format!("Error: the tool's structured result does not match its output schema ({why})"), media: Vec::new(), failed: false };
+        return handed(format!("Error: the tool's structured result does not match its output schema ({why})"), Vec::new());
     }
     if result.structured_content.is_some() && skip(Ablation::DropDualResults) {
-        return Handed { text: "[result omitted]".into(), media: Vec::new(), failed: false };
+        return handed("[result omitted]".into(), Vec::new());
     }
     if let (Some(data), true) = (&result.structured_content, skip(Ablation::StructuredOnly)) {
-        return Handed { text: data.to_string(), media: Vec::new(), failed: false };
+        return handed(data.to_string(), Vec::new());
     }
     let (mut texts, mut media) = (Vec::new(), Vec::new());
     for block in result.content.iter().filter_map(|c| serde_json::to_value(c).ok()) {
@@ -427,7 +437,7 @@ async fn call_mcp_tool(
     let text = if result.is_error == Some(true) && !skip(Ablation::ErrorAsOrdinary) { format!("Error: {text}") } else { text };
     let text = if skip(Ablation::TruncateResultsSilently) { cut(&text, RESULT_LIMIT, 0, None) } else { text };
     let text = if variation == Some(Variation::TruncateResultsMarked) { cut(&text, RESULT_LIMIT - KEPT_TAIL, KEPT_TAIL, Some("[{} bytes of the result truncated]")) } else { text };
-    Handed { text, media, failed: false }
+    handed(text, media)
 }
 
 /// Why a tool call brought no result.

@@ -3,6 +3,7 @@
 //! feature, which is how the self-test proves each probe can fail.
 
 pub mod ablation;
+pub mod apps;
 pub mod handler;
 pub mod host;
 pub mod http_client;

@@ -56,6 +56,7 @@ variations! {
     TruncateResultsMarked => "truncate-results-marked", Host, "keeps the first 40,000 and the last 10,000 bytes of a tool result over 50,000, and says how many it left out";
     ListFromCache => "list-from-cache", Host, "answers the model's resource-list tool from the listing it made when it connected";
     LateRefetch => "late-refetch", Host, "refetches tools 300 ms after list_changed and offers the new tool from its next model turn";
+    PrefetchViews => "prefetch-views", Host, "reads every ui:// view the listed tools name as soon as it has listed them, and runs a view from that copy";
     RefetchAfter300Ms => "refetch-after-300ms", Client, "refetches the changed lists 300 ms after the notifications arrived";
     FirstToolsPageOnly => "first-tools-page-only", Client, "stops at the first tools/list page";
     GetBeforeSession => "get-before-session", Client, "sends a reachability GET with Accept: */* before initialize";
@@ -120,6 +121,7 @@ impl Variation {
         match self {
             Variation::TruncateResultsMarked => Some(probe_server::Variant::LargeResults),
             Variation::SanitizedNames => Some(probe_server::Variant::ToolNames),
+            Variation::PrefetchViews => Some(probe_server::Variant::Apps),
             _ => None,
         }
     }

@@ -47,6 +47,11 @@ pub enum Scope {
     /// The long-calls variant: the model calls the slow call, then the call that never answers,
     /// then finishes (once the host gives up on it, if it ever does).
     LongCalls,
+    /// The apps variant: the model calls `probe_app_view` once (never the tool for the view
+    /// alone, never a resource tool: whatever reads the view or reports from it is the host's
+    /// doing), and its finishing reply is held back [`SETTLE_MS`] so that a host that runs the
+    /// view has a settled time in which the view can report.
+    Apps,
 }
 
 impl Scope {
@@ -62,6 +67,8 @@ impl Scope {
             Scope::EdgeNames
         } else if variant == probe_server::Variant::LongCalls {
             Scope::LongCalls
+        } else if variant == probe_server::Variant::Apps {
+            Scope::Apps
         } else {
             Scope::ResourcesOnly
         }
@@ -322,6 +329,13 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope:
         steps.push(finish());
         return steps;
     }
+    if scope == Scope::Apps {
+        if let Some(view) = catalogue.iter().find(|t| names_tool(&t.name, probe_server::apps::TOOL_APP_VIEW)) {
+            steps.push(call(view, json!({"topic": "apps"}), "call the tool that has a view"));
+        }
+        steps.push(finish());
+        return steps;
+    }
     if scope == Scope::SizedResults {
         if let Some(large) = catalogue.iter().find(|t| names_tool(&t.name, sized::TOOL_LARGE_RESULT)) {
             for &size in sized::SIZES.iter().take(cues.sized_ends + 1) {
@@ -414,7 +428,7 @@ fn hold_back_ms(steps: &[Step], scope: Scope, results: usize) -> u64 {
     let finishing = matches!(steps.get(results.min(steps.len() - 1)), Some(Step::Finish { .. }));
     match previous {
         Some(Step::Call { tool, .. }) if names_tool(&tool.name, s::TOOL_LIST_CHANGED) => SETTLE_MS,
-        _ if finishing && scope == Scope::ResourcesThenSettle => SETTLE_MS,
+        _ if finishing && matches!(scope, Scope::ResourcesThenSettle | Scope::Apps) => SETTLE_MS,
         _ => 0,
     }
 }
