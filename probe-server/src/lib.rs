@@ -7,6 +7,7 @@
 //! * [`long_calls`] — the tools of the long-calls variant: a call that reports progress past a timeout, one that never answers.
 //! * [`apps`] — the tools and view of the apps variant (MCP Apps, `io.modelcontextprotocol/ui`).
 //! * [`skills`] — the SEP-2640 skills served in the skills variants, hostile ones included.
+//! * [`tasks`] — the tasks of the tasks variant (the 2026-07-28 extension `io.modelcontextprotocol/tasks`).
 //! * [`interactive`] — what a person does in each interactive run, shared by the terminal driver and the probes.
 //! * [`server`] — the rmcp handler that serves the surface in both eras.
 //! * [`transport`] — the stdio and Streamable HTTP taps that journal every frame.
@@ -33,6 +34,7 @@ pub mod server;
 pub mod sized;
 pub mod skills;
 pub mod surface;
+pub mod tasks;
 pub mod transport;
 pub mod variant;
 pub mod wire_schema;

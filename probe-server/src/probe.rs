@@ -25,6 +25,7 @@ pub enum Area {
     Http,
     Affordances,
     Apps,
+    Tasks,
 }
 
 impl Area {
@@ -43,6 +44,7 @@ impl Area {
             Area::Http => "Streamable HTTP",
             Area::Affordances => "Model-facing affordances",
             Area::Apps => "MCP Apps (io.modelcontextprotocol/ui)",
+            Area::Tasks => "Tasks (io.modelcontextprotocol/tasks)",
         }
     }
 }

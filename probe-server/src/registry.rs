@@ -4,8 +4,8 @@ use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
 use crate::probes::{
-    affordances, apps, connection, elicitation, http, interactive, long_calls, prompts, resources, results, sampling_roots, schema_keywords, schemas, skills, subscriptions, tools,
-    utilities,
+    affordances, apps, connection, elicitation, http, interactive, long_calls, prompts, resources, results, sampling_roots, schema_keywords, schemas, skills, subscriptions, tasks,
+    tools, utilities,
 };
 use crate::variant::Variant;
 
@@ -154,6 +154,14 @@ static REGISTRY: &[&dyn Probe] = &[
     &apps::AppOnlyToolHidden,
     &apps::UiResourceRead,
     &apps::ViewReceivesResult,
+    &tasks::ExtensionUsed,
+    &tasks::PollInterval,
+    &tasks::ResultFetched,
+    &tasks::InputAnswered,
+    &tasks::CancelTask,
+    &tasks::ResultToModel,
+    &tasks::FailedToModel,
+    &tasks::TaskNameHeader,
 ];
 
 /// Every probe, in matrix order.

@@ -89,6 +89,8 @@ struct Shared {
     elicit_url: String,
     /// The URL of the remote schema `probe_schema_remote`'s `$ref` points at, on the same trap.
     schema_url: String,
+    /// The tasks of the tasks variant (2026-07-28 extension).
+    tasks: crate::tasks::Tasks,
 }
 
 /// The MCP handler. Cheap to clone; clones share state (HTTP creates one per session).
@@ -105,6 +107,11 @@ fn typed<T: DeserializeOwned>(value: Value) -> Result<T, McpError> {
 fn complete<T: DeserializeOwned>(mut value: Value) -> Result<T, McpError> {
     value["resultType"] = json!("complete");
     typed(value)
+}
+
+/// A refused task request: an unknown task or input key is the client's invalid params.
+fn task_error(error: crate::tasks::TaskError) -> McpError {
+    McpError::invalid_params(error.to_string(), None)
 }
 
 fn text_result(text: impl Into<String>) -> CallToolResult {
@@ -153,6 +160,7 @@ impl ProbeServer {
                 listen_returned: tokio::sync::Notify::new(),
                 elicit_url,
                 schema_url,
+                tasks: crate::tasks::Tasks::default(),
             }),
         }
     }
@@ -451,6 +459,9 @@ impl ServerHandler for ProbeServer {
             advertised["extensions"] = json!({rmcp::model::SKILLS_EXTENSION_ID: skills});
             instructions.push_str(&format!(" Skills: besides the listed ones, this server serves the skill {}.", skills::HIDDEN_URI));
         }
+        if self.shared.options.variant == Variant::Tasks {
+            advertised["extensions"] = json!({crate::tasks::EXTENSION_ID: {}});
+        }
         if self.shared.options.variant == Variant::Apps {
             advertised["extensions"] = json!({crate::apps::EXTENSION_ID: {"mimeTypes": [crate::apps::APP_MIME_TYPE]}});
         }
@@ -503,6 +514,7 @@ impl ServerHandler for ProbeServer {
             }
             Variant::LongCalls => crate::long_calls::tools(),
             Variant::Apps => crate::apps::tools(),
+            Variant::Tasks => crate::tasks::tools(),
             _ => s::tools(self.changed()),
         };
         let (tools, next) = page(&all, s::TOOLS_PAGE_ONE, request.as_ref().and_then(|r| r.cursor.as_deref()), s::TOOLS_CURSOR)?;
@@ -588,8 +600,31 @@ impl ServerHandler for ProbeServer {
             }
             crate::apps::TOOL_APP_VIEW if self.shared.options.variant == Variant::Apps => complete::<CallToolResult>(crate::apps::view_result(self.next_serial())).map(Into::into),
             crate::apps::TOOL_APP_REPORT if self.shared.options.variant == Variant::Apps => Ok(text_result("the view's report arrived").into()),
+            task if self.shared.options.variant == Variant::Tasks && crate::tasks::TASK_TOOLS.contains(&task) => {
+                if !modern {
+                    return Ok(CallToolResult::error(vec![ContentBlock::text("tasks need a 2026-07-28 session (the tasks extension)")]).into());
+                }
+                let task_id = format!("task-{}", self.next_serial());
+                let created = self.shared.tasks.start(task, &task_id).ok_or_else(|| McpError::internal_error("no such task tool", None))?;
+                // rmcp refuses (-32021) to hand a task to a client that did not declare the extension.
+                Ok(CallToolResponse::Task(typed(created)?))
+            }
             _ => Ok(CallToolResult::error(vec![ContentBlock::text(format!("unknown tool {name}"))]).into()),
         }
+    }
+
+    async fn get_task(&self, request: GetTaskParams, _context: RequestContext<RoleServer>) -> Result<GetTaskResult, McpError> {
+        let (_, task) = self.shared.tasks.get(&request.task_id).map_err(task_error)?;
+        typed(task)
+    }
+
+    async fn update_task(&self, request: UpdateTaskParams, _context: RequestContext<RoleServer>) -> Result<(), McpError> {
+        let responses = serde_json::to_value(&request.input_responses).unwrap_or_default();
+        self.shared.tasks.update(&request.task_id, &responses).map_err(task_error)
+    }
+
+    async fn cancel_task(&self, request: CancelTaskParams, _context: RequestContext<RoleServer>) -> Result<(), McpError> {
+        self.shared.tasks.cancel(&request.task_id).map_err(task_error)
     }
 
     async fn list_resources(&self, request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourcesResult, McpError> {

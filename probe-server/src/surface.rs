@@ -498,6 +498,7 @@ pub fn tool_names() -> &'static [String] {
         every.push(schema_remote_tool(ELICIT_URL));
         every.extend(crate::long_calls::tools());
         every.extend(crate::apps::tools());
+        every.extend(crate::tasks::tools());
         every.iter().filter_map(|t| t["name"].as_str().map(str::to_string)).collect()
     });
     &NAMES

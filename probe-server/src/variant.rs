@@ -87,6 +87,11 @@ variants! {
     /// is the one resource: whether a host reads the view, keeps the view's tool from its model,
     /// and hands the view the result.
     Apps => "apps", Server, "MCP Apps: tools/list holds only a tool with a ui:// view and a tool for the view alone; the view is the one resource";
+    /// Tasks (the 2026-07-28 extension `io.modelcontextprotocol/tasks`, see `tasks.rs`):
+    /// `tools/list` holds only tools whose calls become tasks, for a client that declared the
+    /// extension: one that completes, one that asks for input, one that fails and one that runs
+    /// long enough to be given up on.
+    Tasks => "tasks", Server, "tasks extension: tools/list holds only tools whose calls become tasks (completes, asks for input, fails, runs 20 s)";
     /// Legacy era only: every `initialize` is answered with an older version than the client asked
     /// for ([`crate::server::DOWNGRADE_VERSION`]): whether the client goes on in it.
     VersionDowngrade => "version-downgrade", Server, "legacy era only: initialize answered with 2025-03-26, older than the client asks for";

@@ -248,6 +248,11 @@ fn target(o: &Observations, frame: &Frame) -> Option<(Vec<&'static str>, Value)>
         return Some((vec![INPUT_REQUIRED], asked.clone()));
     }
     if let Some(result) = frame.result() {
+        // A task handed for a request (`resultType: "task"`) is the tasks extension's, which
+        // 2026-07-28 does not define.
+        if result.get("resultType").and_then(Value::as_str) == Some("task") {
+            return None;
+        }
         let method = o.request_of(frame)?.method()?;
         return Some((vec![named(&RESULTS, method)?], result.clone()));
     }

@@ -183,12 +183,17 @@ fn judge_session_echoed(o: &Observations) -> Verdict {
 }
 
 /// A header value, decoded when it uses the `=?base64?…?=` sentinel for non-ASCII values.
-fn decoded(value: &str) -> Option<String> {
+pub(super) fn decoded(value: &str) -> Option<String> {
     use base64::Engine;
     match value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) {
         Some(encoded) => String::from_utf8(base64::engine::general_purpose::STANDARD.decode(encoded).ok()?).ok(),
         None => Some(value.to_string()),
     }
+}
+
+/// The value of header `name` (lowercase) on the POST that carried `frame` (HTTP only).
+pub(super) fn http_header<'a>(o: &'a Observations, frame: &crate::observe::Frame, name: &str) -> Option<&'a str> {
+    o.http_headers(frame)?.get(name)?.as_str()
 }
 
 /// What a 2026-07-28 request's standard headers should say: `Mcp-Method`, and `Mcp-Name` for
@@ -221,8 +226,7 @@ fn judge_standard_headers(o: &Observations) -> Verdict {
     let wrong: Vec<(&crate::observe::Frame, &str)> = posted
         .iter()
         .filter_map(|f| {
-            let headers = o.http_headers(f);
-            let get = |name: &str| headers.and_then(|h| h.get(name)).and_then(Value::as_str);
+            let get = |name: &str| http_header(o, f, name);
             if get("mcp-method") != f.method() {
                 return Some((*f, "Mcp-Method"));
             }

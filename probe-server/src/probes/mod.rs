@@ -17,6 +17,7 @@ pub mod schema_keywords;
 pub mod schemas;
 pub mod skills;
 pub mod subscriptions;
+pub mod tasks;
 pub mod tools;
 pub mod utilities;
 

@@ -165,6 +165,14 @@ ablations! {
     OfferAppOnlyTools => "offer-app-only-tools", "apps.app_only_tool_hidden", "offers its model the tools whose _meta.ui.visibility leaves out the model";
     NeverReadViews => "never-read-views", "apps.ui_resource_read", "never reads a tool's ui:// view, so it runs none";
     ViewWithoutStructuredContent => "view-without-structured-content", "apps.view_receives_result", "hands a view the tool's result without its structuredContent";
+    IgnoreTasks => "ignore-tasks", "tasks.extension_used", "takes the task a call is answered with for the call's result and never asks about it";
+    BusyPollTasks => "busy-poll-tasks", "tasks.poll_interval", "asks tasks/get every 10 ms whatever pollIntervalMs says";
+    StopPollingEarly => "stop-polling-early", "tasks.result_fetched", "asks tasks/get about a task once, then stops, without cancelling it";
+    IgnoreTaskInput => "ignore-task-input", "tasks.input_answered", "never answers a task's input request";
+    NeverCancelTasks => "never-cancel-tasks", "tasks.cancel", "gives up on a task without tasks/cancel";
+    TaskResultWithheld => "task-result-withheld", "tasks.result_to_model", "tells its model a task completed without its result";
+    TaskFailureHidden => "task-failure-hidden", "tasks.failed_to_model", "hands its model an empty result for a task that failed";
+    NoTaskNameHeader => "no-task-name-header", "tasks.mcp_name_header", "leaves Mcp-Name off its tasks/get, tasks/update and tasks/cancel";
     NoCallTimeout => "no-call-timeout", "utilities.call_timeout", "waits on a tool call however long it takes";
     SilentTimeout => "silent-timeout", "utilities.cancel_on_timeout", "gives up on a tool call at its timeout without telling the server";
     TimeoutIgnoresProgress => "timeout-ignores-progress", "utilities.progress_keepalive", "gives up on a tool call at its timeout although progress for it keeps coming";
@@ -280,6 +288,12 @@ impl Ablation {
             Ablation::HideUiTools => &["apps.app_only_tool_hidden", "apps.ui_resource_read", "apps.view_receives_result"],
             // A view never read is never run.
             Ablation::NeverReadViews => &["apps.view_receives_result"],
+            // A task never asked about is never polled, fetched, answered or cancelled.
+            Ablation::IgnoreTasks => &["tasks.poll_interval", "tasks.result_fetched", "tasks.input_answered", "tasks.cancel", "tasks.mcp_name_header"],
+            // A task asked about once is left working, not cancelled.
+            Ablation::StopPollingEarly => &["tasks.cancel"],
+            // The server refuses a task request without Mcp-Name: no task is followed.
+            Ablation::NoTaskNameHeader => &["tasks.poll_interval", "tasks.result_fetched", "tasks.input_answered", "tasks.cancel"],
             Ablation::NoCallTimeout => &["utilities.cancel_on_timeout", "utilities.progress_keepalive"],
             // Its own clock ignores progress too: the slow call is given up on as well.
             Ablation::SilentTimeout => &["utilities.progress_keepalive"],

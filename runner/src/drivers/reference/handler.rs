@@ -121,7 +121,7 @@ fn capabilities(variation: Option<Variation>) -> ClientCapabilities {
         "roots": {"listChanged": true},
         "sampling": {"tools": {}},
         "elicitation": {"form": {}, "url": {}},
-        "extensions": {probe_server::apps::EXTENSION_ID: {"mimeTypes": [probe_server::apps::APP_MIME_TYPE]}}
+        "extensions": {probe_server::apps::EXTENSION_ID: {"mimeTypes": [probe_server::apps::APP_MIME_TYPE]}, probe_server::tasks::EXTENSION_ID: {}}
     });
     if variation == Some(Variation::ExperimentalCapability) {
         declared["experimental"] = json!({"io.example/reference-probe": {"enabled": true}});

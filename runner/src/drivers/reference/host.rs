@@ -33,6 +33,9 @@ pub struct Limits {
     /// Ends its run here, as the runner stops a real host at a variant's bound: an end, not a
     /// failure (none: the script must finish within [`SCRIPT_TIMEOUT`]).
     pub bound: Option<Duration>,
+    /// Follows a task a call is answered with (the tasks variant), where rmcp's call helper
+    /// would fail on it.
+    pub follow_tasks: bool,
 }
 
 /// The tool timeout the reference host keeps in the long-calls variant (a profile sets a short
@@ -46,7 +49,8 @@ impl Limits {
     /// The limits of a run against `variant`: in long-calls, a short tool timeout and a bound.
     pub fn for_variant(variant: probe_server::Variant) -> Limits {
         match variant {
-            probe_server::Variant::LongCalls => Limits { tool_timeout: Some(REFERENCE_TOOL_TIMEOUT), bound: Some(REFERENCE_BOUND) },
+            probe_server::Variant::LongCalls => Limits { tool_timeout: Some(REFERENCE_TOOL_TIMEOUT), bound: Some(REFERENCE_BOUND), follow_tasks: false },
+            probe_server::Variant::Tasks => Limits { follow_tasks: true, ..Limits::default() },
             _ => Limits::default(),
         }
     }
@@ -64,7 +68,7 @@ pub enum HostEnd {
 /// Runs the reference host against `endpoint`, its model at `model_url` (the stub's base URL).
 pub async fn run(endpoint: &Endpoint, era: Era, ablation: Option<Ablation>, variation: Option<Variation>, model_url: &str, limits: Limits) -> Result<HostEnd, ReferenceError> {
     let (client, handler) = connect(endpoint, super::Opening::Era(era), ReferenceHandler::new(ablation, variation).unattended().with_model(model_url)).await?;
-    let outcome = tokio::time::timeout(limits.bound.unwrap_or(SCRIPT_TIMEOUT), converse(&client, &handler, ablation, variation, model_url, limits.tool_timeout)).await;
+    let outcome = tokio::time::timeout(limits.bound.unwrap_or(SCRIPT_TIMEOUT), converse(&client, &handler, ablation, variation, model_url, limits)).await;
     let _ = client.cancel().await;
     match outcome {
         Ok(result) => result.map(|()| HostEnd::Finished),
@@ -193,7 +197,7 @@ async fn converse(
     ablation: Option<Ablation>,
     variation: Option<Variation>,
     model_url: &str,
-    tool_timeout: Option<Duration>,
+    limits: Limits,
 ) -> Result<(), ReferenceError> {
     let info = client.peer_info();
     let resources = info.as_ref().is_some_and(|i| i.capabilities.resources.is_some());
@@ -256,7 +260,7 @@ async fn converse(
                 if dropped {
                     "the server is no longer available".to_string()
                 } else {
-                    let handed = call_mcp_tool(client, mcp, &arguments, ablation, variation, tool_timeout).await;
+                    let handed = call_mcp_tool(client, mcp, &arguments, ablation, variation, limits).await;
                     dropped = handed.failed && ablation == Some(Ablation::DropServerOnRpcError);
                     if let Some(result) = &handed.result {
                         apps.after_call(client, mcp, &tools, result).await;
@@ -367,14 +371,7 @@ struct Handed {
 /// Calls MCP tool `tool` and hands its result on: text as text, embedded resources as their text
 /// or base64, pictures and sounds as attachments, an `isError` result prefixed "Error:"; content
 /// annotated for the user only stays with the user; a result of any size whole.
-async fn call_mcp_tool(
-    client: &Client,
-    tool: &rmcp::model::Tool,
-    arguments: &Value,
-    ablation: Option<Ablation>,
-    variation: Option<Variation>,
-    tool_timeout: Option<Duration>,
-) -> Handed {
+async fn call_mcp_tool(client: &Client, tool: &rmcp::model::Tool, arguments: &Value, ablation: Option<Ablation>, variation: Option<Variation>, limits: Limits) -> Handed {
     let skip = |a: Ablation| ablation == Some(a);
     let failed = |text: String| Handed { text, media: Vec::new(), failed: true, result: None };
     let mut arguments = arguments.as_object().cloned().unwrap_or_default();
@@ -391,7 +388,18 @@ async fn call_mcp_tool(
     if !arguments.is_empty() {
         params = params.with_arguments(arguments);
     }
-    let result = match call_within(client, params, tool_timeout, ablation).await {
+    let called = match limits.follow_tasks {
+        true => match super::tasks::call(client, params, ablation).await {
+            super::tasks::Ended::Result(_) if skip(Ablation::TaskResultWithheld) => {
+                return Handed { text: "the task completed".into(), media: Vec::new(), failed: false, result: None }
+            }
+            super::tasks::Ended::Result(result) => serde_json::from_value(result).map_err(|e| Called::Failed(format!("the task's result is no tool result: {e}"))),
+            super::tasks::Ended::Failed(_) if skip(Ablation::TaskFailureHidden) => return Handed { text: String::new(), media: Vec::new(), failed: false, result: None },
+            super::tasks::Ended::Failed(why) => return Handed { text: format!("Error: {why}"), media: Vec::new(), failed: false, result: None },
+        },
+        false => call_within(client, params, limits.tool_timeout, ablation).await,
+    };
+    let result = match called {
         Ok(result) => result,
         Err(Called::TimedOut(after)) => return Handed { text: format!("Error: the tool call timed out after {after:?}"), media: Vec::new(), failed: false, result: None },
         Err(_) if skip(Ablation::RpcErrorUnsaid) => return failed("the tool call failed".into()),

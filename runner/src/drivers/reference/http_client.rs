@@ -44,7 +44,7 @@ impl AblatingHttpClient {
         headers: HashMap<HeaderName, HeaderValue>,
     ) -> (Option<Arc<str>>, HashMap<HeaderName, HeaderValue>) {
         let mut headers = self.headers(headers);
-        if !matches!(self.ablation, Some(Ablation::NoSessionHeader | Ablation::NoStandardHeaders)) {
+        if !matches!(self.ablation, Some(Ablation::NoSessionHeader | Ablation::NoStandardHeaders | Ablation::NoTaskNameHeader)) {
             return (session_id, headers);
         }
         let method = serde_json::to_value(message).ok().and_then(|v| v.get("method").and_then(|m| m.as_str()).map(str::to_string));
@@ -52,6 +52,7 @@ impl AblatingHttpClient {
         match (self.ablation, method.as_deref()) {
             (Some(Ablation::NoSessionHeader), Some("logging/setLevel")) => session_id = None,
             (Some(Ablation::NoStandardHeaders), Some("prompts/get")) => headers.retain(|name, _| !matches!(name.as_str(), "mcp-method" | "mcp-name")),
+            (Some(Ablation::NoTaskNameHeader), Some("tasks/get" | "tasks/update" | "tasks/cancel")) => headers.retain(|name, _| name.as_str() != "mcp-name"),
             _ => {}
         }
         (session_id, headers)

@@ -8,6 +8,7 @@ pub mod handler;
 pub mod host;
 pub mod http_client;
 pub mod skills;
+pub mod tasks;
 pub mod terminal_host;
 pub mod variation;
 pub mod wire;
@@ -91,6 +92,7 @@ pub async fn run(
             })
             .await
         }
+        Opening::Era(_) if variant == probe_server::Variant::Tasks => tokio::time::timeout(SCRIPT_TIMEOUT, tasks::script(&client, ablation)).await,
         Opening::Era(era) => tokio::time::timeout(SCRIPT_TIMEOUT, script(&client, &handler, era, ablation, variation)).await,
     };
     tokio::time::sleep(linger).await;

@@ -52,6 +52,9 @@ pub enum Scope {
     /// doing), and its finishing reply is held back [`SETTLE_MS`] so that a host that runs the
     /// view has a settled time in which the view can report.
     Apps,
+    /// The tasks variant: the model calls each task tool in turn (`probe_server::tasks`), then
+    /// finishes; what follows a task is the host's doing.
+    Tasks,
 }
 
 impl Scope {
@@ -69,6 +72,8 @@ impl Scope {
             Scope::LongCalls
         } else if variant == probe_server::Variant::Apps {
             Scope::Apps
+        } else if variant == probe_server::Variant::Tasks {
+            Scope::Tasks
         } else {
             Scope::ResourcesOnly
         }
@@ -324,6 +329,15 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope:
         {
             if let Some(offered) = catalogue.iter().find(|t| names_tool(&t.name, tool)) {
                 steps.push(call(offered, json!({}), purpose));
+            }
+        }
+        steps.push(finish());
+        return steps;
+    }
+    if scope == Scope::Tasks {
+        for tool in probe_server::tasks::TASK_TOOLS {
+            if let Some(offered) = catalogue.iter().find(|t| names_tool(&t.name, tool)) {
+                steps.push(call(offered, json!({}), &format!("call {tool}, which runs as a task")));
             }
         }
         steps.push(finish());

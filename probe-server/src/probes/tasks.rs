@@ -1,0 +1,318 @@
+//! Tasks (variant tasks; the 2026-07-28 extension `io.modelcontextprotocol/tasks`, SEP-2663):
+//! what a client does with the task the server hands it in place of a tool's result. Judged from
+//! the server's journal (the calls, the tasks in their answers, `tasks/get`, `tasks/update`,
+//! `tasks/cancel`, `notifications/cancelled`) and, for what reached the model, from the model
+//! stub's. What the client declared is `extensions["io.modelcontextprotocol/tasks"]`; a client
+//! that does not declare it is refused a task (-32021) and gets no result.
+
+use serde_json::Value;
+
+use super::http::{decoded, http_header};
+use super::results::{first_call, result_after};
+use super::{probe, HTTP_ONLY, MODERN};
+use crate::observe::{Frame, Observations};
+use crate::probe::{Declaration, Outcome, Verdict};
+use crate::tasks::{EXTENSION_ID, FAIL_CANARY, INPUT_KEY, POLL_INTERVAL_MS, RESULT_CANARY, TASK_TOOLS, TOOL_TASK_FAIL, TOOL_TASK_INPUT, TOOL_TASK_LONG, TOOL_TASK_RESULT};
+
+fn declared(o: &Observations) -> Declaration {
+    Declaration::from_bool(o.declares(&["extensions", EXTENSION_ID]))
+}
+
+/// A task the server handed the client: the call, the answer that carried the task, its id.
+struct Handed<'a> {
+    call: &'a Frame,
+    answer: &'a Frame,
+    task_id: String,
+}
+
+/// The task handed for the first call of `tool`, if the server handed one.
+fn handed<'a>(o: &'a Observations, tool: &'a str) -> Option<Handed<'a>> {
+    o.tool_calls(tool).find_map(|call| {
+        let answer = o.answer_to(call)?;
+        let result = answer.result().filter(|r| r.get("resultType").and_then(Value::as_str) == Some("task"))?;
+        let task_id = result.get("taskId")?.as_str()?.to_string();
+        Some(Handed { call, answer, task_id })
+    })
+}
+
+/// Every task the server handed.
+fn all_handed(o: &Observations) -> Vec<Handed<'_>> {
+    TASK_TOOLS.iter().filter_map(|tool| handed(o, tool)).collect()
+}
+
+/// The client's requests of `method` about `task_id`.
+fn about<'a>(o: &'a Observations, method: &'a str, task_id: &'a str) -> impl Iterator<Item = &'a Frame> + 'a {
+    o.client_requests(method).filter(move |f| f.params().get("taskId").and_then(Value::as_str) == Some(task_id))
+}
+
+/// The status the server answered a `tasks/get` with.
+fn status_of<'a>(o: &'a Observations, poll: &Frame) -> Option<&'a str> {
+    o.answer_to(poll)?.result()?.get("status")?.as_str()
+}
+
+/// "1 poll", "3 polls".
+fn polls(n: usize) -> String {
+    format!("{n} poll{}", if n == 1 { "" } else { "s" })
+}
+
+/// Not-reached, or the verdict on a client refused a task: why no task of `tool` was handed.
+fn not_handed(o: &Observations, tool: &str, declared: Declaration) -> Verdict {
+    match o.tool_calls(tool).next() {
+        None => Verdict::new(Outcome::NotReached, format!("{tool} was never called: no task to follow")).declared(declared),
+        Some(call) => {
+            let answer = o.answer_to(call);
+            let code = answer.and_then(|a| a.error()).and_then(|e| e.get("code")).and_then(Value::as_i64);
+            let detail = match code {
+                Some(code) => format!("the call of {tool} was refused a task ({code}): the client did not declare the tasks extension"),
+                None => format!("the call of {tool} got no task"),
+            };
+            Verdict::new(Outcome::No, detail).declared(declared).evidence(std::iter::once(call.seq).chain(answer.map(|a| a.seq))).opportunity([call.seq])
+        }
+    }
+}
+
+probe! {
+    /// Evidence (server journal): the task the server handed for a call (`resultType: "task"`)
+    /// followed by a `tasks/get` with its `taskId`: yes. Tasks handed and none ever asked about is
+    /// declared-only (a client gets a task only when it declared the extension). A call refused
+    /// a task for want of the declaration (-32021) is no.
+    ExtensionUsed {
+        id: "tasks.extension_used", area: Tasks, title: "a task handed for a call is followed",
+        revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "the tasks extension; probe_task_result answers with a task",
+        judge: judge_extension_used,
+    }
+}
+
+fn judge_extension_used(o: &Observations) -> Verdict {
+    let declared = declared(o);
+    let tasks = all_handed(o);
+    if tasks.is_empty() {
+        return not_handed(o, TOOL_TASK_RESULT, declared);
+    }
+    let followed: Vec<&Frame> = tasks.iter().filter_map(|t| about(o, "tasks/get", &t.task_id).next()).collect();
+    let answers = tasks.iter().map(|t| t.answer.seq);
+    match followed.first() {
+        Some(first) => {
+            Verdict::new(Outcome::Yes, format!("followed {} of {} tasks with tasks/get", followed.len(), tasks.len())).declared(declared).evidence([tasks[0].answer.seq, first.seq])
+        }
+        None => Verdict::new(Outcome::DeclaredOnly, format!("was handed {} tasks and never asked tasks/get", tasks.len()))
+            .declared(declared)
+            .evidence(answers.clone())
+            .opportunity(answers),
+    }
+}
+
+/// A `tasks/get` sooner than half the asked interval after the one before it counts as too soon
+/// (timers are not exact; a client that honours the interval never comes near it).
+const TOO_SOON_US: u64 = POLL_INTERVAL_MS * 1000 / 2;
+/// More polls too soon than this is a busy loop.
+const BUSY_LOOP: usize = 2;
+
+probe! {
+    /// Evidence (server journal): the `tasks/get` requests about each task the server handed,
+    /// whose `pollIntervalMs` is 200. The extension says a client should poll no faster; a
+    /// poll less than 100 ms after the one before it about the same task counts as too soon.
+    /// None too soon is yes; one or two is partial; more is no (a busy loop); the detail gives
+    /// how many polls there were and how many came too soon. No task polled is not-reached.
+    PollInterval {
+        id: "tasks.poll_interval", area: Tasks, title: "tasks are polled no faster than pollIntervalMs",
+        revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "every task asks for pollIntervalMs 200",
+        judge: judge_poll_interval,
+    }
+}
+
+fn judge_poll_interval(o: &Observations) -> Verdict {
+    let declared = declared(o);
+    let (mut count, mut too_soon) = (0, Vec::new());
+    let mut first = None;
+    for task in all_handed(o) {
+        let asked: Vec<&Frame> = about(o, "tasks/get", &task.task_id).collect();
+        count += asked.len();
+        first = first.or(asked.first().map(|f| f.seq));
+        too_soon.extend(asked.windows(2).filter(|pair| pair[1].t_us.saturating_sub(pair[0].t_us) < TOO_SOON_US).map(|pair| pair[1].seq));
+    }
+    let Some(first) = first else {
+        return Verdict::new(Outcome::NotReached, "no task was polled").declared(declared);
+    };
+    let counted = format!("{}, {} of them less than {} ms after the one before", polls(count), too_soon.len(), TOO_SOON_US / 1000);
+    match too_soon.len() {
+        0 => Verdict::new(Outcome::Yes, counted).declared(declared).evidence([first]),
+        n if n <= BUSY_LOOP => Verdict::new(Outcome::Partial, counted).declared(declared).evidence(too_soon.clone()).opportunity([first]),
+        _ => Verdict::new(Outcome::No, format!("a busy loop: {counted}")).declared(declared).evidence(too_soon.iter().copied().take(5)).opportunity([first]),
+    }
+}
+
+probe! {
+    /// Evidence (server journal): a `tasks/get` about the task of `probe_task_result` answered
+    /// `completed`, with the tool's result inlined. Asking until then is yes; stopping while it
+    /// was still working (or never asking) is no. No task handed is as `tasks.extension_used`.
+    ResultFetched {
+        id: "tasks.result_fetched", area: Tasks, title: "a task is polled until its result",
+        revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "probe_task_result: a task that completes after 1 s",
+        judge: judge_result_fetched,
+    }
+}
+
+fn judge_result_fetched(o: &Observations) -> Verdict {
+    let declared = declared(o);
+    let Some(task) = handed(o, TOOL_TASK_RESULT) else { return not_handed(o, TOOL_TASK_RESULT, declared) };
+    let asked: Vec<&Frame> = about(o, "tasks/get", &task.task_id).collect();
+    match asked.iter().find(|p| status_of(o, p) == Some("completed")) {
+        Some(done) => Verdict::new(Outcome::Yes, format!("asked {} times until the task completed", asked.len())).declared(declared).evidence([task.answer.seq, done.seq]),
+        None => {
+            let last = asked.last().map_or(task.answer.seq, |p| p.seq);
+            Verdict::new(Outcome::No, format!("stopped asking after {}, while the task was still working", polls(asked.len())))
+                .declared(declared)
+                .evidence([task.answer.seq, last])
+                .opportunity([task.answer.seq])
+        }
+    }
+}
+
+probe! {
+    /// Evidence (server journal): the task of `probe_task_input` turns `input_required` with one
+    /// form elicitation under the key `confirm`; a `tasks/update` about that task whose
+    /// `inputResponses` answer `confirm`, accepted by the server, is yes. The client told of the
+    /// request (a `tasks/get` answered `input_required`) and never answering it is no; never
+    /// asking far enough to be told is no as well.
+    InputAnswered {
+        id: "tasks.input_answered", area: Tasks, title: "a task's input request is answered with tasks/update",
+        revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "probe_task_input: input_required with one form elicitation until tasks/update answers it",
+        judge: judge_input_answered,
+    }
+}
+
+fn judge_input_answered(o: &Observations) -> Verdict {
+    let declared = declared(o);
+    let Some(task) = handed(o, TOOL_TASK_INPUT) else { return not_handed(o, TOOL_TASK_INPUT, declared) };
+    let told = about(o, "tasks/get", &task.task_id).find(|p| status_of(o, p) == Some("input_required"));
+    let answered = about(o, "tasks/update", &task.task_id).find(|u| u.params().get("inputResponses").and_then(|r| r.get(INPUT_KEY)).is_some());
+    match (answered, told) {
+        (Some(update), _) if o.answer_to(update).is_some_and(|a| a.result().is_some()) => {
+            Verdict::new(Outcome::Yes, "answered the task's input request with tasks/update").declared(declared).evidence([task.answer.seq, update.seq])
+        }
+        (Some(update), _) => Verdict::new(Outcome::No, "sent tasks/update, which the server refused").declared(declared).evidence([update.seq]).opportunity([update.seq]),
+        (None, Some(told)) => Verdict::new(Outcome::No, "was told the task needs input and never answered it").declared(declared).evidence([told.seq]).opportunity([told.seq]),
+        (None, None) => {
+            Verdict::new(Outcome::No, "never asked far enough to see the task's input request").declared(declared).evidence([task.answer.seq]).opportunity([task.answer.seq])
+        }
+    }
+}
+
+probe! {
+    /// Evidence (server journal): `probe_task_long`'s task works for 20 s. A client that gives
+    /// up on it sends `tasks/cancel` with its `taskId`: yes. `notifications/cancelled` for the
+    /// call that created it is a violation (the call was answered with the task; the extension
+    /// says cancel the task instead). Neither, while the task was left working (the client
+    /// stopped asking, or ended), is no; neither because the client waited the 20 s out is
+    /// not-reached (it never gave up, so there was nothing to cancel).
+    CancelTask {
+        id: "tasks.cancel", area: Tasks, title: "a task given up on is cancelled with tasks/cancel",
+        revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "probe_task_long: a task that works for 20 s unless cancelled",
+        judge: judge_cancel,
+    }
+}
+
+fn judge_cancel(o: &Observations) -> Verdict {
+    let declared = declared(o);
+    let Some(task) = handed(o, TOOL_TASK_LONG) else { return not_handed(o, TOOL_TASK_LONG, declared) };
+    if let Some(cancel) = about(o, "tasks/cancel", &task.task_id).next() {
+        return Verdict::new(Outcome::Yes, "cancelled the task it gave up on with tasks/cancel").declared(declared).evidence([task.answer.seq, cancel.seq]);
+    }
+    let call_id = task.call.id();
+    let notified = o.client_notifications("notifications/cancelled").find(|n| n.seq > task.answer.seq && n.params().get("requestId") == call_id);
+    if let Some(notified) = notified {
+        return Verdict::new(Outcome::Violation, "cancelled the call that created the task with notifications/cancelled, not the task")
+            .declared(declared)
+            .evidence([task.answer.seq, notified.seq]);
+    }
+    let asked: Vec<&Frame> = about(o, "tasks/get", &task.task_id).collect();
+    match asked.iter().find(|p| status_of(o, p) == Some("completed")) {
+        Some(done) => Verdict::new(Outcome::NotReached, "waited the task out (20 s): it never gave up, so there was nothing to cancel").declared(declared).evidence([done.seq]),
+        None => Verdict::new(Outcome::No, format!("left the task working after {}, without tasks/cancel", polls(asked.len())))
+            .declared(declared)
+            .evidence([task.answer.seq])
+            .opportunity([task.answer.seq]),
+    }
+}
+
+probe! {
+    /// Evidence (model journal): the model's call of `probe_task_result` and a later request
+    /// whose tool result holds the completed task's text: yes. The model handed something else
+    /// for the call (the task handle, an error) is no.
+    ResultToModel {
+        id: "tasks.result_to_model", area: Tasks, title: "a completed task's result reaches the model",
+        revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "probe_task_result's task completes with a text result",
+        judge: judge_result_to_model, needs_model: true,
+    }
+}
+
+fn judge_result_to_model(o: &Observations) -> Verdict {
+    reached_model(o, TOOL_TASK_RESULT, RESULT_CANARY, "the completed task's result")
+}
+
+probe! {
+    /// Evidence (model journal): the model's call of `probe_task_fail`, whose task fails with a
+    /// JSON-RPC error, and a later request whose tool result holds the error's message: yes (the
+    /// model learns the task failed). Anything else handed back for the call is no.
+    FailedToModel {
+        id: "tasks.failed_to_model", area: Tasks, title: "a failed task is reported to the model",
+        revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "probe_task_fail's task fails with a JSON-RPC error",
+        judge: judge_failed_to_model, needs_model: true,
+    }
+}
+
+fn judge_failed_to_model(o: &Observations) -> Verdict {
+    reached_model(o, TOOL_TASK_FAIL, FAIL_CANARY, "the failed task's error")
+}
+
+/// Yes when `canary` reached the model in a tool result after its call of `tool`.
+fn reached_model(o: &Observations, tool: &str, canary: &str, what: &str) -> Verdict {
+    let declared = declared(o);
+    let call = match first_call(o, tool) {
+        Ok((call, _)) => call,
+        Err(verdict) => return verdict.declared(declared),
+    };
+    match result_after(o, call, canary) {
+        Some((seq, _, _)) => Verdict::new(Outcome::Yes, format!("{what} reached the model")).declared(declared).evidence([call, seq]),
+        None => Verdict::new(Outcome::No, format!("the model never got {what}")).declared(declared).evidence([call]).opportunity([call]),
+    }
+}
+
+probe! {
+    /// Evidence (server journal, HTTP): the headers of every `tasks/get`, `tasks/update` and
+    /// `tasks/cancel` posted. Each must carry `Mcp-Name` equal to its `taskId` (Base64 sentinel
+    /// decoded), so that a gateway can route it to the server that holds the task. All do: yes;
+    /// some: partial; none: no. No task request posted is not-reached.
+    TaskNameHeader {
+        id: "tasks.mcp_name_header", area: Tasks, title: "task requests carry the task id in Mcp-Name",
+        revisions: ["2026-07-28"], eras: MODERN, transports: HTTP_ONLY, variant: Tasks, serves: "Streamable HTTP; the tasks extension",
+        judge: judge_name_header,
+    }
+}
+
+fn judge_name_header(o: &Observations) -> Verdict {
+    let declared = declared(o);
+    let posted: Vec<&Frame> = ["tasks/get", "tasks/update", "tasks/cancel"].iter().flat_map(|m| o.client_requests(m)).collect();
+    let Some(first) = posted.iter().map(|f| f.seq).min() else {
+        return Verdict::new(Outcome::NotReached, "no task request was posted").declared(declared);
+    };
+    let wrong: Vec<u64> = posted
+        .iter()
+        .filter(|f| {
+            let id = f.params().get("taskId").and_then(Value::as_str);
+            http_header(o, f, "mcp-name").and_then(decoded).as_deref() != id
+        })
+        .map(|f| f.seq)
+        .collect();
+    match wrong.len() {
+        0 => Verdict::new(Outcome::Yes, format!("all {} task requests name their task", posted.len())).declared(declared).evidence([first]),
+        n if n == posted.len() => {
+            Verdict::new(Outcome::No, "no task request names its task in Mcp-Name").declared(declared).evidence(wrong.iter().copied().take(3)).opportunity([first])
+        }
+        n => Verdict::new(Outcome::Partial, format!("{n} of {} task requests lack a matching Mcp-Name", posted.len()))
+            .declared(declared)
+            .evidence(wrong.iter().copied().take(3))
+            .opportunity([first]),
+    }
+}

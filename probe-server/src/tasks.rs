@@ -1,0 +1,213 @@
+//! Tasks (the 2026-07-28 extension `io.modelcontextprotocol/tasks`, SEP-2663), served in the
+//! tasks variant. `tools/call` of each tool below answers a client that declared the extension
+//! with a task (`resultType: "task"`) instead of the tool's result; the client follows it with
+//! `tasks/get` at the task's `pollIntervalMs` until a terminal status, answers its input requests
+//! with `tasks/update`, and gives up on it with `tasks/cancel`. A client that did not declare
+//! the extension gets rmcp's refusal (-32021) in place of a task.
+//!
+//! - [`TOOL_TASK_RESULT`]: working for [`RESULT_AFTER_MS`], then completed with a text result
+//!   holding [`RESULT_CANARY`].
+//! - [`TOOL_TASK_INPUT`]: `input_required` (one form elicitation under [`INPUT_KEY`]) until a
+//!   `tasks/update` answers it, then completed.
+//! - [`TOOL_TASK_FAIL`]: working for [`FAIL_AFTER_MS`], then failed with a JSON-RPC error whose
+//!   message holds [`FAIL_CANARY`].
+//! - [`TOOL_TASK_LONG`]: working for [`LONG_MS`] (long enough for a host to give up on it and
+//!   cancel), then completed; cancelled at once by `tasks/cancel`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// The extension's identifier, in `capabilities.extensions`.
+pub const EXTENSION_ID: &str = "io.modelcontextprotocol/tasks";
+pub const TOOL_TASK_RESULT: &str = "probe_task_result";
+pub const TOOL_TASK_INPUT: &str = "probe_task_input";
+pub const TOOL_TASK_FAIL: &str = "probe_task_fail";
+pub const TOOL_TASK_LONG: &str = "probe_task_long";
+/// The tools of the tasks variant, in the order the model calls them.
+pub const TASK_TOOLS: [&str; 4] = [TOOL_TASK_RESULT, TOOL_TASK_INPUT, TOOL_TASK_FAIL, TOOL_TASK_LONG];
+/// The polling interval every task asks for.
+pub const POLL_INTERVAL_MS: u64 = 200;
+/// How long the server keeps a task.
+pub const TTL_MS: u64 = 120_000;
+pub const RESULT_AFTER_MS: u64 = 1_000;
+pub const FAIL_AFTER_MS: u64 = 400;
+pub const LONG_MS: u64 = 20_000;
+/// Words in the completed result of [`TOOL_TASK_RESULT`].
+pub const RESULT_CANARY: &str = "task-result-7e2a";
+/// Words in the error of a failed [`TOOL_TASK_FAIL`].
+pub const FAIL_CANARY: &str = "task-failed-93bd";
+/// The key of [`TOOL_TASK_INPUT`]'s one input request.
+pub const INPUT_KEY: &str = "confirm";
+
+/// The tools of the tasks variant, as listed.
+pub fn tools() -> Vec<Value> {
+    let described = |name: &str, what: &str| json!({"name": name, "description": what, "inputSchema": {"type": "object", "properties": {}}});
+    vec![
+        described(TOOL_TASK_RESULT, "Runs as a task for about a second, then completes with a text result"),
+        described(TOOL_TASK_INPUT, "Runs as a task that asks for a confirmation before it completes"),
+        described(TOOL_TASK_FAIL, "Runs as a task that fails"),
+        described(TOOL_TASK_LONG, "Runs as a task for twenty seconds unless it is cancelled"),
+    ]
+}
+
+/// The status of a task, as the extension names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Working,
+    InputRequired,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Working => "working",
+            Status::InputRequired => "input_required",
+            Status::Completed => "completed",
+            Status::Failed => "failed",
+            Status::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Status::Completed | Status::Failed | Status::Cancelled)
+    }
+}
+
+struct Entry {
+    tool: &'static str,
+    started: Instant,
+    created_at: String,
+    answer: Option<Value>,
+    cancelled: bool,
+}
+
+/// The tasks of one server process.
+#[derive(Default)]
+pub struct Tasks {
+    entries: Mutex<HashMap<String, Entry>>,
+}
+
+/// Why a task request was refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TaskError {
+    #[error("no task {0}")]
+    Unknown(String),
+    #[error("task {0} asks for no input under the keys given")]
+    NoSuchInput(String),
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+impl Tasks {
+    /// Starts a task for a call of `tool` (one of [`TASK_TOOLS`]) with id `task_id`: the
+    /// `CreateTaskResult` to answer the call with.
+    pub fn start(&self, tool: &str, task_id: &str) -> Option<Value> {
+        let tool = TASK_TOOLS.into_iter().find(|t| *t == tool)?;
+        let entry = Entry { tool, started: Instant::now(), created_at: now(), answer: None, cancelled: false };
+        let mut created = self.base(task_id, &entry, Status::Working);
+        created["resultType"] = json!("task");
+        self.entries.lock().unwrap_or_else(|p| p.into_inner()).insert(task_id.to_string(), entry);
+        Some(created)
+    }
+
+    fn base(&self, task_id: &str, entry: &Entry, status: Status) -> Value {
+        json!({"taskId": task_id, "status": status.as_str(), "createdAt": entry.created_at, "lastUpdatedAt": now(),
+               "ttlMs": TTL_MS, "pollIntervalMs": POLL_INTERVAL_MS})
+    }
+
+    /// What `tasks/get` answers for `task_id`: the task with its status's payload inlined.
+    pub fn get(&self, task_id: &str) -> Result<(Status, Value), TaskError> {
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = entries.get(task_id).ok_or_else(|| TaskError::Unknown(task_id.to_string()))?;
+        let ran = entry.started.elapsed();
+        let after = |ms: u64| ran >= Duration::from_millis(ms);
+        let status = match entry.tool {
+            _ if entry.cancelled => Status::Cancelled,
+            TOOL_TASK_RESULT if after(RESULT_AFTER_MS) => Status::Completed,
+            TOOL_TASK_INPUT if entry.answer.is_some() => Status::Completed,
+            TOOL_TASK_INPUT => Status::InputRequired,
+            TOOL_TASK_FAIL if after(FAIL_AFTER_MS) => Status::Failed,
+            TOOL_TASK_LONG if after(LONG_MS) => Status::Completed,
+            _ => Status::Working,
+        };
+        let mut task = self.base(task_id, entry, status);
+        match status {
+            Status::InputRequired => task["inputRequests"] = json!({INPUT_KEY: input_request()}),
+            Status::Completed => task["result"] = completed_result(entry.tool, entry.answer.as_ref()),
+            Status::Failed => task["error"] = json!({"code": -32603, "message": format!("the task failed ({FAIL_CANARY})")}),
+            _ => {}
+        }
+        task["resultType"] = json!("complete");
+        Ok((status, task))
+    }
+
+    /// `tasks/update`: the answers to a task's input requests.
+    pub fn update(&self, task_id: &str, responses: &Value) -> Result<(), TaskError> {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = entries.get_mut(task_id).ok_or_else(|| TaskError::Unknown(task_id.to_string()))?;
+        match responses.get(INPUT_KEY) {
+            Some(answer) if entry.tool == TOOL_TASK_INPUT => {
+                entry.answer = Some(answer.clone());
+                Ok(())
+            }
+            _ => Err(TaskError::NoSuchInput(task_id.to_string())),
+        }
+    }
+
+    /// `tasks/cancel`: the task ends cancelled unless it already ended.
+    pub fn cancel(&self, task_id: &str) -> Result<(), TaskError> {
+        let done = self.get(task_id)?.0.is_terminal();
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        if let (Some(entry), false) = (entries.get_mut(task_id), done) {
+            entry.cancelled = true;
+        }
+        Ok(())
+    }
+}
+
+/// The one input request of [`TOOL_TASK_INPUT`]'s task: a form with one boolean.
+pub fn input_request() -> Value {
+    json!({"method": "elicitation/create", "params": {"mode": "form", "message": "Confirm the task's step",
+           "requestedSchema": {"type": "object", "properties": {"confirmed": {"type": "boolean"}}, "required": ["confirmed"]}}})
+}
+
+fn completed_result(tool: &str, answer: Option<&Value>) -> Value {
+    let text = match (tool, answer) {
+        (TOOL_TASK_INPUT, Some(answer)) => format!("the task completed with the answer {answer}"),
+        _ => format!("the task completed ({RESULT_CANARY})"),
+    };
+    json!({"content": [{"type": "text", "text": text}], "isError": false})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_task_goes_its_own_way() {
+        let tasks = Tasks::default();
+        let created = tasks.start(TOOL_TASK_INPUT, "t1").unwrap();
+        assert_eq!((created["resultType"].as_str(), created["status"].as_str()), (Some("task"), Some("working")));
+        let (status, asked) = tasks.get("t1").unwrap();
+        assert_eq!(status, Status::InputRequired);
+        assert!(asked["inputRequests"].get(INPUT_KEY).is_some());
+        assert!(tasks.update("t1", &json!({"other": {}})).is_err());
+        tasks.update("t1", &json!({INPUT_KEY: {"action": "accept", "content": {"confirmed": true}}})).unwrap();
+        assert_eq!(tasks.get("t1").unwrap().0, Status::Completed);
+
+        tasks.start(TOOL_TASK_LONG, "t2").unwrap();
+        assert_eq!(tasks.get("t2").unwrap().0, Status::Working);
+        tasks.cancel("t2").unwrap();
+        assert_eq!(tasks.get("t2").unwrap().0, Status::Cancelled);
+        assert_eq!(tasks.get("t3"), Err(TaskError::Unknown("t3".into())));
+        assert!(tasks.start("probe_other", "t4").is_none());
+    }
+}
