@@ -112,23 +112,17 @@ impl Tasks {
     pub fn start(&self, tool: &str, task_id: &str) -> Option<Value> {
         let tool = TASK_TOOLS.into_iter().find(|t| *t == tool)?;
         let entry = Entry { tool, started: Instant::now(), created_at: now(), answer: None, cancelled: false };
-        let mut created = self.base(task_id, &entry, Status::Working);
+        let mut created = modern_fields(task_id, &entry, Status::Working);
         created["resultType"] = json!("task");
         self.entries.lock().unwrap_or_else(|p| p.into_inner()).insert(task_id.to_string(), entry);
         Some(created)
     }
 
-    fn base(&self, task_id: &str, entry: &Entry, status: Status) -> Value {
-        json!({"taskId": task_id, "status": status.as_str(), "createdAt": entry.created_at, "lastUpdatedAt": now(),
-               "ttlMs": TTL_MS, "pollIntervalMs": POLL_INTERVAL_MS})
-    }
-
-    /// What `tasks/get` answers for `task_id`: the task with its status's payload inlined.
-    pub fn get(&self, task_id: &str) -> Result<(Status, Value), TaskError> {
+    /// The status of `task_id` now, and `f` of it with its entry.
+    fn with<T>(&self, task_id: &str, f: impl FnOnce(Status, &Entry) -> T) -> Result<T, TaskError> {
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         let entry = entries.get(task_id).ok_or_else(|| TaskError::Unknown(task_id.to_string()))?;
-        let ran = entry.started.elapsed();
-        let after = |ms: u64| ran >= Duration::from_millis(ms);
+        let after = |ms: u64| entry.started.elapsed() >= Duration::from_millis(ms);
         let status = match entry.tool {
             _ if entry.cancelled => Status::Cancelled,
             TOOL_TASK_RESULT if after(RESULT_AFTER_MS) => Status::Completed,
@@ -138,15 +132,22 @@ impl Tasks {
             TOOL_TASK_LONG if after(LONG_MS) => Status::Completed,
             _ => Status::Working,
         };
-        let mut task = self.base(task_id, entry, status);
-        match status {
-            Status::InputRequired => task["inputRequests"] = json!({INPUT_KEY: input_request()}),
-            Status::Completed => task["result"] = completed_result(entry.tool, entry.answer.as_ref()),
-            Status::Failed => task["error"] = json!({"code": -32603, "message": format!("the task failed ({FAIL_CANARY})")}),
-            _ => {}
-        }
-        task["resultType"] = json!("complete");
-        Ok((status, task))
+        Ok(f(status, entry))
+    }
+
+    /// What `tasks/get` answers for `task_id`: the task with its status's payload inlined.
+    pub fn get(&self, task_id: &str) -> Result<(Status, Value), TaskError> {
+        self.with(task_id, |status, entry| {
+            let mut task = modern_fields(task_id, entry, status);
+            match status {
+                Status::InputRequired => task["inputRequests"] = json!({INPUT_KEY: input_request()}),
+                Status::Completed => task["result"] = completed_result(entry.tool, entry.answer.as_ref()),
+                Status::Failed => task["error"] = failure(),
+                _ => {}
+            }
+            task["resultType"] = json!("complete");
+            (status, task)
+        })
     }
 
     /// `tasks/update`: the answers to a task's input requests.
@@ -164,13 +165,75 @@ impl Tasks {
 
     /// `tasks/cancel`: the task ends cancelled unless it already ended.
     pub fn cancel(&self, task_id: &str) -> Result<(), TaskError> {
-        let done = self.get(task_id)?.0.is_terminal();
+        let done = self.with(task_id, |status, _| status.is_terminal())?;
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         if let (Some(entry), false) = (entries.get_mut(task_id), done) {
             entry.cancelled = true;
         }
         Ok(())
     }
+}
+
+/// What the taps answer for 2025-11-25's experimental tasks (the generation before the
+/// extension), which rmcp does not know: the task the same tools make, in that revision's shapes.
+impl Tasks {
+    /// Starts a task for a task-augmented call of `tool`: the `CreateTaskResult` of 2025-11-25.
+    /// That revision has no `tasks/update`, so the task of [`TOOL_TASK_INPUT`] completes as the
+    /// one of [`TOOL_TASK_RESULT`] does.
+    pub fn start_legacy(&self, tool: &str, task_id: &str) -> Option<Value> {
+        let tool = if tool == TOOL_TASK_INPUT { TOOL_TASK_RESULT } else { tool };
+        self.start(tool, task_id)?;
+        self.legacy_task(task_id).ok().map(|(_, task)| json!({"task": task}))
+    }
+
+    /// A task as 2025-11-25 writes it (`ttl`, `pollInterval`; no payload).
+    pub fn legacy_task(&self, task_id: &str) -> Result<(Status, Value), TaskError> {
+        self.with(task_id, |status, entry| {
+            let mut task = json!({"taskId": task_id, "status": status.as_str(), "createdAt": entry.created_at, "lastUpdatedAt": now(),
+                                  "ttl": TTL_MS, "pollInterval": POLL_INTERVAL_MS});
+            if status == Status::Failed {
+                task["statusMessage"] = json!("the task failed");
+            }
+            (status, task)
+        })
+    }
+
+    /// What `tasks/result` answers once the task ended: the call's result, or the error it failed
+    /// (or was cancelled) with; none while it is still working.
+    pub fn legacy_outcome(&self, task_id: &str) -> Result<Option<Result<Value, Value>>, TaskError> {
+        self.with(task_id, |status, entry| match status {
+            Status::Completed => {
+                let mut result = completed_result(entry.tool, entry.answer.as_ref());
+                result["_meta"] = json!({RELATED_TASK: {"taskId": task_id}});
+                Some(Ok(result))
+            }
+            Status::Failed => Some(Err(failure())),
+            Status::Cancelled => Some(Err(json!({"code": -32603, "message": format!("task {task_id} was cancelled")}))),
+            Status::Working | Status::InputRequired => None,
+        })
+    }
+
+    /// Every task's id, oldest first.
+    pub fn ids(&self) -> Vec<String> {
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let mut ids: Vec<(&Instant, &String)> = entries.iter().map(|(id, e)| (&e.started, id)).collect();
+        ids.sort();
+        ids.into_iter().map(|(_, id)| id.clone()).collect()
+    }
+}
+
+/// The `_meta` key that ties a message to its task (2025-11-25).
+pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// The base fields of a task as the 2026-07-28 extension writes them.
+fn modern_fields(task_id: &str, entry: &Entry, status: Status) -> Value {
+    json!({"taskId": task_id, "status": status.as_str(), "createdAt": entry.created_at, "lastUpdatedAt": now(),
+           "ttlMs": TTL_MS, "pollIntervalMs": POLL_INTERVAL_MS})
+}
+
+/// The error a failed task ends with.
+fn failure() -> Value {
+    json!({"code": -32603, "message": format!("the task failed ({FAIL_CANARY})")})
 }
 
 /// The one input request of [`TOOL_TASK_INPUT`]'s task: a form with one boolean.

@@ -172,7 +172,9 @@ fn follow_typescript(document: &mut Value) {
 }
 
 /// The schema type of each request, by method.
-const REQUESTS: [(&str, &str); 18] = [
+/// (The task requests are 2025-11-25's; 2026-07-28 leaves them to the tasks extension and does
+/// not define them, so there they are not checked.)
+const REQUESTS: [(&str, &str); 22] = [
     ("initialize", "InitializeRequest"),
     ("server/discover", "DiscoverRequest"),
     ("ping", "PingRequest"),
@@ -191,6 +193,10 @@ const REQUESTS: [(&str, &str); 18] = [
     ("elicitation/create", "ElicitRequest"),
     ("sampling/createMessage", "CreateMessageRequest"),
     ("roots/list", "ListRootsRequest"),
+    ("tasks/get", "GetTaskRequest"),
+    ("tasks/result", "GetTaskPayloadRequest"),
+    ("tasks/list", "ListTasksRequest"),
+    ("tasks/cancel", "CancelTaskRequest"),
 ];
 
 /// The schema type of each notification, by method.
@@ -207,7 +213,7 @@ const NOTIFICATIONS: [(&str, &str); 9] = [
 ];
 
 /// The schema type of the result of each request, by the request's method.
-const RESULTS: [(&str, &str); 13] = [
+const RESULTS: [(&str, &str); 17] = [
     ("initialize", "InitializeResult"),
     ("server/discover", "DiscoverResult"),
     ("ping", "EmptyResult"),
@@ -221,10 +227,16 @@ const RESULTS: [(&str, &str); 13] = [
     ("elicitation/create", "ElicitResult"),
     ("sampling/createMessage", "CreateMessageResult"),
     ("roots/list", "ListRootsResult"),
+    ("tasks/get", "GetTaskResult"),
+    ("tasks/result", "GetTaskPayloadResult"),
+    ("tasks/list", "ListTasksResult"),
+    ("tasks/cancel", "CancelTaskResult"),
 ];
 
 /// A result that asks for input (2026-07-28), whatever its request.
 const INPUT_REQUIRED: &str = "InputRequiredResult";
+/// The answer to a task-augmented request (2025-11-25's experimental tasks).
+const CREATE_TASK: &str = "CreateTaskResult";
 /// An error response: the type was renamed in 2025-11-25, and a revision has one or the other.
 const ERROR_RESPONSES: [&str; 2] = ["JSONRPCErrorResponse", "JSONRPCError"];
 
@@ -234,7 +246,7 @@ fn named(table: &[(&str, &'static str)], method: &str) -> Option<&'static str> {
 
 /// Every type [`target`] may name.
 fn checked_types() -> impl Iterator<Item = &'static str> {
-    REQUESTS.iter().chain(&NOTIFICATIONS).chain(&RESULTS).map(|(_, d)| *d).chain([INPUT_REQUIRED]).chain(ERROR_RESPONSES)
+    REQUESTS.iter().chain(&NOTIFICATIONS).chain(&RESULTS).map(|(_, d)| *d).chain([INPUT_REQUIRED, CREATE_TASK]).chain(ERROR_RESPONSES)
 }
 
 /// What of a frame is checked, and as which types: a request or notification whole, a result as
@@ -252,6 +264,10 @@ fn target(o: &Observations, frame: &Frame) -> Option<(Vec<&'static str>, Value)>
         // 2026-07-28 does not define.
         if result.get("resultType").and_then(Value::as_str) == Some("task") {
             return None;
+        }
+        // 2025-11-25's answer to a task-augmented request, whatever the request.
+        if result.get("task").is_some_and(Value::is_object) && result.get("content").is_none() {
+            return Some((vec![CREATE_TASK], result.clone()));
         }
         let method = o.request_of(frame)?.method()?;
         return Some((vec![named(&RESULTS, method)?], result.clone()));

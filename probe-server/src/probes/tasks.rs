@@ -1,21 +1,39 @@
-//! Tasks (variant tasks; the 2026-07-28 extension `io.modelcontextprotocol/tasks`, SEP-2663):
-//! what a client does with the task the server hands it in place of a tool's result. Judged from
-//! the server's journal (the calls, the tasks in their answers, `tasks/get`, `tasks/update`,
-//! `tasks/cancel`, `notifications/cancelled`) and, for what reached the model, from the model
-//! stub's. What the client declared is `extensions["io.modelcontextprotocol/tasks"]`; a client
-//! that does not declare it is refused a task (-32021) and gets no result.
+//! Tasks (variant tasks), in both generations: the 2026-07-28 extension
+//! `io.modelcontextprotocol/tasks` (SEP-2663), where the server answers a call with a task
+//! (`resultType: "task"`) and the task's result comes inline in `tasks/get`, and 2025-11-25's
+//! experimental tasks, where the client asks for a task (`params.task`) on a tool whose
+//! `execution.taskSupport` is `"required"`, gets a `CreateTaskResult` (`{"task": …}`) and
+//! fetches the result with `tasks/result`. Judged from the server's journal (the calls, the tasks
+//! in their answers, `tasks/get`, `tasks/result`, `tasks/update`, `tasks/cancel`,
+//! `notifications/cancelled`) and, for what reached the model, from the model stub's. What the
+//! client declared is, in 2026-07-28, `extensions["io.modelcontextprotocol/tasks"]` (a client
+//! that does not declare it is refused a task, -32021); in 2025-11-25 a client needs no
+//! capability to use a server's tasks (its `tasks` capability is about tasks it serves itself).
 
 use serde_json::Value;
 
 use super::http::{decoded, http_header};
 use super::results::{first_call, result_after};
-use super::{probe, HTTP_ONLY, MODERN};
+use super::{probe, BOTH, HTTP_ONLY, LEGACY, MODERN};
 use crate::observe::{Frame, Observations};
 use crate::probe::{Declaration, Outcome, Verdict};
 use crate::tasks::{EXTENSION_ID, FAIL_CANARY, INPUT_KEY, POLL_INTERVAL_MS, RESULT_CANARY, TASK_TOOLS, TOOL_TASK_FAIL, TOOL_TASK_INPUT, TOOL_TASK_LONG, TOOL_TASK_RESULT};
+use crate::Era;
 
 fn declared(o: &Observations) -> Declaration {
-    Declaration::from_bool(o.declares(&["extensions", EXTENSION_ID]))
+    match o.era() {
+        Some(Era::Modern) => Declaration::from_bool(o.declares(&["extensions", EXTENSION_ID])),
+        _ => Declaration::NoCapability,
+    }
+}
+
+/// The id of the task an answer hands over: 2026-07-28's `{"resultType": "task", "taskId"}`
+/// or 2025-11-25's `{"task": {"taskId"}}`.
+fn task_id_of(result: &Value) -> Option<&str> {
+    if result.get("resultType").and_then(Value::as_str) == Some("task") {
+        return result.get("taskId")?.as_str();
+    }
+    result.get("task")?.get("taskId")?.as_str()
 }
 
 /// A task the server handed the client: the call, the answer that carried the task, its id.
@@ -29,8 +47,7 @@ struct Handed<'a> {
 fn handed<'a>(o: &'a Observations, tool: &'a str) -> Option<Handed<'a>> {
     o.tool_calls(tool).find_map(|call| {
         let answer = o.answer_to(call)?;
-        let result = answer.result().filter(|r| r.get("resultType").and_then(Value::as_str) == Some("task"))?;
-        let task_id = result.get("taskId")?.as_str()?.to_string();
+        let task_id = task_id_of(answer.result()?)?.to_string();
         Some(Handed { call, answer, task_id })
     })
 }
@@ -62,9 +79,10 @@ fn not_handed(o: &Observations, tool: &str, declared: Declaration) -> Verdict {
         Some(call) => {
             let answer = o.answer_to(call);
             let code = answer.and_then(|a| a.error()).and_then(|e| e.get("code")).and_then(Value::as_i64);
-            let detail = match code {
-                Some(code) => format!("the call of {tool} was refused a task ({code}): the client did not declare the tasks extension"),
-                None => format!("the call of {tool} got no task"),
+            let detail = match (code, o.era()) {
+                (Some(code), Some(Era::Modern)) => format!("the call of {tool} was refused a task ({code}): the client did not declare the tasks extension"),
+                (Some(code), _) => format!("the call of {tool} was refused ({code}): it was made without params.task, and the tool requires a task"),
+                (None, _) => format!("the call of {tool} got no task"),
             };
             Verdict::new(Outcome::No, detail).declared(declared).evidence(std::iter::once(call.seq).chain(answer.map(|a| a.seq))).opportunity([call.seq])
         }
@@ -72,18 +90,46 @@ fn not_handed(o: &Observations, tool: &str, declared: Declaration) -> Verdict {
 }
 
 probe! {
-    /// Evidence (server journal): the task the server handed for a call (`resultType: "task"`)
-    /// followed by a `tasks/get` with its `taskId`: yes. Tasks handed and none ever asked about is
-    /// declared-only (a client gets a task only when it declared the extension). A call refused
-    /// a task for want of the declaration (-32021) is no.
-    ExtensionUsed {
-        id: "tasks.extension_used", area: Tasks, title: "a task handed for a call is followed",
-        revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "the tasks extension; probe_task_result answers with a task",
-        judge: judge_extension_used,
+    /// Evidence (server journal, 2025-11-25): the call of `probe_task_result`, whose
+    /// `execution.taskSupport` is `"required"`, carries `params.task` (a task-augmented call):
+    /// yes. Made without it (the server refuses it, -32601, as that revision says) is no.
+    AugmentedCall {
+        id: "tasks.augmented_call", area: Tasks, title: "a tool that requires a task is called with params.task",
+        revisions: ["2025-11-25"], eras: LEGACY, variant: Tasks, serves: "capabilities.tasks.requests.tools.call; the task tools have execution.taskSupport \"required\"",
+        judge: judge_augmented_call,
     }
 }
 
-fn judge_extension_used(o: &Observations) -> Verdict {
+fn judge_augmented_call(o: &Observations) -> Verdict {
+    let Some(call) = o.tool_calls(TOOL_TASK_RESULT).next() else {
+        return Verdict::new(Outcome::NotReached, format!("{TOOL_TASK_RESULT} was never called"));
+    };
+    match call.params().get("task") {
+        Some(task) if task.is_object() => Verdict::new(Outcome::Yes, format!("asked for a task: params.task {task}")).evidence([call.seq]),
+        _ => {
+            let refused = o.answer_to(call).map(|a| a.seq);
+            Verdict::new(Outcome::No, "called the tool without params.task, though its taskSupport is \"required\"")
+                .evidence(std::iter::once(call.seq).chain(refused))
+                .opportunity([call.seq])
+        }
+    }
+}
+
+probe! {
+    /// Evidence (server journal): the task the server handed for a call (2026-07-28: an answer
+    /// with `resultType: "task"`; 2025-11-25: a `CreateTaskResult` for a call with `params.task`)
+    /// followed by a `tasks/get` with its `taskId`: yes. Tasks handed and none ever asked about is
+    /// declared-only in 2026-07-28 (a client gets a task only when it declared the extension) and
+    /// no in 2025-11-25. No task handed because the call was refused is no: for want of the
+    /// declaration (-32021) in 2026-07-28, of `params.task` (-32601) in 2025-11-25.
+    Followed {
+        id: "tasks.followed", area: Tasks, title: "a task handed for a call is followed",
+        revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "the task tools answer with tasks (2026-07-28: to a client that declared the extension; 2025-11-25: to a task-augmented call)",
+        judge: judge_followed,
+    }
+}
+
+fn judge_followed(o: &Observations) -> Verdict {
     let declared = declared(o);
     let tasks = all_handed(o);
     if tasks.is_empty() {
@@ -95,10 +141,12 @@ fn judge_extension_used(o: &Observations) -> Verdict {
         Some(first) => {
             Verdict::new(Outcome::Yes, format!("followed {} of {} tasks with tasks/get", followed.len(), tasks.len())).declared(declared).evidence([tasks[0].answer.seq, first.seq])
         }
-        None => Verdict::new(Outcome::DeclaredOnly, format!("was handed {} tasks and never asked tasks/get", tasks.len()))
-            .declared(declared)
-            .evidence(answers.clone())
-            .opportunity(answers),
+        None => {
+            Verdict::new(if declared == Declaration::Declared { Outcome::DeclaredOnly } else { Outcome::No }, format!("was handed {} tasks and never asked tasks/get", tasks.len()))
+                .declared(declared)
+                .evidence(answers.clone())
+                .opportunity(answers)
+        }
     }
 }
 
@@ -110,13 +158,13 @@ const BUSY_LOOP: usize = 2;
 
 probe! {
     /// Evidence (server journal): the `tasks/get` requests about each task the server handed,
-    /// whose `pollIntervalMs` is 200. The extension says a client should poll no faster; a
+    /// whose poll interval is 200 ms (`pollIntervalMs`; in 2025-11-25 `pollInterval`). The extension says a client should poll no faster; a
     /// poll less than 100 ms after the one before it about the same task counts as too soon.
     /// None too soon is yes; one or two is partial; more is no (a busy loop); the detail gives
     /// how many polls there were and how many came too soon. No task polled is not-reached.
     PollInterval {
         id: "tasks.poll_interval", area: Tasks, title: "tasks are polled no faster than pollIntervalMs",
-        revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "every task asks for pollIntervalMs 200",
+        revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "every task asks for a poll interval of 200 ms (pollIntervalMs; 2025-11-25: pollInterval)",
         judge: judge_poll_interval,
     }
 }
@@ -143,12 +191,14 @@ fn judge_poll_interval(o: &Observations) -> Verdict {
 }
 
 probe! {
-    /// Evidence (server journal): a `tasks/get` about the task of `probe_task_result` answered
-    /// `completed`, with the tool's result inlined. Asking until then is yes; stopping while it
-    /// was still working (or never asking) is no. No task handed is as `tasks.extension_used`.
+    /// Evidence (server journal): the result of the task of `probe_task_result`, fetched: in
+    /// 2026-07-28 a `tasks/get` answered `completed` (the result inlined), in 2025-11-25 a
+    /// `tasks/result` answered with the tool's result. Fetched is yes; stopping while the task was
+    /// still working, or (2025-11-25) never asking `tasks/result`, is no. No task handed is as
+    /// `tasks.followed`.
     ResultFetched {
-        id: "tasks.result_fetched", area: Tasks, title: "a task is polled until its result",
-        revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "probe_task_result: a task that completes after 1 s",
+        id: "tasks.result_fetched", area: Tasks, title: "a task is followed until its result",
+        revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "probe_task_result: a task that completes after 1 s",
         judge: judge_result_fetched,
     }
 }
@@ -157,6 +207,24 @@ fn judge_result_fetched(o: &Observations) -> Verdict {
     let declared = declared(o);
     let Some(task) = handed(o, TOOL_TASK_RESULT) else { return not_handed(o, TOOL_TASK_RESULT, declared) };
     let asked: Vec<&Frame> = about(o, "tasks/get", &task.task_id).collect();
+    if o.era() == Some(Era::Legacy) {
+        let fetched = about(o, "tasks/result", &task.task_id).find(|r| o.answer_to(r).is_some_and(|a| a.result().is_some()));
+        return match fetched {
+            Some(fetched) => {
+                Verdict::new(Outcome::Yes, format!("fetched the result with tasks/result after {}", polls(asked.len()))).declared(declared).evidence([task.answer.seq, fetched.seq])
+            }
+            None => {
+                let last = asked.last().map_or(task.answer.seq, |p| p.seq);
+                let saw_it_done = asked.iter().any(|p| status_of(o, p) == Some("completed"));
+                let detail = if saw_it_done {
+                    "saw the task completed and never asked tasks/result".to_string()
+                } else {
+                    format!("never fetched the result (tasks/result) after {}", polls(asked.len()))
+                };
+                Verdict::new(Outcome::No, detail).declared(declared).evidence([task.answer.seq, last]).opportunity([task.answer.seq])
+            }
+        };
+    }
     match asked.iter().find(|p| status_of(o, p) == Some("completed")) {
         Some(done) => Verdict::new(Outcome::Yes, format!("asked {} times until the task completed", asked.len())).declared(declared).evidence([task.answer.seq, done.seq]),
         None => {
@@ -202,13 +270,13 @@ fn judge_input_answered(o: &Observations) -> Verdict {
 probe! {
     /// Evidence (server journal): `probe_task_long`'s task works for 20 s. A client that gives
     /// up on it sends `tasks/cancel` with its `taskId`: yes. `notifications/cancelled` for the
-    /// call that created it is a violation (the call was answered with the task; the extension
-    /// says cancel the task instead). Neither, while the task was left working (the client
+    /// call that created it is a violation (the call was answered with the task; both
+    /// generations say cancel the task instead). Neither, while the task was left working (the client
     /// stopped asking, or ended), is no; neither because the client waited the 20 s out is
     /// not-reached (it never gave up, so there was nothing to cancel).
     CancelTask {
         id: "tasks.cancel", area: Tasks, title: "a task given up on is cancelled with tasks/cancel",
-        revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "probe_task_long: a task that works for 20 s unless cancelled",
+        revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "probe_task_long: a task that works for 20 s unless cancelled",
         judge: judge_cancel,
     }
 }
@@ -242,7 +310,7 @@ probe! {
     /// for the call (the task handle, an error) is no.
     ResultToModel {
         id: "tasks.result_to_model", area: Tasks, title: "a completed task's result reaches the model",
-        revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "probe_task_result's task completes with a text result",
+        revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "probe_task_result's task completes with a text result",
         judge: judge_result_to_model, needs_model: true,
     }
 }
@@ -257,7 +325,7 @@ probe! {
     /// model learns the task failed). Anything else handed back for the call is no.
     FailedToModel {
         id: "tasks.failed_to_model", area: Tasks, title: "a failed task is reported to the model",
-        revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "probe_task_fail's task fails with a JSON-RPC error",
+        revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "probe_task_fail's task fails with a JSON-RPC error",
         judge: judge_failed_to_model, needs_model: true,
     }
 }

@@ -60,6 +60,8 @@ pub const JOURNALLED_HEADERS: [&str; 10] =
 struct TapState {
     journal: Journal,
     variant: Variant,
+    /// The tasks of legacy sessions in the tasks variant, which the tap serves itself.
+    legacy_tasks: Arc<super::legacy_tasks::LegacyTasks>,
     /// Session ids the server has expired (variant `session-expires`: only the first session).
     expired: Arc<Mutex<Vec<String>>>,
     /// Whether a GET stream was already dropped (variant `stream-drop`: only the first).
@@ -543,6 +545,11 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
             super::DiscoverRefusal::HttpStatus { status, body } => return plain_text_error(journal, &session, status, body),
         }
     }
+    // A legacy session's tasks (tasks variant) are the tap's: rmcp does not know them.
+    if let Some(asked) = frame.as_ref().filter(|f| super::legacy_tasks::intercepts(state.variant, f)) {
+        let answer = state.legacy_tasks.answer(asked).await;
+        return tap_answer(journal, &session, StatusCode::OK, "application/json", answer.to_string(), Some(&answer));
+    }
     // Only a request's id is echoed (the tap's own errors included); answers to notifications and
     // responses carry null.
     let request_id = frame.as_ref().filter(|f| f.get("method").is_some()).and_then(|f| f.get("id")).cloned().unwrap_or(Value::Null);
@@ -740,6 +747,7 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
     let read_timeout = read_timeout.unwrap_or(READ_TIMEOUT);
     let state = TapState {
         journal: journal.clone(),
+        legacy_tasks: Arc::default(),
         variant,
         expired: Arc::default(),
         dropped_a_stream: Arc::default(),

@@ -9,6 +9,7 @@ use crate::note::Note;
 
 mod connections;
 pub mod http;
+pub(crate) mod legacy_tasks;
 pub mod stdio;
 
 pub use connections::{MAX_CONNECTIONS, MAX_HEADERS};
@@ -227,12 +228,15 @@ mod tests {
 pub(crate) type Rewrite = fn(&str) -> Option<String>;
 
 /// The rewrite the taps apply to outgoing frames in `variant`: the skills variants' placeholders,
-/// or the no-result-type variant's removal of `resultType`.
+/// the no-result-type variant's removal of `resultType`, or the tasks variant's legacy task
+/// declarations.
 pub(crate) fn outgoing_rewrite(variant: crate::Variant) -> Option<Rewrite> {
     if variant.serves_skills() {
         Some(crate::skills::rewrite_outgoing)
     } else if variant == crate::Variant::NoResultType {
         Some(without_result_type)
+    } else if variant == crate::Variant::Tasks {
+        Some(legacy_tasks::rewrite_outgoing)
     } else {
         None
     }

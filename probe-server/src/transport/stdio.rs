@@ -249,6 +249,7 @@ async fn pump_input<R: AsyncRead + Unpin>(
     forward: mpsc::Sender<RxJsonRpcMessage<RoleServer>>,
     closing: tokio_util::sync::CancellationToken,
     variant: crate::Variant,
+    legacy_tasks: Arc<super::legacy_tasks::LegacyTasks>,
 ) {
     let _closing = closing.drop_guard();
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
@@ -318,6 +319,15 @@ async fn pump_input<R: AsyncRead + Unpin>(
             if let super::DiscoverRefusal::Error { id, code, message } = refusal {
                 outbound.send(error_frame(id, code, message));
             }
+            continue;
+        }
+        // A legacy session's tasks (tasks variant) are the tap's: rmcp does not know them.
+        if super::legacy_tasks::intercepts(variant, &value) {
+            let (tasks, outbound) = (legacy_tasks.clone(), outbound.clone());
+            tokio::spawn(async move {
+                let answer = tasks.answer(&value).await;
+                outbound.send(serde_json::to_vec(&answer).unwrap_or_default());
+            });
             continue;
         }
         // The value is moved into the SDK's type, not copied: a large frame is held once.
@@ -400,7 +410,7 @@ where
     let variant = options.variant;
     let handler = ProbeServer::new(journal.clone(), SESSION, Transport::Stdio, options);
     handler.note_serving(json!({}));
-    let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx, handler.closing(), variant));
+    let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx, handler.closing(), variant, Arc::default()));
     let inbound = Arc::new(Mutex::new(in_rx));
     loop {
         outbound.lifecycle.reset();

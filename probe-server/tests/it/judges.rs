@@ -102,7 +102,7 @@ fn ablated_journals_flip_their_target_probe() {
         ("reference-stdio-modern-apps-host-view-without-structured-content", "apps.ui_resource_read", "yes"),
         // Tasks (2026-07-28 extension): the reference client follows, polls at the asked interval,
         // answers input and cancels what it gives up on; each ablation breaks one of these.
-        ("reference-http-modern-tasks-full", "tasks.extension_used", "yes"),
+        ("reference-http-modern-tasks-full", "tasks.followed", "yes"),
         ("reference-http-modern-tasks-full", "tasks.poll_interval", "yes"),
         ("reference-http-modern-tasks-full", "tasks.result_fetched", "yes"),
         ("reference-http-modern-tasks-full", "tasks.input_answered", "yes"),
@@ -110,7 +110,18 @@ fn ablated_journals_flip_their_target_probe() {
         ("reference-http-modern-tasks-full", "tasks.mcp_name_header", "yes"),
         ("reference-http-modern-tasks-no-task-name-header", "tasks.mcp_name_header", "no"),
         ("reference-stdio-modern-tasks-never-cancel-tasks", "tasks.cancel", "no"),
-        ("reference-stdio-modern-tasks-ignore-tasks", "tasks.extension_used", "declared-only"),
+        ("reference-stdio-modern-tasks-ignore-tasks", "tasks.followed", "declared-only"),
+        // 2025-11-25's experimental tasks, served by the taps: a task-augmented call followed to
+        // tasks/result, or a call without params.task refused.
+        ("reference-stdio-legacy-tasks-full", "tasks.augmented_call", "yes"),
+        ("reference-stdio-legacy-tasks-full", "tasks.followed", "yes"),
+        ("reference-stdio-legacy-tasks-full", "tasks.result_fetched", "yes"),
+        ("reference-stdio-legacy-tasks-full", "tasks.cancel", "yes"),
+        ("reference-stdio-legacy-tasks-full", "tasks.poll_interval", "yes"),
+        ("reference-stdio-legacy-tasks-no-task-augmentation", "tasks.augmented_call", "no"),
+        ("reference-stdio-legacy-tasks-no-task-augmentation", "tasks.followed", "no"),
+        ("reference-stdio-legacy-tasks-host-full", "tasks.result_to_model", "yes"),
+        ("reference-stdio-legacy-tasks-host-full", "tasks.failed_to_model", "yes"),
         ("reference-stdio-modern-tasks-host-full", "tasks.result_to_model", "yes"),
         ("reference-stdio-modern-tasks-host-full", "tasks.failed_to_model", "yes"),
         ("reference-stdio-modern-tasks-host-task-failure-hidden", "tasks.failed_to_model", "no"),

@@ -165,7 +165,8 @@ ablations! {
     OfferAppOnlyTools => "offer-app-only-tools", "apps.app_only_tool_hidden", "offers its model the tools whose _meta.ui.visibility leaves out the model";
     NeverReadViews => "never-read-views", "apps.ui_resource_read", "never reads a tool's ui:// view, so it runs none";
     ViewWithoutStructuredContent => "view-without-structured-content", "apps.view_receives_result", "hands a view the tool's result without its structuredContent";
-    IgnoreTasks => "ignore-tasks", "tasks.extension_used", "takes the task a call is answered with for the call's result and never asks about it";
+    NoTaskAugmentation => "no-task-augmentation", "tasks.augmented_call", "calls a tool that requires a task without params.task (2025-11-25)";
+    IgnoreTasks => "ignore-tasks", "tasks.followed", "takes the task a call is answered with for the call's result and never asks about it";
     BusyPollTasks => "busy-poll-tasks", "tasks.poll_interval", "asks tasks/get every 10 ms whatever pollIntervalMs says";
     StopPollingEarly => "stop-polling-early", "tasks.result_fetched", "asks tasks/get about a task once, then stops, without cancelling it";
     IgnoreTaskInput => "ignore-task-input", "tasks.input_answered", "never answers a task's input request";
@@ -288,6 +289,8 @@ impl Ablation {
             Ablation::HideUiTools => &["apps.app_only_tool_hidden", "apps.ui_resource_read", "apps.view_receives_result"],
             // A view never read is never run.
             Ablation::NeverReadViews => &["apps.view_receives_result"],
+            // A call refused for want of params.task hands over no task to follow.
+            Ablation::NoTaskAugmentation => &["tasks.followed", "tasks.poll_interval", "tasks.result_fetched", "tasks.cancel"],
             // A task never asked about is never polled, fetched, answered or cancelled.
             Ablation::IgnoreTasks => &["tasks.poll_interval", "tasks.result_fetched", "tasks.input_answered", "tasks.cancel", "tasks.mcp_name_header"],
             // A task asked about once is left working, not cancelled.

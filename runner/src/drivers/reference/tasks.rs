@@ -1,12 +1,16 @@
-//! The reference client's side of the tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28):
-//! it declares the extension, and when a call is answered with a task it follows the task with
-//! `tasks/get` at the task's `pollIntervalMs` until a terminal status, answers an input request
-//! with `tasks/update`, and gives up on a task still unfinished after [`GIVE_UP_AFTER`] with
-//! `tasks/cancel`. Each tasks probe has an ablation here that breaks one of these.
+//! The reference client's side of tasks, in both generations. In 2026-07-28 (the extension
+//! `io.modelcontextprotocol/tasks`, which it declares) a call answered with a task is followed
+//! with `tasks/get` at the task's `pollIntervalMs` until a terminal status, with the result
+//! inline; an input request is answered with `tasks/update`. In 2025-11-25 (experimental tasks,
+//! which rmcp does not know, so the requests go out as custom ones) it calls a tool whose
+//! `execution.taskSupport` is `"required"` with `params.task`, follows the `CreateTaskResult`
+//! with `tasks/get` at its `pollInterval`, and fetches the result with `tasks/result`. In both,
+//! a task still unfinished after [`GIVE_UP_AFTER`] is cancelled with `tasks/cancel`. Each tasks
+//! probe has an ablation here that breaks one of these.
 
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, UpdateTaskParams};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientRequest, CustomRequest, GetTaskParams, UpdateTaskParams};
 use serde_json::{json, Value};
 
 use super::{Ablation, Client};
@@ -26,8 +30,23 @@ pub enum Ended {
     Failed(String),
 }
 
+/// Whether the session speaks a revision before 2026-07-28.
+fn legacy(client: &Client) -> bool {
+    client.peer_info().is_some_and(|info| info.protocol_version.as_str() < "2026-07-28")
+}
+
+/// A request rmcp has no type for (2025-11-25's task requests), and its result as JSON.
+async fn raw(client: &Client, method: &str, params: Value) -> Result<Value, String> {
+    let request = ClientRequest::CustomRequest(CustomRequest::new(method.to_string(), Some(params)));
+    let result = client.send_request(request).await.map_err(|e| e.to_string())?;
+    serde_json::to_value(result).map_err(|e| e.to_string())
+}
+
 /// Calls `tool` once; a task handed back instead of the result is followed to its end.
 pub async fn call(client: &Client, params: CallToolRequestParams, ablation: Option<Ablation>) -> Ended {
+    if legacy(client) {
+        return call_legacy(client, params, ablation).await;
+    }
     let response = match client.call_tool_once(params).await {
         Ok(response) => response,
         Err(e) => return Ended::Failed(format!("error: {e}")),
@@ -83,10 +102,61 @@ async fn follow(client: &Client, handle: &Value, ablation: Option<Ablation>) -> 
     }
 }
 
-/// The reference client's script in the tasks variant: each task tool in turn.
+/// A 2025-11-25 call of a tool that requires a task: with `params.task` (unless ablated).
+async fn call_legacy(client: &Client, params: CallToolRequestParams, ablation: Option<Ablation>) -> Ended {
+    let mut request = serde_json::to_value(&params).unwrap_or_default();
+    if ablation != Some(Ablation::NoTaskAugmentation) {
+        request["task"] = json!({"ttl": 60_000});
+    }
+    let answer = match raw(client, "tools/call", request).await {
+        Ok(answer) => answer,
+        Err(e) => return Ended::Failed(format!("error: {e}")),
+    };
+    match answer.get("task") {
+        Some(task) => follow_legacy(client, task, ablation).await,
+        None => Ended::Result(answer),
+    }
+}
+
+/// Follows a 2025-11-25 task (`CreateTaskResult.task`) to its end, and fetches its result.
+async fn follow_legacy(client: &Client, handle: &Value, ablation: Option<Ablation>) -> Ended {
+    let skip = |a: Ablation| ablation == Some(a);
+    let Some(task_id) = handle.get("taskId").and_then(Value::as_str).map(str::to_string) else {
+        return Ended::Failed("a task without a taskId".into());
+    };
+    if skip(Ablation::IgnoreTasks) {
+        return Ended::Result(json!({"content": [{"type": "text", "text": format!("task {task_id} started")}]}));
+    }
+    let asked = Duration::from_millis(handle.get("pollInterval").and_then(Value::as_u64).unwrap_or(1000));
+    let interval = if skip(Ablation::BusyPollTasks) { BUSY_POLL } else { asked };
+    let started = Instant::now();
+    let mut polls = 0;
+    loop {
+        tokio::time::sleep(interval).await;
+        if started.elapsed() >= GIVE_UP_AFTER || (skip(Ablation::StopPollingEarly) && polls >= 1) {
+            if !skip(Ablation::NeverCancelTasks) && !skip(Ablation::StopPollingEarly) {
+                let _ = raw(client, "tasks/cancel", json!({"taskId": task_id})).await;
+            }
+            return Ended::Failed(format!("gave up on task {task_id}"));
+        }
+        polls += 1;
+        let task = match raw(client, "tasks/get", json!({"taskId": task_id})).await {
+            Ok(task) => task,
+            Err(e) => return Ended::Failed(format!("tasks/get failed: {e}")),
+        };
+        if matches!(task.get("status").and_then(Value::as_str), Some("completed" | "failed" | "cancelled")) {
+            return match raw(client, "tasks/result", json!({"taskId": task_id})).await {
+                Ok(result) => Ended::Result(result),
+                Err(e) => Ended::Failed(e),
+            };
+        }
+    }
+}
+
+/// The reference client's script in the tasks variant: the task tools called side by side (a
+/// client may have several tasks running), each task followed on its own.
 pub async fn script(client: &Client, ablation: Option<Ablation>) {
     let _ = client.list_tools(None).await;
-    for tool in probe_server::tasks::TASK_TOOLS {
-        call(client, CallToolRequestParams::new(tool.to_string()), ablation).await;
-    }
+    let calls = probe_server::tasks::TASK_TOOLS.map(|tool| call(client, CallToolRequestParams::new(tool.to_string()), ablation));
+    futures::future::join_all(calls).await;
 }

@@ -195,9 +195,13 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Rewriting<T> {
             }
         }
         let Some(ablation) = self.ablation else { return Either::Left(self.inner.send(item)) };
-        let rewritten = serde_json::to_value(&item).ok().map(|v| rewrite(ablation, v));
+        let original = serde_json::to_value(&item).ok();
+        let rewritten = original.clone().map(|v| rewrite(ablation, v));
         match rewritten {
             Some(None) => Either::Right(std::future::ready(Ok(()))),
+            // Left as it was: sent as it was (a round trip through the SDK's types would drop
+            // what they do not know, such as a 2025-11-25 call's `params.task`).
+            Some(Some(value)) if Some(&value) == original.as_ref() => Either::Left(self.inner.send(item)),
             Some(Some(value)) => match serde_json::from_value::<TxJsonRpcMessage<RoleClient>>(value) {
                 Ok(item) => Either::Left(self.inner.send(item)),
                 Err(_) => Either::Left(self.inner.send(item)),
