@@ -55,15 +55,62 @@ pub async fn call(client: &Client, params: CallToolRequestParams, ablation: Opti
         CallToolResponse::Complete(result) => Ended::Result(serde_json::to_value(result).unwrap_or_default()),
         CallToolResponse::Task(created) => {
             let handle = serde_json::to_value(&created).unwrap_or_default();
-            follow(client, &handle, ablation).await
+            follow(client, Generation::Extension, &handle, ablation).await
         }
         CallToolResponse::InputRequired(_) => Ended::Failed("the server asked for input outside a task".into()),
         other => Ended::Failed(format!("an answer of an unknown kind: {other:?}")),
     }
 }
 
-/// Follows the task `handle` (a `CreateTaskResult`) to its end.
-async fn follow(client: &Client, handle: &Value, ablation: Option<Ablation>) -> Ended {
+/// The generation of tasks a session speaks, and what differs between the two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Generation {
+    /// 2026-07-28's extension: rmcp's typed requests, the result inline in `tasks/get`.
+    Extension,
+    /// 2025-11-25's experimental tasks: custom requests, the result from `tasks/result`.
+    Core,
+}
+
+impl Generation {
+    /// The key of a task's poll interval.
+    fn interval_key(self) -> &'static str {
+        match self {
+            Generation::Extension => "pollIntervalMs",
+            Generation::Core => "pollInterval",
+        }
+    }
+
+    async fn get(self, client: &Client, task_id: &str) -> Result<Value, String> {
+        match self {
+            Generation::Extension => client.get_task(GetTaskParams::new(task_id)).await.map(|got| serde_json::to_value(got).unwrap_or_default()).map_err(|e| e.to_string()),
+            Generation::Core => raw(client, "tasks/get", json!({"taskId": task_id})).await,
+        }
+    }
+
+    async fn cancel(self, client: &Client, task_id: &str) {
+        let _ = match self {
+            Generation::Extension => client.cancel_task(CancelTaskParams::new(task_id)).await.map_err(|e| e.to_string()),
+            Generation::Core => raw(client, "tasks/cancel", json!({"taskId": task_id})).await.map(drop),
+        };
+    }
+
+    /// How the task `task` (as `tasks/get` answered) ended, if it did.
+    async fn ended(self, client: &Client, task_id: &str, task: &Value) -> Option<Ended> {
+        let status = task.get("status").and_then(Value::as_str).unwrap_or_default();
+        if !matches!(status, "completed" | "failed" | "cancelled") {
+            return None;
+        }
+        Some(match (self, status) {
+            (Generation::Core, _) => raw(client, "tasks/result", json!({"taskId": task_id})).await.map_or_else(Ended::Failed, Ended::Result),
+            (Generation::Extension, "completed") => Ended::Result(task.get("result").cloned().unwrap_or_default()),
+            (Generation::Extension, "failed") => Ended::Failed(task.pointer("/error/message").and_then(Value::as_str).unwrap_or("the task failed").to_string()),
+            (Generation::Extension, _) => Ended::Failed(format!("task {task_id} was cancelled")),
+        })
+    }
+}
+
+/// Follows the task `handle` (the task a call was answered with) to its end.
+async fn follow(client: &Client, generation: Generation, handle: &Value, ablation: Option<Ablation>) -> Ended {
     let skip = |a: Ablation| ablation == Some(a);
     let Some(task_id) = handle.get("taskId").and_then(Value::as_str).map(str::to_string) else {
         return Ended::Failed("a task without a taskId".into());
@@ -71,7 +118,7 @@ async fn follow(client: &Client, handle: &Value, ablation: Option<Ablation>) -> 
     if skip(Ablation::IgnoreTasks) {
         return Ended::Result(json!({"content": [{"type": "text", "text": format!("task {task_id} started")}]}));
     }
-    let asked = Duration::from_millis(handle.get("pollIntervalMs").and_then(Value::as_u64).unwrap_or(1000));
+    let asked = Duration::from_millis(handle.get(generation.interval_key()).and_then(Value::as_u64).unwrap_or(1000));
     let interval = if skip(Ablation::BusyPollTasks) { BUSY_POLL } else { asked };
     let started = Instant::now();
     let mut polls = 0;
@@ -79,25 +126,24 @@ async fn follow(client: &Client, handle: &Value, ablation: Option<Ablation>) -> 
         tokio::time::sleep(interval).await;
         if started.elapsed() >= GIVE_UP_AFTER || (skip(Ablation::StopPollingEarly) && polls >= 1) {
             if !skip(Ablation::NeverCancelTasks) && !skip(Ablation::StopPollingEarly) {
-                let _ = client.cancel_task(CancelTaskParams::new(task_id.clone())).await;
+                generation.cancel(client, &task_id).await;
             }
             return Ended::Failed(format!("gave up on task {task_id}"));
         }
         polls += 1;
-        let task = match client.get_task(GetTaskParams::new(task_id.clone())).await {
-            Ok(got) => serde_json::to_value(got).unwrap_or_default(),
+        let task = match generation.get(client, &task_id).await {
+            Ok(task) => task,
             Err(e) => return Ended::Failed(format!("tasks/get failed: {e}")),
         };
-        match task.get("status").and_then(Value::as_str).unwrap_or_default() {
-            "completed" => return Ended::Result(task.get("result").cloned().unwrap_or_default()),
-            "failed" => return Ended::Failed(task.pointer("/error/message").and_then(Value::as_str).unwrap_or("the task failed").to_string()),
-            "cancelled" => return Ended::Failed(format!("task {task_id} was cancelled")),
-            "input_required" if !skip(Ablation::IgnoreTaskInput) => {
-                let requests = task.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
-                let responses = requests.keys().map(|key| (key.clone(), json!({"action": "accept", "content": {"confirmed": true}}))).collect();
-                let _ = client.update_task(UpdateTaskParams::new(task_id.clone(), responses)).await;
-            }
-            _ => {}
+        if let Some(ended) = generation.ended(client, &task_id, &task).await {
+            return ended;
+        }
+        // Only the extension asks for input during a task (2025-11-25's would come through
+        // tasks/result, which is asked only at the end).
+        if task.get("status").and_then(Value::as_str) == Some("input_required") && !skip(Ablation::IgnoreTaskInput) {
+            let requests = task.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+            let responses = requests.keys().map(|key| (key.clone(), json!({"action": "accept", "content": {"confirmed": true}}))).collect();
+            let _ = client.update_task(UpdateTaskParams::new(task_id.clone(), responses)).await;
         }
     }
 }
@@ -113,43 +159,8 @@ async fn call_legacy(client: &Client, params: CallToolRequestParams, ablation: O
         Err(e) => return Ended::Failed(format!("error: {e}")),
     };
     match answer.get("task") {
-        Some(task) => follow_legacy(client, task, ablation).await,
+        Some(task) => follow(client, Generation::Core, task, ablation).await,
         None => Ended::Result(answer),
-    }
-}
-
-/// Follows a 2025-11-25 task (`CreateTaskResult.task`) to its end, and fetches its result.
-async fn follow_legacy(client: &Client, handle: &Value, ablation: Option<Ablation>) -> Ended {
-    let skip = |a: Ablation| ablation == Some(a);
-    let Some(task_id) = handle.get("taskId").and_then(Value::as_str).map(str::to_string) else {
-        return Ended::Failed("a task without a taskId".into());
-    };
-    if skip(Ablation::IgnoreTasks) {
-        return Ended::Result(json!({"content": [{"type": "text", "text": format!("task {task_id} started")}]}));
-    }
-    let asked = Duration::from_millis(handle.get("pollInterval").and_then(Value::as_u64).unwrap_or(1000));
-    let interval = if skip(Ablation::BusyPollTasks) { BUSY_POLL } else { asked };
-    let started = Instant::now();
-    let mut polls = 0;
-    loop {
-        tokio::time::sleep(interval).await;
-        if started.elapsed() >= GIVE_UP_AFTER || (skip(Ablation::StopPollingEarly) && polls >= 1) {
-            if !skip(Ablation::NeverCancelTasks) && !skip(Ablation::StopPollingEarly) {
-                let _ = raw(client, "tasks/cancel", json!({"taskId": task_id})).await;
-            }
-            return Ended::Failed(format!("gave up on task {task_id}"));
-        }
-        polls += 1;
-        let task = match raw(client, "tasks/get", json!({"taskId": task_id})).await {
-            Ok(task) => task,
-            Err(e) => return Ended::Failed(format!("tasks/get failed: {e}")),
-        };
-        if matches!(task.get("status").and_then(Value::as_str), Some("completed" | "failed" | "cancelled")) {
-            return match raw(client, "tasks/result", json!({"taskId": task_id})).await {
-                Ok(result) => Ended::Result(result),
-                Err(e) => Ended::Failed(e),
-            };
-        }
     }
 }
 
