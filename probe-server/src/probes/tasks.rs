@@ -75,7 +75,7 @@ fn polls(n: usize) -> String {
 /// Not-reached, or the verdict on a client refused a task: why no task of `tool` was handed.
 fn not_handed(o: &Observations, tool: &str, declared: Declaration) -> Verdict {
     match o.tool_calls(tool).next() {
-        None => Verdict::new(Outcome::NotReached, format!("{tool} was never called: no task to follow")).declared(declared),
+        None => never_sent(o, tool, "no task to follow").declared(declared),
         Some(call) => {
             let answer = o.answer_to(call);
             let code = answer.and_then(|a| a.error()).and_then(|e| e.get("code")).and_then(Value::as_i64);
@@ -89,20 +89,44 @@ fn not_handed(o: &Observations, tool: &str, declared: Declaration) -> Verdict {
     }
 }
 
+/// The verdict when no call of `tool` reached the server: no when the model called it (its
+/// host kept the call back; the detail quotes what the model was told instead), not-reached
+/// when nobody called it.
+fn never_sent(o: &Observations, tool: &str, so: &str) -> Verdict {
+    let Ok((call, _)) = first_call(o, tool) else {
+        return Verdict::new(Outcome::NotReached, format!("{tool} was never called: {so}"));
+    };
+    let told = result_after(o, call, tool).map(|(_, _, text)| format!(": its model was told {:?}", ends_of(&text)));
+    Verdict::new(Outcome::No, format!("the model called {tool}, and the host never sent the call to the server{}", told.unwrap_or_default())).opportunity_model([call])
+}
+
+/// `text` on one line, cut in the middle past 200 characters (a host's wrapper may come first
+/// and its reason last).
+fn ends_of(text: &str) -> String {
+    let line: Vec<char> = text.split_whitespace().collect::<Vec<_>>().join(" ").chars().collect();
+    if line.len() <= 200 {
+        return line.into_iter().collect();
+    }
+    format!("{} … {}", line[..100].iter().collect::<String>(), line[line.len() - 100..].iter().collect::<String>())
+}
+
 probe! {
     /// Evidence (server journal, 2025-11-25): the call of `probe_task_result`, whose
     /// `execution.taskSupport` is `"required"`, carries `params.task` (a task-augmented call):
-    /// yes. Made without it (the server refuses it, -32601, as that revision says) is no.
+    /// yes. Made without it (the server refuses it, -32601, as that revision says) is no, and so
+    /// is a call the model made that its host never sent (an SDK may refuse, on the client's
+    /// side, to call such a tool without tasks; the model journal shows the call and what the
+    /// model was told).
     AugmentedCall {
         id: "tasks.augmented_call", area: Tasks, title: "a tool that requires a task is called with params.task",
         revisions: ["2025-11-25"], eras: LEGACY, variant: Tasks, serves: "capabilities.tasks.requests.tools.call; the task tools have execution.taskSupport \"required\"",
-        judge: judge_augmented_call,
+        judge: judge_augmented_call, reads_model: true,
     }
 }
 
 fn judge_augmented_call(o: &Observations) -> Verdict {
     let Some(call) = o.tool_calls(TOOL_TASK_RESULT).next() else {
-        return Verdict::new(Outcome::NotReached, format!("{TOOL_TASK_RESULT} was never called"));
+        return never_sent(o, TOOL_TASK_RESULT, "nothing to see");
     };
     match call.params().get("task") {
         Some(task) if task.is_object() => Verdict::new(Outcome::Yes, format!("asked for a task: params.task {task}")).evidence([call.seq]),
@@ -125,7 +149,7 @@ probe! {
     Followed {
         id: "tasks.followed", area: Tasks, title: "a task handed for a call is followed",
         revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "the task tools answer with tasks (2026-07-28: to a client that declared the extension; 2025-11-25: to a task-augmented call)",
-        judge: judge_followed,
+        judge: judge_followed, reads_model: true,
     }
 }
 
@@ -199,7 +223,7 @@ probe! {
     ResultFetched {
         id: "tasks.result_fetched", area: Tasks, title: "a task is followed until its result",
         revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "probe_task_result: a task that completes after 1 s",
-        judge: judge_result_fetched,
+        judge: judge_result_fetched, reads_model: true,
     }
 }
 
@@ -246,7 +270,7 @@ probe! {
     InputAnswered {
         id: "tasks.input_answered", area: Tasks, title: "a task's input request is answered with tasks/update",
         revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "probe_task_input: input_required with one form elicitation until tasks/update answers it",
-        judge: judge_input_answered,
+        judge: judge_input_answered, reads_model: true,
     }
 }
 
@@ -277,7 +301,7 @@ probe! {
     CancelTask {
         id: "tasks.cancel", area: Tasks, title: "a task given up on is cancelled with tasks/cancel",
         revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "probe_task_long: a task that works for 20 s unless cancelled",
-        judge: judge_cancel,
+        judge: judge_cancel, reads_model: true,
     }
 }
 

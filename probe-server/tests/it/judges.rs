@@ -120,6 +120,10 @@ fn ablated_journals_flip_their_target_probe() {
         ("reference-stdio-legacy-tasks-full", "tasks.poll_interval", "yes"),
         ("reference-stdio-legacy-tasks-no-task-augmentation", "tasks.augmented_call", "no"),
         ("reference-stdio-legacy-tasks-no-task-augmentation", "tasks.followed", "no"),
+        // A host whose SDK refuses, on its own side, to call a tool that requires a task: the
+        // model's call never reaches the server, which the model journal shows.
+        ("continue-cli-stdio-tasks", "tasks.augmented_call", "no"),
+        ("continue-cli-stdio-tasks", "tasks.followed", "no"),
         ("reference-stdio-legacy-tasks-host-full", "tasks.result_to_model", "yes"),
         ("reference-stdio-legacy-tasks-host-full", "tasks.failed_to_model", "yes"),
         ("reference-stdio-modern-tasks-host-full", "tasks.result_to_model", "yes"),
