@@ -600,10 +600,9 @@ impl ServerHandler for ProbeServer {
             }
             crate::apps::TOOL_APP_VIEW if self.shared.options.variant == Variant::Apps => complete::<CallToolResult>(crate::apps::view_result(self.next_serial())).map(Into::into),
             crate::apps::TOOL_APP_REPORT if self.shared.options.variant == Variant::Apps => Ok(text_result("the view's report arrived").into()),
+            // A legacy session's calls of these tools never come here: the taps answer them
+            // (`transport::legacy_tasks`).
             task if self.shared.options.variant == Variant::Tasks && crate::tasks::TASK_TOOLS.contains(&task) => {
-                if !modern {
-                    return Ok(CallToolResult::error(vec![ContentBlock::text("tasks need a 2026-07-28 session (the tasks extension)")]).into());
-                }
                 let task_id = format!("task-{}", self.next_serial());
                 let created = self.shared.tasks.start(task, &task_id).ok_or_else(|| McpError::internal_error("no such task tool", None))?;
                 // rmcp refuses (-32021) to hand a task to a client that did not declare the extension.

@@ -110,12 +110,19 @@ impl Tasks {
     /// Starts a task for a call of `tool` (one of [`TASK_TOOLS`]) with id `task_id`: the
     /// `CreateTaskResult` to answer the call with.
     pub fn start(&self, tool: &str, task_id: &str) -> Option<Value> {
+        let mut created = self.begin(tool, task_id, EXTENSION_FIELDS)?;
+        created["resultType"] = json!("task");
+        Some(created)
+    }
+
+    /// Enters a new task of `tool` (one of [`TASK_TOOLS`]): its fields, working, named as
+    /// `names` says.
+    fn begin(&self, tool: &str, task_id: &str, names: FieldNames) -> Option<Value> {
         let tool = TASK_TOOLS.into_iter().find(|t| *t == tool)?;
         let entry = Entry { tool, started: Instant::now(), created_at: now(), answer: None, cancelled: false };
-        let mut created = modern_fields(task_id, &entry, Status::Working);
-        created["resultType"] = json!("task");
+        let fields = task_fields(task_id, &entry, Status::Working, names);
         self.entries.lock().unwrap_or_else(|p| p.into_inner()).insert(task_id.to_string(), entry);
-        Some(created)
+        Some(fields)
     }
 
     /// The status of `task_id` now, and `f` of it with its entry.
@@ -138,7 +145,7 @@ impl Tasks {
     /// What `tasks/get` answers for `task_id`: the task with its status's payload inlined.
     pub fn get(&self, task_id: &str) -> Result<(Status, Value), TaskError> {
         self.with(task_id, |status, entry| {
-            let mut task = modern_fields(task_id, entry, status);
+            let mut task = task_fields(task_id, entry, status, EXTENSION_FIELDS);
             match status {
                 Status::InputRequired => task["inputRequests"] = json!({INPUT_KEY: input_request()}),
                 Status::Completed => task["result"] = completed_result(entry.tool, entry.answer.as_ref()),
@@ -182,15 +189,13 @@ impl Tasks {
     /// one of [`TOOL_TASK_RESULT`] does.
     pub fn start_legacy(&self, tool: &str, task_id: &str) -> Option<Value> {
         let tool = if tool == TOOL_TASK_INPUT { TOOL_TASK_RESULT } else { tool };
-        self.start(tool, task_id)?;
-        self.legacy_task(task_id).ok().map(|(_, task)| json!({"task": task}))
+        self.begin(tool, task_id, CORE_FIELDS).map(|task| json!({"task": task}))
     }
 
     /// A task as 2025-11-25 writes it (`ttl`, `pollInterval`; no payload).
     pub fn legacy_task(&self, task_id: &str) -> Result<(Status, Value), TaskError> {
         self.with(task_id, |status, entry| {
-            let mut task = json!({"taskId": task_id, "status": status.as_str(), "createdAt": entry.created_at, "lastUpdatedAt": now(),
-                                  "ttl": TTL_MS, "pollInterval": POLL_INTERVAL_MS});
+            let mut task = task_fields(task_id, entry, status, CORE_FIELDS);
             if status == Status::Failed {
                 task["statusMessage"] = json!("the task failed");
             }
@@ -225,10 +230,17 @@ impl Tasks {
 /// The `_meta` key that ties a message to its task (2025-11-25).
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
-/// The base fields of a task as the 2026-07-28 extension writes them.
-fn modern_fields(task_id: &str, entry: &Entry, status: Status) -> Value {
+/// What a generation calls a task's time to live and its poll interval.
+type FieldNames = (&'static str, &'static str);
+/// The 2026-07-28 extension's names.
+const EXTENSION_FIELDS: FieldNames = ("ttlMs", "pollIntervalMs");
+/// 2025-11-25's names.
+const CORE_FIELDS: FieldNames = ("ttl", "pollInterval");
+
+/// The base fields of a task, named as `names` says.
+fn task_fields(task_id: &str, entry: &Entry, status: Status, (ttl, interval): FieldNames) -> Value {
     json!({"taskId": task_id, "status": status.as_str(), "createdAt": entry.created_at, "lastUpdatedAt": now(),
-           "ttlMs": TTL_MS, "pollIntervalMs": POLL_INTERVAL_MS})
+           ttl: TTL_MS, interval: POLL_INTERVAL_MS})
 }
 
 /// The error a failed task ends with.

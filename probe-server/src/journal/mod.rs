@@ -329,6 +329,12 @@ impl Journal {
 impl Event {
     /// A note written by someone other than the journal's own writer (the runner, the terminal
     /// driver), placed at `seq` and `t_us`.
+    /// A note to follow `events`: the next sequence number, at the last event's time.
+    pub fn note_after(events: &[Event], session: &str, transport: Transport, detail: Value) -> Event {
+        let (seq, t_us) = events.last().map_or((1, 0), |last| (last.seq + 1, last.t_us));
+        Event::note_at(seq, t_us, session, transport, detail)
+    }
+
     pub fn note_at(seq: u64, t_us: u64, session: &str, transport: Transport, detail: Value) -> Event {
         Event {
             format_version: FORMAT_VERSION,
@@ -380,8 +386,8 @@ pub struct JournalRead {
 impl JournalRead {
     /// Adds a note after the last event, at its time.
     pub fn push_note(&mut self, session: &str, transport: Transport, detail: Value) {
-        let (seq, t_us) = self.events.last().map_or((1, 0), |last| (last.seq + 1, last.t_us));
-        self.events.push(Event::note_at(seq, t_us, session, transport, detail));
+        let note = Event::note_after(&self.events, session, transport, detail);
+        self.events.push(note);
     }
 }
 

@@ -8,9 +8,9 @@
 
 use serde_json::Value;
 
-use super::opportunity;
+use super::opportunity::{self, Chance};
 use super::results::{first_call, result_after};
-use super::schemas::offered_schema;
+use super::schemas::{offered_schema, shown};
 use super::{probe, BOTH};
 use crate::apps::{APP_MIME_TYPE, EXTENSION_ID, REPORT_ARGUMENT, SERIAL_KEY, TOOL_APP_REPORT, TOOL_APP_VIEW, VIEW_TEXT_CANARY, VIEW_URI};
 use crate::host_tools::names_tool;
@@ -133,17 +133,19 @@ fn judge_view_read(o: &Observations) -> Verdict {
         let answered = o.answer_to(read).map(|a| a.seq);
         return Verdict::new(Outcome::Yes, format!("read the view {when}")).declared(declared).evidence(std::iter::once(read.seq).chain(answered));
     }
-    let called = match opportunity::tool_called(o, TOOL_APP_VIEW) {
+    let called = match view_called(o) {
         Ok(called) => called,
         Err(verdict) => return verdict.declared(declared),
     };
-    let model = first_call_in_model(o);
-    called.cite(Verdict::new(Outcome::No, "the tool with a view was called and its view never read").declared(declared).evidence(first_call)).opportunity_model(model)
+    called.cite(Verdict::new(Outcome::No, "the tool with a view was called and its view never read").declared(declared).evidence(first_call))
 }
 
-/// The model journal's line of its first call of `probe_app_view`, if any.
-fn first_call_in_model(o: &Observations) -> Option<u64> {
-    first_call(o, TOOL_APP_VIEW).ok().map(|(seq, _)| seq)
+/// The chance the host had: the model's call of `probe_app_view` reached the server (the
+/// server's line, and the model journal's line of the call).
+fn view_called(o: &Observations) -> Result<Chance, Verdict> {
+    let mut called = opportunity::tool_called(o, TOOL_APP_VIEW)?;
+    called.model.extend(first_call(o, TOOL_APP_VIEW).ok().map(|(seq, _)| seq));
+    Ok(called)
 }
 
 probe! {
@@ -166,7 +168,6 @@ fn judge_view_result(o: &Observations) -> Verdict {
     let declared = declared(o);
     let results: Vec<(u64, &Value)> =
         o.tool_calls(TOOL_APP_VIEW).filter_map(|call| o.answer_to(call)).filter_map(|answer| Some((answer.seq, answer.result()?.get("structuredContent")?))).collect();
-    let model = first_call_in_model(o);
     if let Some(report) = o.tool_calls(TOOL_APP_REPORT).next() {
         let got = report.params().get("arguments").and_then(|a| a.get(REPORT_ARGUMENT));
         if let Some((seq, _)) = results.iter().find(|(_, structured)| Some(*structured) == got) {
@@ -174,7 +175,7 @@ fn judge_view_result(o: &Observations) -> Verdict {
         }
         let what = match got {
             None | Some(Value::Null) => "without its structuredContent".to_string(),
-            Some(other) => format!("with its structuredContent changed: {}", short(other)),
+            Some(other) => format!("with its structuredContent changed: {}", shown(other)),
         };
         let before = results.iter().map(|(seq, _)| *seq).filter(|seq| *seq < report.seq).collect::<Vec<_>>();
         return Verdict::new(Outcome::No, format!("the view reported the tool's result {what}"))
@@ -182,7 +183,7 @@ fn judge_view_result(o: &Observations) -> Verdict {
             .evidence(before.iter().copied().chain([report.seq]))
             .opportunity(before);
     }
-    let called = match opportunity::tool_called(o, TOOL_APP_VIEW) {
+    let called = match view_called(o) {
         Ok(called) => called,
         Err(verdict) => return verdict.declared(declared),
     };
@@ -190,16 +191,7 @@ fn judge_view_result(o: &Observations) -> Verdict {
         Some(_) => "the view was read, and no view reported the result: no view ran in this run",
         None => "the view was never read, and no view reported the result: no view ran in this run",
     };
-    called.cite(Verdict::new(Outcome::No, detail).declared(declared).evidence(results.iter().map(|(seq, _)| *seq))).opportunity_model(model)
-}
-
-/// A value for a detail, cut to 80 characters.
-fn short(value: &Value) -> String {
-    let text = value.to_string();
-    match text.char_indices().nth(80) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
-    }
+    called.cite(Verdict::new(Outcome::No, detail).declared(declared).evidence(results.iter().map(|(seq, _)| *seq)))
 }
 
 #[cfg(test)]

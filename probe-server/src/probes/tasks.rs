@@ -182,8 +182,9 @@ const BUSY_LOOP: usize = 2;
 
 probe! {
     /// Evidence (server journal): the `tasks/get` requests about each task the server handed,
-    /// whose poll interval is 200 ms (`pollIntervalMs`; in 2025-11-25 `pollInterval`). The extension says a client should poll no faster; a
-    /// poll less than 100 ms after the one before it about the same task counts as too soon.
+    /// whose poll interval is 200 ms (`pollIntervalMs`; in 2025-11-25 `pollInterval`). Both
+    /// generations say a client should poll no faster; a poll less than 100 ms after the one
+    /// before it about the same task counts as too soon.
     /// None too soon is yes; one or two is partial; more is no (a busy loop); the detail gives
     /// how many polls there were and how many came too soon. No task polled is not-reached.
     PollInterval {

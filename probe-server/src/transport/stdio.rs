@@ -249,9 +249,10 @@ async fn pump_input<R: AsyncRead + Unpin>(
     forward: mpsc::Sender<RxJsonRpcMessage<RoleServer>>,
     closing: tokio_util::sync::CancellationToken,
     variant: crate::Variant,
-    legacy_tasks: Arc<super::legacy_tasks::LegacyTasks>,
 ) {
     let _closing = closing.drop_guard();
+    // The tasks of a legacy session in the tasks variant, which the tap serves itself.
+    let legacy_tasks = Arc::new(super::legacy_tasks::LegacyTasks::default());
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut seen_request = false;
     let journal_frame = |kind: EventKind, bytes: &[u8], parsed: Option<&Value>| {
@@ -410,7 +411,7 @@ where
     let variant = options.variant;
     let handler = ProbeServer::new(journal.clone(), SESSION, Transport::Stdio, options);
     handler.note_serving(json!({}));
-    let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx, handler.closing(), variant, Arc::default()));
+    let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx, handler.closing(), variant));
     let inbound = Arc::new(Mutex::new(in_rx));
     loop {
         outbound.lifecycle.reset();

@@ -14,9 +14,9 @@ pub fn judge(args: cli::JudgeArgs) -> Result<u8> {
     // Given the official schemas, a journal recorded without its check gets one now.
     if observations.notes(Note::WireChecked).next().is_none() {
         if let Some(note) = wire::check_note(&observations).map_err(exit::bad_input_from)? {
-            let (seq, t_us) = observations.events.last().map_or((1, 0), |last| (last.seq + 1, last.t_us));
             let transport = observations.events.last().map_or(Transport::Stdio, |last| last.transport);
-            observations.events.push(Event::note_at(seq, t_us, transport.as_str(), transport, note));
+            let note = Event::note_after(&observations.events, transport.as_str(), transport, note);
+            observations.events.push(note);
             verdicts = probe_server::registry::judge_all(&observations);
         }
     }

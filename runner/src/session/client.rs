@@ -371,9 +371,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         joined.push_note(transport.as_str(), transport, files_on_disk(&[home, work], Path::new(skills_dir)));
     }
     // The client's frames against the official schemas, where the process has them.
-    if let Some(note) = super::wire::check_note(&Observations::from_read(joined.clone()))? {
-        joined.push_note(transport.as_str(), transport, note);
-    }
+    super::wire::add_check(&mut joined, transport)?;
     let journal_path = out_dir.join(journal_name(pass, variant));
     write_events(&journal_path, &joined.events).map_err(RunError::journal(&journal_path))?;
     let mut observations = Observations::from_read(joined);

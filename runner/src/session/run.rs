@@ -119,15 +119,12 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
     let model_path = session.model_journal().map(Path::to_path_buf);
     // The client's frames against the official schemas, where the process has them: the note
     // joins the journal as read (the file itself is left as the server wrote it).
-    let read = read_journal(&journal_path).map_err(|e| format!("cannot read the journal: {e}"));
-    let check = read.as_ref().ok().map(|r| super::wire::check_note(&Observations::from_read(r.clone()))).transpose();
-    let check = check.map_err(|e| format!("cannot check the client's frames: {e}")).map(Option::flatten);
-    let read = read.and_then(|mut read| {
-        if let Some(note) = check.clone()? {
-            read.push_note(transport.as_str(), transport, note);
-        }
+    let read = read_journal(&journal_path).map_err(|e| format!("cannot read the journal: {e}")).and_then(|mut read| {
+        super::wire::add_check(&mut read, transport).map_err(|e| format!("cannot check the client's frames: {e}"))?;
         Ok(read)
     });
+    // The note as added, for a kept copy of the journal.
+    let checked = read.as_ref().ok().and_then(|r| r.events.last()).filter(|e| Note::of(e) == Some(Note::WireChecked)).and_then(|e| e.detail.clone());
     let mut result = judge_read(spec, read, model_path.as_deref());
     if result.harness_error.is_none() {
         result.harness_error = harness_error;
@@ -139,8 +136,8 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
             format!("{}-{}{variant}{runner}-{}", spec.transport.as_str(), spec.era, spec.ablation.map_or_else(|| spec.variation.map_or("full", Variation::id), Ablation::id));
         let kept_journal = keep.join(format!("{stem}.jsonl"));
         let mut kept = std::fs::create_dir_all(keep).and_then(|_| std::fs::copy(&journal_path, &kept_journal)).map(drop).map_err(|e| e.to_string());
-        if let (Ok(Some(note)), true) = (&check, kept.is_ok()) {
-            kept = append_note(&kept_journal, transport.as_str(), transport, note.clone()).map_err(|e| e.to_string());
+        if let (Some(note), true) = (checked, kept.is_ok()) {
+            kept = append_note(&kept_journal, transport.as_str(), transport, note).map_err(|e| e.to_string());
         }
         if let (Some(model_path), true) = (&model_path, kept.is_ok()) {
             kept = std::fs::copy(model_path, keep.join(format!("{stem}.model.jsonl"))).map(drop).map_err(|e| e.to_string());

@@ -374,6 +374,8 @@ struct Handed {
 async fn call_mcp_tool(client: &Client, tool: &rmcp::model::Tool, arguments: &Value, ablation: Option<Ablation>, variation: Option<Variation>, limits: Limits) -> Handed {
     let skip = |a: Ablation| ablation == Some(a);
     let failed = |text: String| Handed { text, media: Vec::new(), failed: true, result: None };
+    // What the model is told in place of a result the host has none of.
+    let said = |text: String| Handed { text, media: Vec::new(), failed: false, result: None };
     let mut arguments = arguments.as_object().cloned().unwrap_or_default();
     if skip(Ablation::DropNullArguments) {
         arguments.retain(|_, value| !value.is_null());
@@ -390,18 +392,16 @@ async fn call_mcp_tool(client: &Client, tool: &rmcp::model::Tool, arguments: &Va
     }
     let called = match limits.follow_tasks {
         true => match super::tasks::call(client, params, ablation).await {
-            super::tasks::Ended::Result(_) if skip(Ablation::TaskResultWithheld) => {
-                return Handed { text: "the task completed".into(), media: Vec::new(), failed: false, result: None }
-            }
+            super::tasks::Ended::Result(_) if skip(Ablation::TaskResultWithheld) => return said("the task completed".into()),
             super::tasks::Ended::Result(result) => serde_json::from_value(result).map_err(|e| Called::Failed(format!("the task's result is no tool result: {e}"))),
-            super::tasks::Ended::Failed(_) if skip(Ablation::TaskFailureHidden) => return Handed { text: String::new(), media: Vec::new(), failed: false, result: None },
-            super::tasks::Ended::Failed(why) => return Handed { text: format!("Error: {why}"), media: Vec::new(), failed: false, result: None },
+            super::tasks::Ended::Failed(_) if skip(Ablation::TaskFailureHidden) => return said(String::new()),
+            super::tasks::Ended::Failed(why) => return said(format!("Error: {why}")),
         },
         false => call_within(client, params, limits.tool_timeout, ablation).await,
     };
     let result = match called {
         Ok(result) => result,
-        Err(Called::TimedOut(after)) => return Handed { text: format!("Error: the tool call timed out after {after:?}"), media: Vec::new(), failed: false, result: None },
+        Err(Called::TimedOut(after)) => return said(format!("Error: the tool call timed out after {after:?}")),
         Err(_) if skip(Ablation::RpcErrorUnsaid) => return failed("the tool call failed".into()),
         Err(Called::Failed(e)) => return failed(format!("error: {e}")),
     };

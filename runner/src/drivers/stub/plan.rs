@@ -323,29 +323,21 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope:
         steps.push(finish());
         return steps;
     }
-    if scope == Scope::LongCalls {
-        for (tool, purpose) in
-            [(probe_server::long_calls::TOOL_SLOW, "call the slow tool that reports progress"), (probe_server::long_calls::TOOL_STALL, "call the tool that never answers")]
-        {
+    // The variants whose model calls a few named tools in order, then finishes.
+    let named: Vec<(&str, Value, String)> = match scope {
+        Scope::LongCalls => vec![
+            (probe_server::long_calls::TOOL_SLOW, json!({}), "call the slow tool that reports progress".into()),
+            (probe_server::long_calls::TOOL_STALL, json!({}), "call the tool that never answers".into()),
+        ],
+        Scope::Tasks => probe_server::tasks::TASK_TOOLS.iter().map(|tool| (*tool, json!({}), format!("call {tool}, which runs as a task"))).collect(),
+        Scope::Apps => vec![(probe_server::apps::TOOL_APP_VIEW, json!({"topic": "apps"}), "call the tool that has a view".into())],
+        _ => Vec::new(),
+    };
+    if !named.is_empty() {
+        for (tool, arguments, purpose) in named {
             if let Some(offered) = catalogue.iter().find(|t| names_tool(&t.name, tool)) {
-                steps.push(call(offered, json!({}), purpose));
+                steps.push(call(offered, arguments, &purpose));
             }
-        }
-        steps.push(finish());
-        return steps;
-    }
-    if scope == Scope::Tasks {
-        for tool in probe_server::tasks::TASK_TOOLS {
-            if let Some(offered) = catalogue.iter().find(|t| names_tool(&t.name, tool)) {
-                steps.push(call(offered, json!({}), &format!("call {tool}, which runs as a task")));
-            }
-        }
-        steps.push(finish());
-        return steps;
-    }
-    if scope == Scope::Apps {
-        if let Some(view) = catalogue.iter().find(|t| names_tool(&t.name, probe_server::apps::TOOL_APP_VIEW)) {
-            steps.push(call(view, json!({"topic": "apps"}), "call the tool that has a view"));
         }
         steps.push(finish());
         return steps;
