@@ -7,6 +7,7 @@
 //! * [`long_calls`] — the tools of the long-calls variant: a call that reports progress past a timeout, one that never answers.
 //! * [`apps`] — the tools and view of the apps variant (MCP Apps, `io.modelcontextprotocol/ui`).
 //! * [`skills`] — the SEP-2640 skills served in the skills variants, hostile ones included.
+//! * [`auth`] — OAuth in the auth variants: the loopback authorization server and the protected resource's checks.
 //! * [`tasks`] — the tasks of the tasks variant (the 2026-07-28 extension `io.modelcontextprotocol/tasks`).
 //! * [`interactive`] — what a person does in each interactive run, shared by the terminal driver and the probes.
 //! * [`server`] — the rmcp handler that serves the surface in both eras.
@@ -18,6 +19,7 @@
 //! * [`probe`], [`registry`], [`probes`] — the probe model, the ordered registry, one file per family.
 
 pub mod apps;
+pub mod auth;
 pub mod edge_names;
 pub mod era;
 pub mod fetch_trap;

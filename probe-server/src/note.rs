@@ -70,7 +70,13 @@ notes! {
     Screen => "screen", "the terminal driver's labelled copy of the screen";
     Keys => "keys", "what the terminal driver pressed, and why";
     PlanStopped => "plan_stopped", "the screen did not show what the person's plan expected";
-    BrowserOpened => "browser_opened", "the host tried to open a URL";
+    BrowserOpened => "browser_opened", "the host tried to open a URL (in the auth variants, with what the person who logs in did with it)";
+    SignIn => "sign_in", "how the harness let a host sign in, in the auth variants: on a 401 by itself (the browser trap watched), with its login command, or no plan in its profile";
+    AuthServing => "auth_serving", "the authorization server of an auth variant started: its issuer, the protected resource, and the resource its metadata names";
+    AuthRequest => "auth_request", "a request reached the authorization server: endpoint, method, path, query, form or JSON body, user agent and Authorization header (every secret is fake)";
+    AuthAnswer => "auth_answer", "the authorization server's answer to the auth_request of the same n: status, and the JSON body or the redirect's location";
+    ResourceChecked => "resource_checked", "the protected resource's decision about one MCP request of an auth variant: the token it carried (absent, unknown, expired, other_audience, valid), a token in the query, and the status (401, 403, or 200 for passed on)";
+    WellKnown => "well_known", "a request for a well-known document at the MCP server's origin (auth variants): its path and whether it was served";
     UrlFetched => "url_fetched", "a request reached the fetch trap behind the URL-mode elicitation's URL or a tool schema's remote $ref: the client fetched it itself";
 }
 

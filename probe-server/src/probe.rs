@@ -26,6 +26,7 @@ pub enum Area {
     Affordances,
     Apps,
     Tasks,
+    Auth,
 }
 
 impl Area {
@@ -45,6 +46,7 @@ impl Area {
             Area::Affordances => "Model-facing affordances",
             Area::Apps => "MCP Apps (io.modelcontextprotocol/ui)",
             Area::Tasks => "Tasks (io.modelcontextprotocol/tasks)",
+            Area::Auth => "Authorization (OAuth, remote servers)",
         }
     }
 }

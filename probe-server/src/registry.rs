@@ -4,8 +4,8 @@ use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
 use crate::probes::{
-    affordances, apps, connection, elicitation, http, interactive, long_calls, prompts, resources, results, sampling_roots, schema_keywords, schemas, skills, subscriptions, tasks,
-    tools, utilities,
+    affordances, apps, auth, connection, elicitation, http, interactive, long_calls, prompts, resources, results, sampling_roots, schema_keywords, schemas, skills, subscriptions,
+    tasks, tools, utilities,
 };
 use crate::variant::Variant;
 
@@ -163,6 +163,20 @@ static REGISTRY: &[&dyn Probe] = &[
     &tasks::ResultToModel,
     &tasks::FailedToModel,
     &tasks::TaskNameHeader,
+    &auth::PrmDiscovery,
+    &auth::PrmWellKnown,
+    &auth::AsMetadataOrder,
+    &auth::Registration,
+    &auth::ClientIdDocument,
+    &auth::PkceS256,
+    &auth::State,
+    &auth::ResourceIndicator,
+    &auth::ScopeSelection,
+    &auth::BearerHeader,
+    &auth::StepUp,
+    &auth::Refresh,
+    &auth::IssValidated,
+    &auth::TokenAudience,
 ];
 
 /// Every probe, in matrix order.

@@ -514,6 +514,7 @@ impl ServerHandler for ProbeServer {
             }
             Variant::LongCalls => crate::long_calls::tools(),
             Variant::Apps => crate::apps::tools(),
+            auth if auth.is_auth() => crate::auth::tools(),
             Variant::Tasks => crate::tasks::tools(),
             _ => s::tools(self.changed()),
         };
@@ -600,6 +601,10 @@ impl ServerHandler for ProbeServer {
             }
             crate::apps::TOOL_APP_VIEW if self.shared.options.variant == Variant::Apps => complete::<CallToolResult>(crate::apps::view_result(self.next_serial())).map(Into::into),
             crate::apps::TOOL_APP_REPORT if self.shared.options.variant == Variant::Apps => Ok(text_result("the view's report arrived").into()),
+            // The tap let the call through: its token was valid and, for the write tool in
+            // auth-step-up, had the scope.
+            crate::auth::TOOL_WHOAMI if self.shared.options.variant.is_auth() => Ok(text_result(crate::auth::WHOAMI_TEXT).into()),
+            crate::auth::TOOL_WRITE if self.shared.options.variant.is_auth() => Ok(text_result(crate::auth::WRITE_TEXT).into()),
             // A legacy session's calls of these tools never come here: the taps answer them
             // (`transport::legacy_tasks`).
             task if self.shared.options.variant == Variant::Tasks && crate::tasks::TASK_TOOLS.contains(&task) => {

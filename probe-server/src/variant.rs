@@ -120,6 +120,27 @@ variants! {
     /// Results sent without `resultType` (`"complete"` removed by the taps): a 2026-07-28 client
     /// must take an absent `resultType` as `"complete"`. Legacy results never carry one.
     NoResultType => "no-result-type", Server, "resultType left out of every complete result (2026-07-28 answers)";
+    /// OAuth (see `auth.rs`): every MCP request needs a token; a 401 names the protected resource
+    /// metadata (served at the path-suffixed and the root well-known locations), whose
+    /// authorization server, on a port of its own, offers RFC 8414 metadata, dynamic client
+    /// registration, PKCE S256, refresh tokens and the `iss` response parameter.
+    Auth => "auth", HttpOnly, "OAuth: 401 naming the resource metadata; an authorization server with RFC 8414 metadata, registration, PKCE and refresh tokens";
+    /// OAuth, the metadata only at the root well-known location and the 401 naming none.
+    AuthPrmRoot => "auth-prm-root", HttpOnly, "OAuth: the 401 names no metadata; it is served only at /.well-known/oauth-protected-resource";
+    /// OAuth, the authorization server's metadata only under OpenID discovery.
+    AuthOidc => "auth-oidc", HttpOnly, "OAuth: authorization server metadata only at /.well-known/openid-configuration";
+    /// OAuth, no dynamic registration: client ID metadata documents are supported (accepted
+    /// unfetched).
+    AuthCimd => "auth-cimd", HttpOnly, "OAuth: no registration endpoint; client ID metadata documents supported (accepted unfetched)";
+    /// OAuth, `probe_auth_write` needs the `probe:write` scope: a call with a read-only token is
+    /// answered 403 `insufficient_scope`.
+    AuthStepUp => "auth-step-up", HttpOnly, "OAuth: probe_auth_write needs probe:write; a read-only token gets 403 insufficient_scope";
+    /// OAuth, access tokens that live 2 s: a client must refresh.
+    AuthRefresh => "auth-refresh", HttpOnly, "OAuth: access tokens expire after 2 s; refresh tokens issued";
+    /// OAuth, the authorization response's `iss` names another issuer (RFC 9207).
+    AuthWrongIss => "auth-wrong-iss", HttpOnly, "OAuth: the authorization response's iss names another issuer";
+    /// OAuth, the protected resource metadata names another resource than the one asked.
+    AuthResourceMismatch => "auth-resource-mismatch", HttpOnly, "OAuth: the protected resource metadata names another resource";
     /// Interactive (the standard server; a person at a terminal): the form is filled in with
     /// typed values and accepted.
     InteractiveAccept => "interactive-accept", Interactive, "interactive: the form filled in with typed values and accepted";
@@ -189,6 +210,11 @@ impl Variant {
     /// `initialize` can be seen (a client that opens with `initialize` never meets it).
     pub fn tests_fallback(self) -> bool {
         matches!(self, Variant::DiscoverRefused | Variant::DiscoverInvalid | Variant::DiscoverUnanswered | Variant::DiscoverHttpError | Variant::DiscoverUnsupportedVersion)
+    }
+
+    /// Whether the server is an OAuth protected resource (see [`crate::auth::Plan`]).
+    pub fn is_auth(self) -> bool {
+        crate::auth::Plan::of(self).is_some()
     }
 
     pub fn is_standard(&self) -> bool {

@@ -3,6 +3,7 @@
 
 pub mod affordances;
 pub mod apps;
+pub mod auth;
 pub mod connection;
 pub mod elicitation;
 pub mod http;

@@ -74,6 +74,8 @@ struct TapState {
     read_timeout: std::time::Duration,
     /// Cancelled when the server stops: ends the streams the tap itself holds open.
     closing: CancellationToken,
+    /// In the auth variants: the authorization server's state, which the tap checks tokens against.
+    auth: Option<Arc<crate::auth::Authority>>,
 }
 
 type Versions = Arc<Mutex<HashMap<String, String>>>;
@@ -485,6 +487,9 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         return (StatusCode::FORBIDDEN, "foreign Origin or Host refused").into_response();
     }
     journal.log(Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::HttpRequest).with_detail(detail));
+    if let Some(answer) = state.auth.as_deref().and_then(|authority| super::auth_gate::well_known(authority, journal, &session, parts.uri.path())) {
+        return answer;
+    }
     if parts.method == axum::http::Method::DELETE && session != "-" && !state.session_open(&session).await {
         return json_error(journal, &session, StatusCode::NOT_FOUND, -32001, format!("no open session {session}"));
     }
@@ -513,11 +518,20 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     }
     let mut frame = None;
     let is_post = parts.method == axum::http::Method::POST;
+    let refused = |frame: Option<&Value>| state.auth.as_deref().and_then(|authority| super::auth_gate::refusal(authority, journal, &session, &parts, frame));
+    if !is_post {
+        if let Some(refusal) = refused(None) {
+            return refusal;
+        }
+    }
     if is_post {
         let (kind, parsed) = classify_body(&bytes);
         journal.log(
             Entry::frame(&session, Transport::Http, Direction::ClientToServer, kind, &bytes, parsed.as_ref()).with_detail(json!({"headers": selected_headers(&parts.headers)})),
         );
+        if let Some(refusal) = refused(parsed.as_ref()) {
+            return refusal;
+        }
         match kind {
             EventKind::Unparsable => return json_error(journal, &session, StatusCode::BAD_REQUEST, -32700, "parse error: body is not JSON".into()),
             EventKind::NotJsonRpc => {
@@ -743,6 +757,14 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
     // Host and Origin are checked (and journalled) by the tap; rmcp's own guard would refuse unjournalled.
     config.allowed_hosts = Vec::new();
     let sessions = Arc::new(LocalSessionManager::default());
+    let auth = match crate::auth::Plan::of(variant) {
+        Some(plan) => {
+            let resource = format!("http://{local}{MCP_PATH}");
+            let (journal, closing) = (journal.clone(), shutdown.child_token());
+            Some(crate::auth::server::open(closing, move |issuer| crate::auth::Authority::new(plan, issuer, resource, journal)).await?)
+        }
+        None => None,
+    };
     let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions.clone(), config);
     let read_timeout = read_timeout.unwrap_or(READ_TIMEOUT);
     let state = TapState {
@@ -755,6 +777,7 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
         sessions,
         read_timeout,
         closing: shutdown.child_token(),
+        auth,
     };
     let app = axum::Router::new().nest_service(MCP_PATH, service).layer(axum::middleware::from_fn_with_state(state, tap));
     super::connections::serve(listener, app, journal, super::connections::Limits { read_timeout }, shutdown).await

@@ -7,6 +7,7 @@ use sha2::{Digest, Sha256};
 use crate::journal::{RawText, HEAD_BYTES};
 use crate::note::Note;
 
+pub mod auth_gate;
 mod connections;
 pub mod http;
 pub(crate) mod legacy_tasks;

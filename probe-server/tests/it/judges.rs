@@ -129,6 +129,30 @@ fn ablated_journals_flip_their_target_probe() {
         ("reference-stdio-modern-tasks-host-full", "tasks.result_to_model", "yes"),
         ("reference-stdio-modern-tasks-host-full", "tasks.failed_to_model", "yes"),
         ("reference-stdio-modern-tasks-host-task-failure-hidden", "tasks.failed_to_model", "no"),
+        // OAuth: the reference client signs in by itself; each ablation breaks one step.
+        ("reference-http-legacy-auth-full", "auth.prm_discovery", "yes"),
+        ("reference-http-legacy-auth-full", "auth.registration", "yes"),
+        ("reference-http-legacy-auth-full", "auth.pkce_s256", "yes"),
+        ("reference-http-legacy-auth-full", "auth.state", "yes"),
+        ("reference-http-legacy-auth-full", "auth.resource_indicator", "yes"),
+        ("reference-http-legacy-auth-full", "auth.scope_selection", "yes"),
+        ("reference-http-legacy-auth-full", "auth.bearer_header", "yes"),
+        ("reference-http-legacy-auth-legacy-auth-discovery", "auth.prm_discovery", "no"),
+        ("reference-http-legacy-auth-legacy-auth-discovery", "auth.pkce_s256", "no"),
+        ("reference-http-legacy-auth-token-in-query", "auth.bearer_header", "violation"),
+        ("reference-http-modern-auth-step-up-full", "auth.step_up", "yes"),
+        ("reference-http-legacy-auth-refresh-no-refresh", "auth.refresh", "partial"),
+        ("reference-http-modern-auth-wrong-iss-full", "auth.iss_validated", "yes"),
+        ("reference-http-modern-auth-resource-mismatch-trust-any-resource", "auth.token_audience", "no"),
+        // Codex signs in with its login command, then checks with a bodiless GET without the
+        // token whether the server wants one, and refreshes a short-lived token before using it.
+        ("codex-http-auth", "auth.registration", "yes"),
+        ("codex-http-auth", "auth.bearer_header", "partial"),
+        ("codex-http-auth-refresh", "auth.refresh", "yes"),
+        // Claude Code reads both metadata documents in a headless run and signs in no further;
+        // its profile gives the harness no way to sign it in.
+        ("claude-code-http-auth", "auth.prm_discovery", "yes"),
+        ("claude-code-http-auth", "auth.pkce_s256", "not-reached"),
         ("reference-stdio-modern-discover-unanswered-no-discover-timeout", "connection.discover_timeout_fallback", "no"),
         ("reference-stdio-modern-discover-unsupported-version-retry-unlisted-version", "connection.unsupported_version_retry", "no"),
         // A client that refuses a discover result without resultType (as rmcp's own does).

@@ -108,6 +108,7 @@ pub async fn read_version(profile: &Profile, executable: &Path) -> Result<(Strin
         grace: Duration::from_secs(2),
         stdin: None,
         marker: format!("version-{}-{}", profile.name, std::process::id()),
+        output: None,
     };
     let record = launch(&spec).await;
     let text = String::from_utf8_lossy(&record.stdout);

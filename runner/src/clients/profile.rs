@@ -61,6 +61,37 @@ pub struct Profile {
     /// one keeps the bounded run short and shows whether the host honours it.
     #[serde(default)]
     pub long_calls: Option<LongCallsLaunch>,
+    /// How the host signs in to a server that answers 401 (the auth variants, over HTTP). Without
+    /// it the harness only watches for a sign-in URL while the host runs, and a host that starts
+    /// no sign-in is judged not-reached: the profile gave the harness no way to sign it in.
+    #[serde(default)]
+    pub auth: Option<AuthPlan>,
+}
+
+/// How a host signs in to a remote server. While it runs, the browser trap catches every URL it
+/// opens and the person logs in at each authorization URL.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthPlan {
+    /// Arguments of a login command run before the launches (`mcp login probe`), with the
+    /// profile's placeholders; empty when the host starts the sign-in itself on a 401.
+    #[serde(default)]
+    pub login: Vec<String>,
+    /// How long the login command may take.
+    #[serde(default = "default_login_secs")]
+    pub login_timeout_secs: u64,
+    /// The host's sign-in callback listens on a fixed port: its auth runs go one at a time
+    /// (two at once would take each other's redirects).
+    #[serde(default)]
+    pub one_at_a_time: bool,
+    /// Files written after the profile's in the auth variants (one with the same path replaces
+    /// it): a configuration that lets the host use OAuth for the server.
+    #[serde(default)]
+    pub files: Vec<ConfigFile>,
+}
+
+fn default_login_secs() -> u64 {
+    60
 }
 
 /// A launch's additions in the long-calls variant: environment variables, arguments put before

@@ -127,6 +127,7 @@ fn command_profile(client: &CommandClient<'_>) -> Result<(profile::Profile, std:
         skills: None,
         interactive: None,
         long_calls: None,
+        auth: None,
     };
     Ok((profile, std::path::PathBuf::from(program)))
 }

@@ -298,6 +298,11 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         (None, Some(_)) => ModelJournal::Scratch,
         (None, None) => ModelJournal::None,
     };
+    // A host whose sign-in callback has a fixed port signs in one run at a time.
+    let _signing_in = match profile.auth.as_ref().filter(|a| a.one_at_a_time && variant.is_auth()) {
+        Some(_) => Some(super::sign_in::one_at_a_time(&profile.name).await),
+        None => None,
+    };
     let mut session = Session::open(transport, ServeOptions { variant, era: pass.eras, ..ServeOptions::default() }, model).await?;
     let (home, work) = (&session.scratch.home, &session.scratch.work);
     // In the skills variants a host with skills support is launched its own way.
@@ -314,8 +319,36 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         vars.fill(&skills.skills_dir)
     });
     let (stub_url, server_url) = (session.stub_url(), session.server_url());
+    // In the auth variants the person who logs in watches what the host opens.
+    let watch = match variant.is_auth() {
+        true => Some(super::sign_in::Watch::start(session.scratch.path()).map_err(|source| RunError::Write { path: session.scratch.path().join("trap"), source })?),
+        false => None,
+    };
+    let watch_env: Vec<(String, String)> = watch.iter().flat_map(|w| w.env()).collect();
+    let mut login_args: Vec<String> = Vec::new();
 
     let mut records: Vec<LaunchRecord> = Vec::new();
+    if let Some(plan) = profile.auth.as_ref().filter(|p| variant.is_auth() && !p.login.is_empty()) {
+        // The host's login command, before its launches, with its configuration written.
+        let vars = run_vars(RunPaths { home, work, server_exe }, &stub_url, &profile.launch.prompt, &server_url, Vec::new(), transport);
+        write_files(profile.files.iter().chain(plan.files.iter()), &vars, transport)?;
+        login_args = vars.fill_args(&plan.login);
+        let spec = LaunchSpec {
+            program: target.executable.clone(),
+            args: login_args.clone(),
+            env: profile.launch.env.iter().map(|(k, v)| (k.clone(), vars.fill(v))).chain(watch_env.iter().cloned()).collect(),
+            cwd: work.clone(),
+            home: home.clone(),
+            timeout: Duration::from_secs(plan.login_timeout_secs),
+            grace: Duration::from_secs(3),
+            stdin: None,
+            marker: format!("{}-{}-{variant}-{}-login", profile.name, pass.stem(), std::process::id()),
+            output: watch.as_ref().map(|w| w.output()),
+        };
+        let record = launch(&spec).await;
+        session.note_client_exited(json!({"launch": "login", "ending": record.ending}));
+        records.push(record);
+    }
     for (index, args) in launches.iter().enumerate() {
         let server_args = session::stdio_server_args(&session.server_journal(index), variant, pass.eras);
         let mut vars = run_vars(RunPaths { home, work, server_exe }, &stub_url, &profile.launch.prompt, &server_url, server_args, transport);
@@ -325,7 +358,12 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
             vars.values.insert("prompt", prompt);
         }
         let long_calls = profile.long_calls.as_ref().filter(|_| variant == Variant::LongCalls);
-        write_files(profile.files.iter().chain(skills_launch.iter().flat_map(|s| s.files.iter())).chain(long_calls.iter().flat_map(|l| l.files.iter())), &vars, transport)?;
+        let auth_files = profile.auth.iter().filter(|_| variant.is_auth()).flat_map(|a| a.files.iter());
+        write_files(
+            profile.files.iter().chain(skills_launch.iter().flat_map(|s| s.files.iter())).chain(long_calls.iter().flat_map(|l| l.files.iter())).chain(auth_files),
+            &vars,
+            transport,
+        )?;
         let args: Vec<String> = long_calls.iter().flat_map(|l| l.args.iter()).chain(args.iter()).cloned().collect();
         let timeout = match variant {
             Variant::LongCalls | Variant::DiscoverUnanswered => profile.launch.timeout_secs.min(LONG_CALLS_BOUND_SECS),
@@ -334,18 +372,24 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         let spec = LaunchSpec {
             program: target.executable.clone(),
             args: vars.fill_args(&args),
-            env: profile.launch.env.iter().chain(long_calls.iter().flat_map(|l| l.env.iter())).map(|(k, v)| (k.clone(), vars.fill(v))).collect(),
+            env: profile.launch.env.iter().chain(long_calls.iter().flat_map(|l| l.env.iter())).map(|(k, v)| (k.clone(), vars.fill(v))).chain(watch_env.iter().cloned()).collect(),
             cwd: work.clone(),
             home: home.clone(),
             timeout: Duration::from_secs(timeout),
             grace: Duration::from_secs(3),
             stdin: None,
             marker: format!("{}-{}-{variant}-{}-{index}", profile.name, pass.stem(), std::process::id()),
+            output: watch.as_ref().map(|w| w.output()),
         };
         let record = launch(&spec).await;
         session.note_client_exited(json!({"launch": index, "ending": record.ending}));
         records.push(record);
     }
+    // The person's last logins need the server up.
+    let opened = match watch {
+        Some(watch) => Some(watch.finish().await),
+        None => None,
+    };
     // A server that does not stop cleanly still leaves the journal it wrote.
     session.let_requests_land().await;
     let _ = session.close().await;
@@ -365,6 +409,12 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     // The runner's own notes follow the server's events. Nobody sat at the host: whatever
     // answered a request for input was the host itself.
     joined.push_note(transport.as_str(), transport, Note::Unattended.detail(json!({"launches": launches.len()})));
+    if let Some(opened) = opened {
+        for opened in opened {
+            joined.push_note(transport.as_str(), transport, opened.note());
+        }
+        joined.push_note(transport.as_str(), transport, super::sign_in::plan_note(profile.auth.as_ref(), &login_args));
+    }
     if let Some(skills_dir) = &skills_dir {
         // What the host left on disk is evidence too.
         let (home, work) = (&session.scratch.home, &session.scratch.work);

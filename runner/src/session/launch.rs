@@ -51,6 +51,9 @@ pub struct LaunchSpec {
     pub stdin: Option<Vec<u8>>,
     /// A unique value for [`RUN_MARKER`].
     pub marker: String,
+    /// Where stdout and stderr also go as they arrive (the person who logs in reads a sign-in
+    /// URL a host prints).
+    pub output: Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
 }
 
 /// How the process ended.
@@ -101,7 +104,7 @@ pub fn base_env(home: &Path, marker: &str) -> BTreeMap<String, String> {
     env
 }
 
-async fn drain(mut stream: impl AsyncRead + Unpin) -> (Vec<u8>, usize) {
+async fn drain(mut stream: impl AsyncRead + Unpin, output: Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>) -> (Vec<u8>, usize) {
     let mut kept = Vec::new();
     let mut total = 0;
     let mut chunk = vec![0u8; 64 * 1024];
@@ -110,6 +113,9 @@ async fn drain(mut stream: impl AsyncRead + Unpin) -> (Vec<u8>, usize) {
             break;
         }
         total += n;
+        if let Some(output) = &output {
+            let _ = output.send(chunk[..n].to_vec());
+        }
         let room = OUTPUT_CAP.saturating_sub(kept.len());
         kept.extend_from_slice(&chunk[..n.min(room)]);
     }
@@ -223,8 +229,8 @@ pub async fn launch(spec: &LaunchSpec) -> LaunchRecord {
             let _ = stdin.write_all(&bytes).await;
         });
     }
-    let stdout = tokio::spawn(drain(child.stdout.take().expect("stdout is piped")));
-    let stderr = tokio::spawn(drain(child.stderr.take().expect("stderr is piped")));
+    let stdout = tokio::spawn(drain(child.stdout.take().expect("stdout is piped"), spec.output.clone()));
+    let stderr = tokio::spawn(drain(child.stderr.take().expect("stderr is piped"), spec.output.clone()));
     let ending = match tokio::time::timeout(spec.timeout, child.wait()).await {
         Ok(Ok(status)) => ending_of(status),
         Ok(Err(e)) => Ending::FailedToStart { error: format!("wait failed: {e}") },
@@ -272,6 +278,7 @@ mod tests {
             grace: Duration::from_millis(200),
             stdin: None,
             marker: format!("test-{}", std::process::id()) + script.len().to_string().as_str(),
+            output: None,
         }
     }
 

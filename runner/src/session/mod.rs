@@ -6,6 +6,7 @@
 pub mod client;
 pub mod launch;
 pub mod run;
+pub mod sign_in;
 pub mod wire;
 
 use std::path::{Path, PathBuf};

@@ -45,6 +45,11 @@ impl Ablation {
                 | Ablation::NoDiscoverTimeout
                 | Ablation::RequireResultType
                 | Ablation::RetryUnlistedVersion
+                | Ablation::LegacyAuthDiscovery
+                | Ablation::NoWellKnownFallback
+                | Ablation::Rfc8414Only
+                | Ablation::NoClientIdDocument
+                | Ablation::TokenInQuery
         )
     }
 }
@@ -203,6 +208,20 @@ ablations! {
     TermNoFormatCheck => "term-no-format-check", "interactive.format_enforced", "terminal host: accepts a string that breaks its format";
     TermNoBoundsCheck => "term-no-bounds-check", "interactive.bounds_enforced", "terminal host: accepts a number outside its bounds";
     TermKeepsWithdrawnForm => "term-keeps-withdrawn-form", "interactive.form_withdrawn", "terminal host: keeps a withdrawn form on screen and sends the late answer";
+    LegacyAuthDiscovery => "legacy-auth-discovery", "auth.prm_discovery", "on a 401 asks the MCP server's origin for authorization server metadata (as 2025-03-26 clients did) and never reads the resource metadata";
+    NoWellKnownFallback => "no-well-known-fallback", "auth.prm_well_known", "gives up when the 401 names no resource metadata instead of trying the well-known locations";
+    Rfc8414Only => "rfc8414-only", "auth.as_metadata_order", "looks for authorization server metadata only at oauth-authorization-server, never under OpenID discovery";
+    NoRegistration => "no-registration", "auth.registration", "never registers: asks for authorization as a client id of its own making";
+    NoClientIdDocument => "no-client-id-document", "auth.client_id_document", "never names itself by a client ID metadata document: posts to /register where no registration is offered";
+    PkcePlain => "pkce-plain", "auth.pkce_s256", "sends its PKCE challenge with method plain";
+    NoState => "no-state", "auth.state", "sends no state with its authorization request";
+    NoResourceIndicator => "no-resource-indicator", "auth.resource_indicator", "leaves the resource parameter out of its authorization and token requests";
+    AllScopes => "all-scopes", "auth.scope_selection", "asks for every scope the resource metadata lists, not the one the 401 named";
+    TokenInQuery => "token-in-query", "auth.bearer_header", "sends its token as access_token in the query string instead of the Authorization header";
+    NoStepUp => "no-step-up", "auth.step_up", "gives up on a 403 insufficient_scope instead of asking for the wider scope";
+    NoRefresh => "no-refresh", "auth.refresh", "signs in again when its token expires instead of using its refresh token";
+    IgnoreIss => "ignore-iss", "auth.iss_validated", "redeems the code of an authorization response whose iss names another issuer";
+    TrustAnyResource => "trust-any-resource", "auth.token_audience", "uses resource metadata that names another resource, and sends the token it gets for it";
 }
 
 /// Every interactive enum probe: one switch (enum fields as free text) turns them all.

@@ -2,7 +2,8 @@
 //! (no `MCP-Protocol-Version` header, no standalone GET stream, no DELETE at the end, a request
 //! without its session id or standard headers, a reconnection without `Last-Event-ID`, a stream
 //! given up at a priming event, an answer refused for being JSON, a POST that does not accept an
-//! event stream).
+//! event stream), and OAuth: the token of the [`Authorizer`] on every request, renewed on a 401
+//! or a 403 `insufficient_scope`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,18 +16,46 @@ use rmcp::transport::streamable_http_client::{SseError, StreamableHttpClient, St
 use sse_stream::Sse;
 
 use super::ablation::Ablation;
+use super::auth::Authorizer;
 
 #[derive(Clone)]
 pub struct AblatingHttpClient {
     inner: reqwest::Client,
     ablation: Option<Ablation>,
+    /// Answers a 401 or a 403 `insufficient_scope` (the auth variants), and holds the token.
+    authorizer: Arc<Authorizer>,
 }
 
 impl AblatingHttpClient {
-    pub fn new(ablation: Option<Ablation>) -> Self {
+    pub fn new(ablation: Option<Ablation>, authorizer: Arc<Authorizer>) -> Self {
         // As rmcp's own default: no idle pooling, which avoids 40 ms delayed-ACK stalls on reuse.
         let inner = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap_or_default();
-        AblatingHttpClient { inner, ablation }
+        AblatingHttpClient { inner, ablation, authorizer }
+    }
+
+    /// Sends with the token held (in the `Authorization` header, or under `token-in-query` in
+    /// the query string), and on a 401 or a 403 `insufficient_scope` lets the authorizer renew
+    /// it and sends once more.
+    async fn authorized<T, F, Fut>(&self, uri: Arc<str>, send: F) -> Result<T, Error>
+    where
+        F: Fn(Arc<str>, Option<String>) -> Fut,
+        Fut: std::future::Future<Output = Result<T, Error>>,
+    {
+        let attempt = |token: Option<String>| {
+            let (uri, header) = match (&token, self.ablation) {
+                (Some(token), Some(Ablation::TokenInQuery)) => (Arc::from(format!("{uri}?access_token={token}")), None),
+                _ => (uri.clone(), token),
+            };
+            send(uri, header)
+        };
+        let token = self.authorizer.token().await;
+        let renewed = match attempt(token.clone()).await {
+            Err(StreamableHttpError::AuthRequired(required)) => self.authorizer.unauthorized(&required.www_authenticate_header, token.as_deref()).await,
+            Err(StreamableHttpError::InsufficientScope(wider)) => self.authorizer.insufficient_scope(&wider.www_authenticate_header, token.as_deref()).await,
+            other => return other,
+        };
+        renewed.map_err(|e| StreamableHttpError::UnexpectedServerResponse(format!("authorization failed: {}", super::auth::explain(&e)).into()))?;
+        attempt(self.authorizer.token().await).await
     }
 
     fn headers(&self, mut headers: HashMap<HeaderName, HeaderValue>) -> HashMap<HeaderName, HeaderValue> {
@@ -114,14 +143,15 @@ impl StreamableHttpClient for AblatingHttpClient {
         uri: Arc<str>,
         message: ClientJsonRpcMessage,
         session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
+        _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, Error> {
         let (session_id, headers) = self.post_parts(&message, session_id, custom_headers);
         if self.ablation == Some(Ablation::AcceptJsonOnly) {
             return self.post_accepting_json_only(&uri, &message, session_id, headers).await;
         }
-        self.inner.post_message(uri, message, session_id, auth_header, headers).await.and_then(|r| self.post_response(r))
+        let sent = self.authorized(uri, |uri, token| self.inner.post_message(uri, message.clone(), session_id.clone(), token, headers.clone())).await;
+        sent.and_then(|r| self.post_response(r))
     }
 
     async fn post_message_with_response_limits(
@@ -129,7 +159,7 @@ impl StreamableHttpClient for AblatingHttpClient {
         uri: Arc<str>,
         message: ClientJsonRpcMessage,
         session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
+        _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, Error> {
@@ -137,14 +167,16 @@ impl StreamableHttpClient for AblatingHttpClient {
         if self.ablation == Some(Ablation::AcceptJsonOnly) {
             return self.post_accepting_json_only(&uri, &message, session_id, headers).await;
         }
-        self.inner.post_message_with_response_limits(uri, message, session_id, auth_header, headers, limits).await.and_then(|r| self.post_response(r))
+        let sent = self.authorized(uri, |uri, token| self.inner.post_message_with_response_limits(uri, message.clone(), session_id.clone(), token, headers.clone(), limits)).await;
+        sent.and_then(|r| self.post_response(r))
     }
 
-    async fn delete_session(&self, uri: Arc<str>, session_id: Arc<str>, auth_header: Option<String>, custom_headers: HashMap<HeaderName, HeaderValue>) -> Result<(), Error> {
+    async fn delete_session(&self, uri: Arc<str>, session_id: Arc<str>, _auth_header: Option<String>, custom_headers: HashMap<HeaderName, HeaderValue>) -> Result<(), Error> {
         if self.ablation == Some(Ablation::NoDelete) {
             return Ok(());
         }
-        self.inner.delete_session(uri, session_id, auth_header, self.headers(custom_headers)).await
+        let headers = self.headers(custom_headers);
+        self.authorized(uri, |uri, token| self.inner.delete_session(uri, session_id.clone(), token, headers.clone())).await
     }
 
     async fn get_stream(
@@ -152,13 +184,14 @@ impl StreamableHttpClient for AblatingHttpClient {
         uri: Arc<str>,
         session_id: Option<Arc<str>>,
         last_event_id: Option<String>,
-        auth_header: Option<String>,
+        _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Error> {
         if self.ablation == Some(Ablation::NoGetStream) {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);
         }
-        self.inner.get_stream(uri, session_id, self.last_event_id(last_event_id), auth_header, self.headers(custom_headers)).await.map(|s| self.sse(s))
+        let (last_event_id, headers) = (self.last_event_id(last_event_id), self.headers(custom_headers));
+        self.authorized(uri, |uri, token| self.inner.get_stream(uri, session_id.clone(), last_event_id.clone(), token, headers.clone())).await.map(|s| self.sse(s))
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -166,15 +199,15 @@ impl StreamableHttpClient for AblatingHttpClient {
         uri: Arc<str>,
         session_id: Option<Arc<str>>,
         last_event_id: Option<String>,
-        auth_header: Option<String>,
+        _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Error> {
         if self.ablation == Some(Ablation::NoGetStream) {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);
         }
-        self.inner
-            .get_stream_with_max_sse_event_size(uri, session_id, self.last_event_id(last_event_id), auth_header, self.headers(custom_headers), max_sse_event_size)
+        let (last_event_id, headers) = (self.last_event_id(last_event_id), self.headers(custom_headers));
+        self.authorized(uri, |uri, token| self.inner.get_stream_with_max_sse_event_size(uri, session_id.clone(), last_event_id.clone(), token, headers.clone(), max_sse_event_size))
             .await
             .map(|s| self.sse(s))
     }

@@ -4,6 +4,7 @@
 
 pub mod ablation;
 pub mod apps;
+pub mod auth;
 pub mod handler;
 pub mod host;
 pub mod http_client;
@@ -83,6 +84,8 @@ pub async fn run(
     let (client, handler) = match connect(endpoint, opening, ReferenceHandler::new(ablation, variation)).await {
         // A client broken so that it cannot open the session ends there; the journal shows how.
         Err(ReferenceError::Connect(_)) if ablation.is_some_and(Ablation::may_break_the_session) => return Ok(()),
+        // A client that refuses a sign-in it must refuse (another issuer, another resource) opens no session.
+        Err(ReferenceError::Connect(_)) if auth::refuses_sign_in(variant) => return Ok(()),
         other => other?,
     };
     let outcome = match opening {
@@ -93,6 +96,7 @@ pub async fn run(
             .await
         }
         Opening::Era(_) if variant == probe_server::Variant::Tasks => tokio::time::timeout(SCRIPT_TIMEOUT, tasks::script(&client, ablation)).await,
+        Opening::Era(_) if variant.is_auth() => tokio::time::timeout(SCRIPT_TIMEOUT, auth::script(&client, variant)).await,
         Opening::Era(era) => tokio::time::timeout(SCRIPT_TIMEOUT, script(&client, &handler, era, ablation, variation)).await,
     };
     tokio::time::sleep(linger).await;
@@ -166,7 +170,8 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
                 }
                 let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .reinit_on_expired_session(ablation != Some(Ablation::NoReinitialize));
-                let transport = StreamableHttpClientTransport::with_client(http_client::AblatingHttpClient::new(ablation), config);
+                let authorizer = std::sync::Arc::new(auth::Authorizer::new(url, ablation));
+                let transport = StreamableHttpClientTransport::with_client(http_client::AblatingHttpClient::new(ablation, authorizer), config);
                 Ok(session.serve_with_lifecycle(Rewriting::opening(transport, ablation, variation, discover_wait), mode).await)
             }
         }

@@ -55,6 +55,12 @@ pub enum Scope {
     /// The tasks variant: the model calls each task tool in turn (`probe_server::tasks`), then
     /// finishes; what follows a task is the host's doing.
     Tasks,
+    /// The auth variants: the model calls `probe_auth_whoami`, then `probe_auth_write`, then
+    /// finishes (what happens to the tokens is the host's doing).
+    Auth,
+    /// As `Auth`, with the first call held back past an access token's lifetime (auth-refresh):
+    /// a host that signed in at its start must then renew its token.
+    AuthRefresh,
 }
 
 impl Scope {
@@ -74,6 +80,10 @@ impl Scope {
             Scope::Apps
         } else if variant == probe_server::Variant::Tasks {
             Scope::Tasks
+        } else if variant == probe_server::Variant::AuthRefresh {
+            Scope::AuthRefresh
+        } else if variant.is_auth() {
+            Scope::Auth
         } else {
             Scope::ResourcesOnly
         }
@@ -331,6 +341,10 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope:
         ],
         Scope::Tasks => probe_server::tasks::TASK_TOOLS.iter().map(|tool| (*tool, json!({}), format!("call {tool}, which runs as a task"))).collect(),
         Scope::Apps => vec![(probe_server::apps::TOOL_APP_VIEW, json!({"topic": "apps"}), "call the tool that has a view".into())],
+        Scope::Auth | Scope::AuthRefresh => vec![
+            (probe_server::auth::TOOL_WHOAMI, json!({}), "call the tool that needs a token".into()),
+            (probe_server::auth::TOOL_WRITE, json!({"note": "probe"}), "call the tool that needs the write scope".into()),
+        ],
         _ => Vec::new(),
     };
     if !named.is_empty() {
@@ -422,6 +436,10 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope:
     steps
 }
 
+/// How long the stub holds its first reply back in auth-refresh: an access token's lifetime and
+/// one second more.
+pub const AUTH_REFRESH_HOLD_MS: u64 = probe_server::auth::SHORT_TOKEN_LIFETIME.as_millis() as u64 + 1_000;
+
 /// The purpose of the settled turn after the lists changed.
 pub const SETTLE_PURPOSE: &str = "a settled turn after the lists changed";
 
@@ -435,6 +453,8 @@ fn hold_back_ms(steps: &[Step], scope: Scope, results: usize) -> u64 {
     match previous {
         Some(Step::Call { tool, .. }) if names_tool(&tool.name, s::TOOL_LIST_CHANGED) => SETTLE_MS,
         _ if finishing && matches!(scope, Scope::ResourcesThenSettle | Scope::Apps) => SETTLE_MS,
+        // The first call of auth-refresh comes after the token the host signed in with expired.
+        None if scope == Scope::AuthRefresh => AUTH_REFRESH_HOLD_MS,
         _ => 0,
     }
 }

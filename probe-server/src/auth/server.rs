@@ -1,0 +1,385 @@
+//! The loopback authorization server of the auth variants, on a port of its own. Every request
+//! is journalled as an `auth_request` note (endpoint, method, path, query, form or JSON body,
+//! user agent, and the `Authorization` header: every secret here is fake) before it is
+//! answered, and every answer as an `auth_answer` note with the same `n`.
+//!
+//! The consent page is a form: the person who logs in posts it to [`APPROVE_PATH`] and is
+//! redirected to the client's callback with `code`, `state` and `iss`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::*;
+
+/// The largest request body read.
+const MAX_BODY: usize = 64 * 1024;
+/// The session label of the authorization server's notes.
+pub const SESSION: &str = "authorization-server";
+
+/// Opens the authorization server on an ephemeral loopback port; its origin is the issuer. The
+/// `Authority` it shares with the protected resource is made by `authority`, which is handed the
+/// issuer. It stops when `closing` is cancelled.
+pub async fn open(closing: CancellationToken, authority: impl FnOnce(String) -> Authority) -> std::io::Result<Arc<Authority>> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let issuer = format!("http://{}", listener.local_addr()?);
+    let authority = Arc::new(authority(issuer));
+    authority.note(SESSION, Note::AuthServing, json!({"issuer": authority.issuer, "resource": authority.resource, "named_resource": authority.named_resource()}));
+    let app = axum::Router::new().fallback(handle).with_state(authority.clone());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).with_graceful_shutdown(async move { closing.cancelled().await }).await;
+    });
+    Ok(authority)
+}
+
+/// A request as the endpoints read it.
+struct Asked {
+    method: Method,
+    path: String,
+    query: Map<String, Value>,
+    form: Map<String, Value>,
+    json: Option<Value>,
+}
+
+impl Asked {
+    fn query(&self, key: &str) -> Option<&str> {
+        self.query.get(key).and_then(Value::as_str)
+    }
+
+    fn form(&self, key: &str) -> Option<&str> {
+        self.form.get(key).and_then(Value::as_str)
+    }
+}
+
+/// `k=v&…` as an object (a repeated key keeps its first value, and the repeat is kept under
+/// `key[n]` so nothing is lost).
+fn pairs(text: &str) -> Map<String, Value> {
+    let mut map = Map::new();
+    for (key, value) in form_urlencoded::parse(text.as_bytes()) {
+        let mut name = key.to_string();
+        let mut n = 1;
+        while map.contains_key(&name) {
+            n += 1;
+            name = format!("{key}[{n}]");
+        }
+        map.insert(name, Value::from(value.to_string()));
+    }
+    map
+}
+
+/// Which endpoint a path is, for the journal.
+fn endpoint(path: &str) -> &'static str {
+    match path {
+        OAUTH_METADATA_PATH => "oauth_metadata",
+        OIDC_METADATA_PATH => "oidc_metadata",
+        REGISTER_PATH => "register",
+        AUTHORIZE_PATH => "authorize",
+        APPROVE_PATH => "approve",
+        TOKEN_PATH => "token",
+        JWKS_PATH => "jwks",
+        PERSON_PATH => "person",
+        _ => "other",
+    }
+}
+
+fn header_text(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+async fn handle(State(authority): State<Arc<Authority>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, MAX_BODY).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let content_type = header_text(&parts.headers, header::CONTENT_TYPE).unwrap_or("");
+    let asked = Asked {
+        method: parts.method.clone(),
+        path: parts.uri.path().to_string(),
+        query: pairs(parts.uri.query().unwrap_or("")),
+        form: if content_type.starts_with("application/x-www-form-urlencoded") { pairs(&text) } else { Map::new() },
+        json: serde_json::from_slice(&bytes).ok(),
+    };
+    let n = authority.next_serial();
+    let endpoint = endpoint(&asked.path);
+    authority.note(
+        SESSION,
+        Note::AuthRequest,
+        json!({
+            "n": n, "endpoint": endpoint, "method": asked.method.as_str(), "path": asked.path, "query": asked.query,
+            "form": asked.form, "json": asked.json, "body_bytes": bytes.len(),
+            "user_agent": header_text(&parts.headers, header::USER_AGENT),
+            "authorization": header_text(&parts.headers, header::AUTHORIZATION),
+        }),
+    );
+    let answer = answer(&authority, &asked);
+    let mut fields = json!({"n": n, "endpoint": endpoint, "status": answer.status.as_u16()});
+    match &answer.body {
+        Payload::Json(value) => fields["json"] = value.clone(),
+        Payload::Redirect(location) => fields["location"] = json!(location),
+        Payload::Page(_) | Payload::Empty => {}
+    }
+    authority.note(SESSION, Note::AuthAnswer, fields);
+    answer.into_response()
+}
+
+enum Payload {
+    Json(Value),
+    Page(String),
+    Redirect(String),
+    Empty,
+}
+
+struct Answer {
+    status: StatusCode,
+    body: Payload,
+}
+
+impl Answer {
+    fn json(status: StatusCode, value: Value) -> Answer {
+        Answer { status, body: Payload::Json(value) }
+    }
+
+    fn error(status: StatusCode, error: &str, description: &str) -> Answer {
+        Answer::json(status, json!({"error": error, "error_description": description}))
+    }
+
+    fn not_found() -> Answer {
+        Answer::error(StatusCode::NOT_FOUND, "not_found", "nothing is served here")
+    }
+
+    fn into_response(self) -> Response {
+        let no_store = [(header::CACHE_CONTROL, "no-store")];
+        match self.body {
+            Payload::Json(value) => (self.status, no_store, [(header::CONTENT_TYPE, "application/json")], value.to_string()).into_response(),
+            Payload::Page(html) => (self.status, no_store, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response(),
+            Payload::Redirect(location) => (StatusCode::FOUND, no_store, [(header::LOCATION, location)], Body::empty()).into_response(),
+            Payload::Empty => (self.status, no_store).into_response(),
+        }
+    }
+}
+
+fn answer(authority: &Authority, asked: &Asked) -> Answer {
+    let plan = &authority.plan;
+    match (&asked.method, asked.path.as_str()) {
+        (&Method::GET, OAUTH_METADATA_PATH) if plan.oauth_metadata => Answer::json(StatusCode::OK, metadata(authority, false)),
+        (&Method::GET, OIDC_METADATA_PATH) if plan.oidc_metadata => Answer::json(StatusCode::OK, metadata(authority, true)),
+        (&Method::GET, JWKS_PATH) if plan.oidc_metadata => Answer::json(StatusCode::OK, json!({"keys": []})),
+        (&Method::POST, REGISTER_PATH) if plan.registration => register(authority, asked),
+        (&Method::GET, AUTHORIZE_PATH) => authorize(authority, asked),
+        (&Method::POST, APPROVE_PATH) => approve(authority, asked),
+        (&Method::POST, TOKEN_PATH) => token(authority, asked),
+        (&Method::POST, PERSON_PATH) => Answer { status: StatusCode::NO_CONTENT, body: Payload::Empty },
+        _ => Answer::not_found(),
+    }
+}
+
+/// RFC 8414 metadata, with the OpenID discovery fields where `oidc`.
+fn metadata(authority: &Authority, oidc: bool) -> Value {
+    let issuer = &authority.issuer;
+    let mut document = json!({
+        "issuer": issuer,
+        "authorization_endpoint": format!("{issuer}{AUTHORIZE_PATH}"),
+        "token_endpoint": format!("{issuer}{TOKEN_PATH}"),
+        "response_types_supported": ["code"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
+        "scopes_supported": [SCOPE_READ, SCOPE_WRITE],
+        "authorization_response_iss_parameter_supported": true,
+    });
+    if authority.plan.registration {
+        document["registration_endpoint"] = json!(format!("{issuer}{REGISTER_PATH}"));
+    }
+    if authority.plan.client_id_documents {
+        document["client_id_metadata_document_supported"] = json!(true);
+    }
+    if oidc {
+        document["jwks_uri"] = json!(format!("{issuer}{JWKS_PATH}"));
+        document["subject_types_supported"] = json!(["public"]);
+        document["id_token_signing_alg_values_supported"] = json!(["RS256"]);
+    }
+    document
+}
+
+/// RFC 7591: a client with at least one redirect URI is registered as a public client (or
+/// given a secret where it asks for client authentication).
+fn register(authority: &Authority, asked: &Asked) -> Answer {
+    let Some(metadata) = asked.json.as_ref().filter(|m| m.is_object()) else {
+        return Answer::error(StatusCode::BAD_REQUEST, "invalid_client_metadata", "the body is not a JSON object");
+    };
+    let redirect_uris: Vec<String> =
+        metadata.get("redirect_uris").and_then(Value::as_array).map(|l| l.iter().filter_map(|u| u.as_str().map(str::to_string)).collect()).unwrap_or_default();
+    if redirect_uris.is_empty() {
+        return Answer::error(StatusCode::BAD_REQUEST, "invalid_redirect_uri", "redirect_uris is required");
+    }
+    let client_id = authority.register(redirect_uris);
+    let mut registered = metadata.clone();
+    registered["client_id"] = json!(client_id);
+    registered["client_id_issued_at"] = json!(chrono::Utc::now().timestamp());
+    let method = metadata.get("token_endpoint_auth_method").and_then(Value::as_str).unwrap_or("client_secret_basic");
+    if method == "none" {
+        registered["token_endpoint_auth_method"] = json!("none");
+    } else {
+        registered["client_secret"] = json!(opaque("probe-secret"));
+        registered["client_secret_expires_at"] = json!(0);
+    }
+    Answer::json(StatusCode::CREATED, registered)
+}
+
+/// Whether a redirect URI points at this machine: the person follows no other.
+pub fn loopback_redirect(uri: &str) -> bool {
+    let Some(rest) = uri.strip_prefix("http://").or_else(|| uri.strip_prefix("https://")) else { return false };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if host.starts_with('[') { host.split(']').next().map(|h| format!("{h}]")).unwrap_or_default() } else { host.split(':').next().unwrap_or("").to_string() };
+    matches!(host.to_ascii_lowercase().as_str(), "127.0.0.1" | "localhost" | "[::1]")
+}
+
+fn authorize(authority: &Authority, asked: &Asked) -> Answer {
+    let page = |status: StatusCode, words: &str| Answer { status, body: Payload::Page(format!("<!doctype html><title>probe sign-in</title><p>{words}</p>")) };
+    if asked.query("response_type") != Some("code") {
+        return page(StatusCode::BAD_REQUEST, "unsupported_response_type: response_type must be code");
+    }
+    let Some(client_id) = asked.query("client_id") else { return page(StatusCode::BAD_REQUEST, "invalid_request: client_id is missing") };
+    let Some(redirect_uri) = asked.query("redirect_uri") else { return page(StatusCode::BAD_REQUEST, "invalid_request: redirect_uri is missing") };
+    if !loopback_redirect(redirect_uri) {
+        return page(StatusCode::BAD_REQUEST, "invalid_request: the redirect_uri is not on this machine");
+    }
+    let is_document = client_id.starts_with("https://");
+    if is_document && !authority.plan.client_id_documents {
+        return page(StatusCode::BAD_REQUEST, "invalid_client: client ID metadata documents are not supported here");
+    }
+    let ask = Ask {
+        client_id: client_id.to_string(),
+        redirect_uri: redirect_uri.to_string(),
+        state: asked.query("state").map(str::to_string),
+        challenge: asked.query("code_challenge").map(str::to_string),
+        challenge_method: asked.query("code_challenge_method").map(str::to_string),
+        scope: asked.query("scope").map(str::to_string),
+        resource: asked.query("resource").map(str::to_string),
+    };
+    let known = if is_document || authority.is_registered(client_id) { "" } else { " (a client this server did not register)" };
+    let request = authority.hold(ask);
+    let html = format!(
+        "<!doctype html><title>probe sign-in</title><p>Sign in to the probe server as {client_id}{known}?</p>\
+         <form method=\"post\" action=\"{APPROVE_PATH}\"><input type=\"hidden\" name=\"{APPROVE_FIELD}\" value=\"{request}\"><button type=\"submit\">Approve</button></form>"
+    );
+    Answer { status: StatusCode::OK, body: Payload::Page(html) }
+}
+
+fn approve(authority: &Authority, asked: &Asked) -> Answer {
+    let Some((code, ask)) = asked.form(APPROVE_FIELD).and_then(|r| authority.approve(r)) else {
+        return Answer::error(StatusCode::BAD_REQUEST, "invalid_request", "no pending authorization of that id");
+    };
+    let iss = if authority.plan.wrong_iss { format!("{}{WRONG_ISS_SUFFIX}", authority.issuer) } else { authority.issuer.clone() };
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    query.append_pair("code", &code);
+    if let Some(state) = &ask.state {
+        query.append_pair("state", state);
+    }
+    query.append_pair("iss", &iss);
+    let separator = if ask.redirect_uri.contains('?') { '&' } else { '?' };
+    Answer { status: StatusCode::FOUND, body: Payload::Redirect(format!("{}{separator}{}", ask.redirect_uri, query.finish())) }
+}
+
+fn token(authority: &Authority, asked: &Asked) -> Answer {
+    let grant_error = |description: &str| Answer::error(StatusCode::BAD_REQUEST, "invalid_grant", description);
+    let (scope, audience) = match asked.form("grant_type") {
+        Some("authorization_code") => {
+            let Some(ask) = asked.form("code").and_then(|c| authority.redeem(c)) else { return grant_error("unknown or used code") };
+            if asked.form("redirect_uri").is_some_and(|r| r != ask.redirect_uri) {
+                return grant_error("redirect_uri differs from the authorization request's");
+            }
+            if let Some(challenge) = &ask.challenge {
+                let Some(verifier) = asked.form("code_verifier") else { return grant_error("code_verifier is missing") };
+                let derived = if ask.challenge_method.as_deref() == Some("plain") { verifier.to_string() } else { s256(verifier) };
+                if &derived != challenge {
+                    return grant_error("code_verifier does not match the challenge");
+                }
+            }
+            let audience = asked.form("resource").or(ask.resource.as_deref()).map(str::to_string).unwrap_or_else(|| authority.named_resource());
+            (ask.scope.clone().unwrap_or_else(|| SCOPE_READ.to_string()), audience)
+        }
+        Some("refresh_token") => {
+            let Some((scope, audience)) = asked.form("refresh_token").and_then(|r| authority.renews(r)) else { return grant_error("unknown refresh token") };
+            (scope, asked.form("resource").map(str::to_string).unwrap_or(audience))
+        }
+        _ => return Answer::error(StatusCode::BAD_REQUEST, "unsupported_grant_type", "authorization_code and refresh_token are supported"),
+    };
+    let (access, refresh, lifetime) = authority.issue(&scope, &audience);
+    Answer::json(StatusCode::OK, json!({"access_token": access, "token_type": "Bearer", "expires_in": lifetime.as_secs(), "refresh_token": refresh, "scope": scope}))
+}
+
+/// The query of a URL as a map (for judges and the person).
+pub fn query_of(url: &str) -> BTreeMap<String, String> {
+    let query = url.split_once('?').map(|(_, q)| q.split('#').next().unwrap_or("")).unwrap_or("");
+    form_urlencoded::parse(query.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_redirects_are_followed() {
+        for uri in ["http://127.0.0.1:5/cb", "http://localhost/cb?x=1", "http://[::1]:9/", "https://LOCALHOST:1"] {
+            assert!(loopback_redirect(uri), "{uri}");
+        }
+        for uri in ["http://example.com/cb", "http://127.0.0.1.example.com/", "myapp://cb", "http://evil@example.com/", "ftp://127.0.0.1/"] {
+            assert!(!loopback_redirect(uri), "{uri}");
+        }
+    }
+
+    #[test]
+    fn repeated_query_keys_are_all_kept() {
+        let map = pairs("a=1&b=2&a=3");
+        assert_eq!(map.get("a"), Some(&json!("1")));
+        assert_eq!(map.get("a[2]"), Some(&json!("3")));
+        assert_eq!(query_of("http://h/cb?code=x&state=y#f").get("state").map(String::as_str), Some("y"));
+    }
+
+    #[tokio::test]
+    async fn a_code_flow_with_pkce_and_refresh_goes_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal::create(&dir.path().join("j.jsonl")).unwrap();
+        let authority = Authority::new(Plan::of(Variant::Auth).unwrap(), "http://127.0.0.1:1".into(), "http://127.0.0.1:2/mcp".into(), journal);
+        let ask = |method: Method, path: &str, query: &str, form: &str| Asked { method, path: path.into(), query: pairs(query), form: pairs(form), json: None };
+        let mut registering = ask(Method::POST, REGISTER_PATH, "", "");
+        registering.json = Some(json!({"redirect_uris": ["http://127.0.0.1:7/cb"], "token_endpoint_auth_method": "none"}));
+        let Payload::Json(registered) = answer(&authority, &registering).body else { panic!() };
+        let client = registered["client_id"].as_str().unwrap().to_string();
+        let challenge = s256("verifier-verifier-verifier-verifier-verifier");
+        let query = format!(
+            "response_type=code&client_id={client}&redirect_uri=http%3A%2F%2F127.0.0.1%3A7%2Fcb&state=s1&code_challenge={challenge}&code_challenge_method=S256&scope=probe%3Aread"
+        );
+        let Payload::Page(page) = answer(&authority, &ask(Method::GET, AUTHORIZE_PATH, &query, "")).body else { panic!() };
+        let request = page.split(&format!("name=\"{APPROVE_FIELD}\" value=\"")).nth(1).unwrap().split('"').next().unwrap().to_string();
+        let Payload::Redirect(location) = answer(&authority, &ask(Method::POST, APPROVE_PATH, "", &format!("{APPROVE_FIELD}={request}"))).body else { panic!() };
+        let back = query_of(&location);
+        assert_eq!((back["state"].as_str(), back["iss"].as_str()), ("s1", "http://127.0.0.1:1"));
+        let wrong = ask(Method::POST, TOKEN_PATH, "", &format!("grant_type=authorization_code&code={}&code_verifier=nope", back["code"]));
+        assert_eq!(answer(&authority, &wrong).status, StatusCode::BAD_REQUEST, "a wrong verifier is refused, and the code is spent");
+        let again =
+            |q: &str| format!("response_type=code&client_id={client}&redirect_uri=http%3A%2F%2F127.0.0.1%3A7%2Fcb&code_challenge={challenge}&code_challenge_method=S256{q}");
+        let Payload::Page(page) = answer(&authority, &ask(Method::GET, AUTHORIZE_PATH, &again(""), "")).body else { panic!() };
+        let request = page.split(&format!("name=\"{APPROVE_FIELD}\" value=\"")).nth(1).unwrap().split('"').next().unwrap().to_string();
+        let Payload::Redirect(location) = answer(&authority, &ask(Method::POST, APPROVE_PATH, "", &format!("{APPROVE_FIELD}={request}"))).body else { panic!() };
+        let code = query_of(&location)["code"].clone();
+        let redeem = ask(Method::POST, TOKEN_PATH, "", &format!("grant_type=authorization_code&code={code}&code_verifier=verifier-verifier-verifier-verifier-verifier"));
+        let Payload::Json(tokens) = answer(&authority, &redeem).body else { panic!() };
+        let access = tokens["access_token"].as_str().unwrap();
+        assert_eq!(authority.check(Some(access)), TokenCheck::Valid(SCOPE_READ.into()));
+        let refresh = ask(Method::POST, TOKEN_PATH, "", &format!("grant_type=refresh_token&refresh_token={}", tokens["refresh_token"].as_str().unwrap()));
+        let Payload::Json(renewed) = answer(&authority, &refresh).body else { panic!() };
+        assert_ne!(renewed["access_token"], tokens["access_token"]);
+        assert_eq!(
+            answer(&authority, &ask(Method::GET, AUTHORIZE_PATH, "response_type=code&client_id=x&redirect_uri=http%3A%2F%2Fexample.com%2F", "")).status,
+            StatusCode::BAD_REQUEST
+        );
+    }
+}

@@ -1,0 +1,649 @@
+//! OAuth for remote servers (the auth variants, Streamable HTTP only): what a client does when
+//! the MCP server answers 401. Everything is judged from the server's journal: the protected
+//! resource's `resource_checked` and `well_known` notes, and the loopback authorization
+//! server's `auth_request` / `auth_answer` notes. The authorization request itself is made by
+//! the person who logs in (the harness), on the URL the client handed them; the person's own
+//! steps are journalled too (`/person`), so a flow the person never followed is not-reached, not
+//! the client's doing. A client that never starts the flow gets a no that says where it stopped
+//! ("gave up at the 401"). Authorization is HTTP-level, so the probes apply in both eras.
+
+use serde_json::Value;
+
+use super::{probe, BOTH, HTTP_ONLY};
+use crate::auth::server::query_of;
+use crate::auth::{s256, same_resource, OIDC_METADATA_PATH, SCOPE_READ, SCOPE_WRITE, TOOL_WRITE};
+use crate::note::Note;
+use crate::observe::Observations;
+use crate::probe::{Outcome, Verdict};
+
+/// The notes of one kind: line and detail.
+fn noted(o: &Observations, note: Note) -> Vec<(u64, &Value)> {
+    o.notes(note).filter_map(|e| Some((e.seq, e.detail.as_ref()?))).collect()
+}
+
+/// The authorization server's requests at one endpoint.
+fn asked<'a>(o: &'a Observations, endpoint: &str) -> Vec<(u64, &'a Value)> {
+    noted(o, Note::AuthRequest).into_iter().filter(|(_, d)| d["endpoint"] == endpoint).collect()
+}
+
+/// The answer to the authorization server's request `n`.
+fn answer_to<'a>(o: &'a Observations, request: &Value) -> Option<(u64, &'a Value)> {
+    noted(o, Note::AuthAnswer).into_iter().find(|(_, d)| d["n"] == request["n"])
+}
+
+fn text<'a>(detail: &'a Value, pointer: &str) -> Option<&'a str> {
+    detail.pointer(pointer).and_then(Value::as_str)
+}
+
+/// The protected resource's decisions.
+fn checks(o: &Observations) -> Vec<(u64, &Value)> {
+    noted(o, Note::ResourceChecked)
+}
+
+/// The MCP server's URL, as the authorization server was told at its start.
+fn resource(o: &Observations) -> Option<String> {
+    noted(o, Note::AuthServing).first().and_then(|(_, d)| text(d, "/resource")).map(str::to_string)
+}
+
+/// The first 401, or the not-reached verdict: no MCP request reached the server.
+fn challenged(o: &Observations) -> Result<u64, Verdict> {
+    checks(o)
+        .into_iter()
+        .find(|(_, d)| d["status"] == 401)
+        .map(|(seq, _)| seq)
+        .ok_or_else(|| Verdict::new(Outcome::NotReached, "no MCP request reached the server, so it never asked for a token"))
+}
+
+/// How far a client got in the flow, in words, with the lines that show it.
+fn progress(o: &Observations) -> (String, Vec<u64>) {
+    let mut steps = Vec::new();
+    let mut lines = Vec::new();
+    let metadata: Vec<_> = noted(o, Note::WellKnown).into_iter().filter(|(_, d)| d["served"] == true).collect();
+    if let Some((seq, _)) = metadata.first() {
+        steps.push("read the resource metadata");
+        lines.push(*seq);
+    }
+    let as_metadata: Vec<_> = noted(o, Note::AuthRequest).into_iter().filter(|(_, d)| matches!(text(d, "/endpoint"), Some("oauth_metadata" | "oidc_metadata"))).collect();
+    if let Some((seq, _)) = as_metadata.first() {
+        steps.push("asked for the authorization server's metadata");
+        lines.push(*seq);
+    }
+    if let Some((seq, _)) = asked(o, "register").first() {
+        steps.push("registered");
+        lines.push(*seq);
+    }
+    if steps.is_empty() {
+        ("gave up at the 401".to_string(), lines)
+    } else {
+        (format!("{}, and went no further", steps.join(", ")), lines)
+    }
+}
+
+/// The first authorization request, or the verdict saying why there is none: the host handed
+/// the person a URL they never followed (not-reached), or it never got that far (no).
+fn first_authorization(o: &Observations) -> Result<(u64, &Value), Verdict> {
+    let challenge = challenged(o)?;
+    if let Some(first) = asked(o, "authorize").into_iter().next() {
+        return Ok(first);
+    }
+    if let Some((seq, _)) = o.notes(Note::BrowserOpened).next().map(|e| (e.seq, ())).or_else(|| asked(o, "person").first().map(|(s, _)| (*s, ()))) {
+        return Err(Verdict::new(Outcome::NotReached, "the host handed the person a sign-in URL, and the person never opened it at the authorization server").evidence([seq]));
+    }
+    let (how_far, lines) = progress(o);
+    Err(Verdict::new(Outcome::No, format!("never sent the person to the authorization endpoint: it {how_far}"))
+        .evidence(std::iter::once(challenge).chain(lines))
+        .opportunity([challenge]))
+}
+
+/// A token request: its line, its detail, and its answer's line and detail.
+type TokenRequest<'a> = (u64, &'a Value, Option<(u64, &'a Value)>);
+
+/// The not-reached verdict for a flow whose every redirect the person failed to deliver to the
+/// client's callback (nothing answered there): the client never had its code.
+fn undelivered(o: &Observations) -> Option<Verdict> {
+    let reports: Vec<_> = asked(o, "person").into_iter().filter(|(_, d)| text(d, "/form/step") == Some("delivered")).collect();
+    let answered = |d: &Value| text(d, "/form/status").is_some_and(|s| s != "0");
+    match reports.last() {
+        Some((seq, _)) if !reports.iter().any(|(_, d)| answered(d)) => {
+            Some(Verdict::new(Outcome::NotReached, "nothing answered at the client's callback when the person followed the redirect: it never had its code").evidence([*seq]))
+        }
+        _ => None,
+    }
+}
+
+/// A no from a host that never got as far as the authorization endpoint, in a run whose
+/// profile gave the harness no way to sign it in (the runner's `sign_in` note says plan
+/// "none"), is not-reached: the host may sign in by a command the harness did not run.
+/// The reference client's runs have no such note: it signs in by itself on a 401.
+fn fair(o: &Observations, verdict: Verdict) -> Verdict {
+    if verdict.outcome != Outcome::No || !asked(o, "authorize").is_empty() {
+        return verdict;
+    }
+    match noted(o, Note::SignIn).into_iter().find(|(_, d)| d["plan"] == "none") {
+        Some((seq, _)) => {
+            let detail = format!("{}; its profile gives the harness no way to sign it in, so what a sign-in would show is unknown", verdict.detail);
+            Verdict::new(Outcome::NotReached, detail).evidence(verdict.evidence.iter().copied().chain([seq]))
+        }
+        None => verdict,
+    }
+}
+
+/// The token requests with `grant_type`, each with its answer.
+fn token_requests<'a>(o: &'a Observations, grant: &str) -> Vec<TokenRequest<'a>> {
+    asked(o, "token").into_iter().filter(|(_, d)| text(d, "/form/grant_type") == Some(grant)).map(|(seq, d)| (seq, d, answer_to(o, d))).collect()
+}
+
+/// The access tokens issued: the line of the answer, the token, and its scope.
+fn issued(o: &Observations) -> Vec<(u64, String, String)> {
+    noted(o, Note::AuthAnswer)
+        .into_iter()
+        .filter(|(_, d)| d["endpoint"] == "token" && d["status"] == 200)
+        .filter_map(|(seq, d)| Some((seq, text(d, "/json/access_token")?.to_string(), text(d, "/json/scope").unwrap_or("").to_string())))
+        .collect()
+}
+
+fn scopes(scope: Option<&str>) -> Vec<&str> {
+    let mut list: Vec<&str> = scope.unwrap_or("").split_whitespace().collect();
+    list.sort_unstable();
+    list.dedup();
+    list
+}
+
+probe! {
+    /// Evidence: after the 401, whose `WWW-Authenticate` names the protected resource metadata
+    /// (`resource_metadata`, RFC 9728 §5.1), a GET of that URL (the path-suffixed well-known
+    /// location). The metadata found at the root location instead is partial; no metadata read
+    /// at all is no, and the detail says what the client did instead (asked the MCP server's
+    /// origin for authorization server metadata, as 2025-03-26 clients do, or gave up).
+    PrmDiscovery {
+        id: "auth.prm_discovery", area: Auth, title: "the resource metadata the 401 names is read",
+        revisions: ["2025-06-18"], eras: BOTH, transports: HTTP_ONLY, variant: Auth,
+        serves: "401 with WWW-Authenticate: Bearer resource_metadata=\"…/.well-known/oauth-protected-resource/mcp\", scope=\"probe:read\"",
+        judge: |o| fair(o, judge_prm_discovery(o)),
+    }
+}
+
+fn judge_prm_discovery(o: &Observations) -> Verdict {
+    let challenge = match challenged(o) {
+        Ok(seq) => seq,
+        Err(verdict) => return verdict,
+    };
+    let asks = noted(o, Note::WellKnown);
+    let find = |kind: &str| asks.iter().find(|(_, d)| d["kind"] == kind).map(|(seq, _)| *seq);
+    if let Some(seq) = find("resource_metadata_at_path") {
+        return Verdict::new(Outcome::Yes, "read the resource metadata at the URL the 401 named").evidence([challenge, seq]);
+    }
+    if let Some(seq) = find("resource_metadata_at_root") {
+        return Verdict::new(Outcome::Partial, "read the resource metadata at the root well-known location, not at the URL the 401 named")
+            .evidence([challenge, seq])
+            .opportunity([challenge]);
+    }
+    let detail = match find("oauth_metadata").or_else(|| find("oidc_metadata")) {
+        Some(_) => "never read the resource metadata: it asked the MCP server's origin for authorization server metadata (as 2025-03-26 clients do)".to_string(),
+        None => format!("never read the resource metadata: it {}", progress(o).0),
+    };
+    Verdict::new(Outcome::No, detail).evidence(std::iter::once(challenge).chain(asks.iter().map(|(s, _)| *s))).opportunity([challenge])
+}
+
+probe! {
+    /// Evidence: the 401 names no metadata, and the metadata is served only at the root
+    /// well-known location. RFC 9728 and the authorization spec (2025-11-25 on) say to try the
+    /// path-suffixed location (`/.well-known/oauth-protected-resource/mcp`) and then the root:
+    /// both in that order, the root found, is yes; the root found without trying the
+    /// path-suffixed one first is partial; the root never read is no.
+    PrmWellKnown {
+        id: "auth.prm_well_known", area: Auth, title: "without a resource_metadata, the well-known locations are tried in order",
+        revisions: ["2025-11-25"], eras: BOTH, transports: HTTP_ONLY, variant: AuthPrmRoot,
+        serves: "401 naming no metadata; metadata only at /.well-known/oauth-protected-resource",
+        judge: |o| fair(o, judge_prm_well_known(o)),
+    }
+}
+
+fn judge_prm_well_known(o: &Observations) -> Verdict {
+    let challenge = match challenged(o) {
+        Ok(seq) => seq,
+        Err(verdict) => return verdict,
+    };
+    let asks = noted(o, Note::WellKnown);
+    let find = |kind: &str| asks.iter().find(|(_, d)| d["kind"] == kind).map(|(seq, _)| *seq);
+    match (find("resource_metadata_at_path"), find("resource_metadata_at_root")) {
+        (Some(path), Some(root)) if path < root => {
+            Verdict::new(Outcome::Yes, "tried the path-suffixed location, then found the metadata at the root").evidence([challenge, path, root])
+        }
+        (_, Some(root)) => {
+            Verdict::new(Outcome::Partial, "found the metadata at the root without trying the path-suffixed location first").evidence([challenge, root]).opportunity([challenge])
+        }
+        (Some(path), None) => Verdict::new(Outcome::No, "tried the path-suffixed location (404) and never the root").evidence([challenge, path]).opportunity([challenge]),
+        (None, None) => Verdict::new(Outcome::No, format!("never looked for the resource metadata: it {}", progress(o).0)).evidence([challenge]).opportunity([challenge]),
+    }
+}
+
+probe! {
+    /// Evidence: the authorization server serves its metadata only under OpenID discovery
+    /// (`/.well-known/openid-configuration`). The authorization spec (2025-11-25 on) orders the
+    /// attempts: RFC 8414's `oauth-authorization-server` first, then OpenID discovery. OpenID
+    /// discovery read after an RFC 8414 attempt is yes; read without one is partial (the order
+    /// differs, and an RFC 8414-only server would be missed); never read is no.
+    AsMetadataOrder {
+        id: "auth.as_metadata_order", area: Auth, title: "authorization server metadata is looked for in the spec's order",
+        revisions: ["2025-11-25"], eras: BOTH, transports: HTTP_ONLY, variant: AuthOidc,
+        serves: "authorization server metadata only at /.well-known/openid-configuration",
+        judge: |o| fair(o, judge_as_metadata_order(o)),
+    }
+}
+
+fn judge_as_metadata_order(o: &Observations) -> Verdict {
+    let challenge = match challenged(o) {
+        Ok(seq) => seq,
+        Err(verdict) => return verdict,
+    };
+    let oauth = asked(o, "oauth_metadata").first().map(|(s, _)| *s);
+    let oidc = asked(o, "oidc_metadata").first().map(|(s, _)| *s);
+    match (oauth, oidc) {
+        (Some(first), Some(then)) if first < then => Verdict::new(Outcome::Yes, "asked for RFC 8414 metadata, then read the OpenID discovery document").evidence([first, then]),
+        (_, Some(then)) => {
+            Verdict::new(Outcome::Partial, "read the OpenID discovery document without asking for RFC 8414 metadata first").evidence([then]).opportunity([challenge])
+        }
+        (Some(first), None) => {
+            Verdict::new(Outcome::No, format!("asked for RFC 8414 metadata (404) and never at {OIDC_METADATA_PATH}")).evidence([challenge, first]).opportunity([challenge])
+        }
+        (None, None) => {
+            Verdict::new(Outcome::No, format!("never asked the authorization server for its metadata: it {}", progress(o).0)).evidence([challenge]).opportunity([challenge])
+        }
+    }
+}
+
+probe! {
+    /// Evidence: the authorization server offers dynamic client registration (RFC 7591) and no
+    /// client ID metadata documents. A registration (POST to its `registration_endpoint`)
+    /// answered 201, and an authorization request with the client id it issued, is yes;
+    /// registered and then authorizing as another client is partial; never registered is no
+    /// (the detail says which client id it used, if any: a pre-registered one this server
+    /// cannot know, or a metadata document URL it does not support).
+    Registration {
+        id: "auth.registration", area: Auth, title: "the client registers itself (dynamic client registration)",
+        revisions: ["2025-03-26"], eras: BOTH, transports: HTTP_ONLY, variant: Auth,
+        serves: "registration_endpoint in the authorization server's metadata (RFC 7591); no client ID metadata documents",
+        judge: |o| fair(o, judge_registration(o)),
+    }
+}
+
+fn judge_registration(o: &Observations) -> Verdict {
+    // A host may register more than once (each launch afresh): any client id it was issued counts.
+    let registered: Vec<_> = asked(o, "register")
+        .into_iter()
+        .filter_map(|(seq, d)| answer_to(o, d).filter(|(_, a)| a["status"] == 201).map(|(a, ad)| (seq, a, text(ad, "/json/client_id").unwrap_or("").to_string())))
+        .collect();
+    let authorization = first_authorization(o);
+    let issued_to = |ask: &Value| registered.iter().find(|(_, _, id)| text(ask, "/query/client_id") == Some(id.as_str()));
+    match (registered.first(), authorization) {
+        (Some(_), Ok((asked_at, ask))) => match issued_to(ask) {
+            Some((seq, answered, _)) => Verdict::new(Outcome::Yes, "registered, and asked for authorization as a client it was issued").evidence([*seq, *answered, asked_at]),
+            None => Verdict::new(Outcome::Partial, "registered, then asked for authorization as a client id it was not issued")
+                .evidence([registered[0].0, asked_at])
+                .opportunity([registered[0].0]),
+        },
+        (Some((seq, answered, _)), Err(_)) => Verdict::new(Outcome::Yes, "registered (and never asked for authorization)").evidence([*seq, *answered]),
+        (None, Ok((asked_at, ask))) => {
+            let challenge = challenged(o).unwrap_or(asked_at);
+            let how = match text(ask, "/query/client_id") {
+                Some(id) if id.starts_with("https://") => "with a client ID metadata document URL this server does not support",
+                Some(_) => "as a client id of its own (pre-registered, which this server cannot be)",
+                None => "without a client id",
+            };
+            Verdict::new(Outcome::No, format!("never registered: asked for authorization {how}")).evidence([asked_at]).opportunity([challenge])
+        }
+        (None, Err(verdict)) => verdict,
+    }
+}
+
+probe! {
+    /// Evidence: the authorization server has no registration endpoint and says
+    /// `client_id_metadata_document_supported` (2025-11-25). An authorization request whose
+    /// `client_id` is an `https` URL (the client's metadata document; offline the server accepts
+    /// it unfetched, and the journal keeps the URL) is yes; any other client id, or none, is no.
+    ClientIdDocument {
+        id: "auth.client_id_document", area: Auth, title: "a client ID metadata document is used where registration is not offered",
+        revisions: ["2025-11-25"], eras: BOTH, transports: HTTP_ONLY, variant: AuthCimd,
+        serves: "client_id_metadata_document_supported: true; no registration_endpoint",
+        judge: |o| fair(o, judge_client_id_document(o)),
+    }
+}
+
+fn judge_client_id_document(o: &Observations) -> Verdict {
+    let tried_registration = noted(o, Note::AuthRequest).into_iter().find(|(_, d)| d["endpoint"] == "register").map(|(s, _)| s);
+    let (seq, ask) = match first_authorization(o) {
+        Ok(found) => found,
+        Err(verdict) if verdict.outcome == Outcome::No && tried_registration.is_some() => {
+            return Verdict::new(Outcome::No, "posted to /register, which this authorization server does not offer, and went no further")
+                .evidence(tried_registration)
+                .opportunity(verdict.opportunity.iter().copied());
+        }
+        Err(verdict) => return verdict,
+    };
+    match text(ask, "/query/client_id") {
+        Some(url) if url.starts_with("https://") => Verdict::new(Outcome::Yes, format!("asked for authorization with a client ID metadata document: {url}")).evidence([seq]),
+        other => Verdict::new(Outcome::No, format!("asked for authorization as {:?}, not with a metadata document URL", other.unwrap_or(""))).evidence([seq]).opportunity([seq]),
+    }
+}
+
+probe! {
+    /// Evidence: the first authorization request carries `code_challenge` with
+    /// `code_challenge_method=S256` (OAuth 2.1; the authorization spec says clients must use
+    /// S256), and the token request that redeems its code carries a `code_verifier` whose S256 is
+    /// the challenge. A `plain` challenge, none, or a verifier that does not match is no.
+    PkceS256 {
+        id: "auth.pkce_s256", area: Auth, title: "PKCE with S256",
+        revisions: ["2025-03-26"], eras: BOTH, transports: HTTP_ONLY, variant: Auth,
+        serves: "code_challenge_methods_supported [\"S256\"]; the authorization server records, and does not require, a challenge",
+        judge: |o| fair(o, judge_pkce(o)),
+    }
+}
+
+fn judge_pkce(o: &Observations) -> Verdict {
+    let (seq, ask) = match first_authorization(o) {
+        Ok(found) => found,
+        Err(verdict) => return verdict,
+    };
+    let (challenge, method) = (text(ask, "/query/code_challenge"), text(ask, "/query/code_challenge_method"));
+    let Some(challenge) = challenge else { return Verdict::new(Outcome::No, "the authorization request has no code_challenge").evidence([seq]).opportunity([seq]) };
+    if method != Some("S256") {
+        return Verdict::new(Outcome::No, format!("the code challenge's method is {:?}, not S256", method.unwrap_or("plain (absent)"))).evidence([seq]).opportunity([seq]);
+    }
+    let redeemed = token_requests(o, "authorization_code").into_iter().next();
+    match redeemed {
+        Some((at, form, _)) => match text(form, "/form/code_verifier") {
+            Some(verifier) if s256(verifier) == challenge => Verdict::new(Outcome::Yes, "an S256 challenge, and the verifier that matches it").evidence([seq, at]),
+            Some(_) => Verdict::new(Outcome::No, "the code_verifier does not match the S256 challenge").evidence([seq, at]).opportunity([seq]),
+            None => Verdict::new(Outcome::No, "an S256 challenge, and a token request without code_verifier").evidence([seq, at]).opportunity([seq]),
+        },
+        None => Verdict::new(Outcome::Yes, "an S256 challenge (the code was never redeemed)").evidence([seq]),
+    }
+}
+
+probe! {
+    /// Evidence: the first authorization request carries a `state` of at least 8 characters
+    /// (RFC 6749 §10.12, RFC 9700: a value the client checks on the way back, against CSRF).
+    /// None, or a shorter one, is no.
+    State {
+        id: "auth.state", area: Auth, title: "the authorization request carries a state",
+        revisions: ["2025-03-26"], eras: BOTH, transports: HTTP_ONLY, variant: Auth,
+        serves: "an authorization endpoint that returns state as it was sent",
+        judge: |o| fair(o, judge_state(o)),
+    }
+}
+
+fn judge_state(o: &Observations) -> Verdict {
+    let (seq, ask) = match first_authorization(o) {
+        Ok(found) => found,
+        Err(verdict) => return verdict,
+    };
+    match text(ask, "/query/state") {
+        Some(state) if state.chars().count() >= 8 => Verdict::new(Outcome::Yes, format!("a state of {} characters", state.chars().count())).evidence([seq]),
+        Some(state) => Verdict::new(Outcome::No, format!("a state of only {} characters", state.chars().count())).evidence([seq]).opportunity([seq]),
+        None => Verdict::new(Outcome::No, "the authorization request has no state").evidence([seq]).opportunity([seq]),
+    }
+}
+
+probe! {
+    /// Evidence: the `resource` parameter (RFC 8707; a must since 2025-06-18) naming the MCP
+    /// server's URL, on the first authorization request and on the token request that redeems
+    /// its code. Both is yes; one of them partial; neither, or another resource, no.
+    ResourceIndicator {
+        id: "auth.resource_indicator", area: Auth, title: "the resource parameter names the MCP server",
+        revisions: ["2025-06-18"], eras: BOTH, transports: HTTP_ONLY, variant: Auth,
+        serves: "resource metadata whose resource is the MCP endpoint's URL",
+        judge: |o| fair(o, judge_resource_indicator(o)),
+    }
+}
+
+fn judge_resource_indicator(o: &Observations) -> Verdict {
+    let (seq, ask) = match first_authorization(o) {
+        Ok(found) => found,
+        Err(verdict) => return verdict,
+    };
+    let ours = resource(o).unwrap_or_default();
+    let redeemed = token_requests(o, "authorization_code").into_iter().next();
+    let named = |value: Option<&str>| value.map(|v| same_resource(v, &ours));
+    let on_token = redeemed.as_ref().map(|(_, form, _)| named(text(form, "/form/resource")));
+    let lines: Vec<u64> = std::iter::once(seq).chain(redeemed.as_ref().map(|(at, _, _)| *at)).collect();
+    let elsewhere = [text(ask, "/query/resource"), redeemed.as_ref().and_then(|(_, f, _)| text(f, "/form/resource"))].into_iter().flatten().find(|v| !same_resource(v, &ours));
+    if let Some(other) = elsewhere {
+        return Verdict::new(Outcome::No, format!("the resource parameter names {other:?}, not {ours:?}")).evidence(lines).opportunity([seq]);
+    }
+    match (named(text(ask, "/query/resource")), on_token) {
+        (Some(true), Some(Some(true)) | None) => Verdict::new(Outcome::Yes, "resource names the MCP server on the authorization and the token request").evidence(lines),
+        (Some(true), Some(None)) => Verdict::new(Outcome::Partial, "resource on the authorization request, not on the token request").evidence(lines).opportunity([seq]),
+        (None, Some(Some(true))) => Verdict::new(Outcome::Partial, "resource on the token request, not on the authorization request").evidence(lines).opportunity([seq]),
+        _ => Verdict::new(Outcome::No, "no resource parameter").evidence(lines).opportunity([seq]),
+    }
+}
+
+probe! {
+    /// Evidence: the 401's challenge says `scope="probe:read"` and the resource metadata lists
+    /// `probe:read probe:write`. The authorization spec (2025-11-25 on) says to ask for the
+    /// challenge's scope first, else the metadata's `scopes_supported`. The first authorization
+    /// request asking for exactly `probe:read` is yes; for every scope the metadata lists,
+    /// partial; for no scope or others, no.
+    ScopeSelection {
+        id: "auth.scope_selection", area: Auth, title: "the scope asked for is the challenge's",
+        revisions: ["2025-11-25"], eras: BOTH, transports: HTTP_ONLY, variant: Auth,
+        serves: "scope=\"probe:read\" in the 401; scopes_supported [probe:read, probe:write] in the resource metadata",
+        judge: |o| fair(o, judge_scope_selection(o)),
+    }
+}
+
+fn judge_scope_selection(o: &Observations) -> Verdict {
+    let (seq, ask) = match first_authorization(o) {
+        Ok(found) => found,
+        Err(verdict) => return verdict,
+    };
+    let asked_for = scopes(text(ask, "/query/scope"));
+    let mut all = vec![SCOPE_READ, SCOPE_WRITE];
+    all.sort_unstable();
+    if asked_for == [SCOPE_READ] {
+        Verdict::new(Outcome::Yes, "asked for the scope the 401 named").evidence([seq])
+    } else if asked_for == all {
+        Verdict::new(Outcome::Partial, "asked for every scope the resource metadata lists, not the one the 401 named").evidence([seq]).opportunity([seq])
+    } else if asked_for.is_empty() {
+        Verdict::new(Outcome::No, "asked for no scope").evidence([seq]).opportunity([seq])
+    } else {
+        Verdict::new(Outcome::No, format!("asked for {:?}", asked_for.join(" "))).evidence([seq]).opportunity([seq])
+    }
+}
+
+probe! {
+    /// Evidence: every MCP request after the first token was issued carries it, or a later one,
+    /// in `Authorization: Bearer` (RFC 6750 §2.1), and no request ever carries a token in the
+    /// query string (the authorization spec forbids it: a violation). A request without one
+    /// after a token was issued is no; no token ever issued is no with where the client stopped.
+    BearerHeader {
+        id: "auth.bearer_header", area: Auth, title: "the token goes in the Authorization header, never the query",
+        revisions: ["2025-03-26"], eras: BOTH, transports: HTTP_ONLY, variant: Auth,
+        serves: "a protected resource that accepts a bearer token only in the Authorization header",
+        judge: |o| fair(o, judge_bearer_header(o)),
+    }
+}
+
+fn judge_bearer_header(o: &Observations) -> Verdict {
+    let all = checks(o);
+    if let Some((seq, _)) = all.iter().find(|(_, d)| d["bearer_in_query"] == true) {
+        return Verdict::new(Outcome::Violation, "put an access token in the query string").evidence([*seq]).opportunity([*seq]);
+    }
+    let tokens = issued(o);
+    let Some((first, _, _)) = tokens.first() else {
+        return match first_authorization(o) {
+            Ok((seq, _)) => undelivered(o).unwrap_or_else(|| Verdict::new(Outcome::No, "never obtained a token (its code was never redeemed)").evidence([seq]).opportunity([seq])),
+            Err(verdict) => verdict,
+        };
+    };
+    let after: Vec<_> = all.iter().filter(|(seq, _)| seq > first).collect();
+    let known = |d: &Value| text(d, "/presented").is_some_and(|p| tokens.iter().any(|(_, t, _)| t == p));
+    let bare: Vec<_> = after.iter().filter(|(_, d)| d["presented"].is_null()).collect();
+    if let Some((seq, _)) = bare.iter().find(|(_, d)| !d["rpc_method"].is_null()) {
+        return Verdict::new(Outcome::No, "sent a JSON-RPC request without its token after it had one").evidence([*first, *seq]).opportunity([*first]);
+    }
+    if let Some((seq, _)) = bare.first() {
+        // A bodiless request without the token (a host checking whether the server wants one)
+        // while every JSON-RPC request carried it.
+        let detail = "its JSON-RPC requests carried the token; a bodiless request to the endpoint after it had one did not";
+        return Verdict::new(Outcome::Partial, detail).evidence([*first, *seq]).opportunity([*first]);
+    }
+    match after.iter().find(|(_, d)| known(d)) {
+        Some((seq, _)) => Verdict::new(Outcome::Yes, "every MCP request after the token was issued carried it in the Authorization header").evidence([*first, *seq]),
+        None => Verdict::new(Outcome::No, "never sent the token it was issued").evidence([*first]).opportunity([*first]),
+    }
+}
+
+probe! {
+    /// Evidence: a call of `probe_auth_write` with a token of `probe:read` alone is answered 403
+    /// with `error="insufficient_scope", scope="probe:read probe:write"` (the authorization
+    /// spec's step-up, 2025-11-25 on). A new authorization request asking for `probe:write` after
+    /// the 403, and the call sent again and let through, is yes; re-authorized without the call
+    /// let through afterwards is partial; no new authorization is no. No 403 (the tool never
+    /// called with a read-only token) is not-reached.
+    StepUp {
+        id: "auth.step_up", area: Auth, title: "insufficient_scope leads to a new authorization with the wider scope",
+        revisions: ["2025-11-25"], eras: BOTH, transports: HTTP_ONLY, variant: AuthStepUp,
+        serves: "probe_auth_write needs probe:write: 403 insufficient_scope for a read-only token",
+        judge: |o| fair(o, judge_step_up(o)),
+    }
+}
+
+fn judge_step_up(o: &Observations) -> Verdict {
+    let all = checks(o);
+    let Some((refused, _)) = all.iter().find(|(_, d)| d["status"] == 403) else {
+        let detail = format!("{TOOL_WRITE} was never called with a token lacking {SCOPE_WRITE}, so the server never asked for more");
+        return Verdict::new(Outcome::NotReached, detail);
+    };
+    let widened = asked(o, "authorize").into_iter().find(|(seq, d)| seq > refused && scopes(text(d, "/query/scope")).contains(&SCOPE_WRITE));
+    let Some((again, _)) = widened else {
+        return Verdict::new(Outcome::No, format!("after the 403 it never asked for authorization with {SCOPE_WRITE}")).evidence([*refused]).opportunity([*refused]);
+    };
+    let through = all.iter().find(|(seq, d)| *seq > again && d["tool"] == TOOL_WRITE && d["status"] == 200);
+    match through {
+        Some((seq, _)) => Verdict::new(Outcome::Yes, "asked for the wider scope after the 403 and called the tool again with the new token").evidence([*refused, again, *seq]),
+        None => {
+            Verdict::new(Outcome::Partial, "asked for the wider scope after the 403, and the call never went through with it").evidence([*refused, again]).opportunity([*refused])
+        }
+    }
+}
+
+probe! {
+    /// Evidence: access tokens live 2 s (`expires_in: 2`) and come with a refresh token. A
+    /// refresh-token grant answered with a new token, and an MCP request let through with it, is
+    /// yes (on the 401 of an expired token or ahead of it); a whole new authorization instead is
+    /// partial; neither, after an expired token was refused, is no. No request after a token's
+    /// lifetime is not-reached.
+    Refresh {
+        id: "auth.refresh", area: Auth, title: "an expired token is refreshed",
+        revisions: ["2025-03-26"], eras: BOTH, transports: HTTP_ONLY, variant: AuthRefresh,
+        serves: "access tokens that expire after 2 s; refresh tokens",
+        judge: |o| fair(o, judge_refresh(o)),
+    }
+}
+
+fn judge_refresh(o: &Observations) -> Verdict {
+    let all = checks(o);
+    let tokens = issued(o);
+    let refreshed: Vec<(u64, String)> = token_requests(o, "refresh_token")
+        .into_iter()
+        .filter_map(|(seq, _, answer)| answer.filter(|(_, a)| a["status"] == 200).and_then(|(_, a)| Some((seq, text(a, "/json/access_token")?.to_string()))))
+        .collect();
+    if let Some((first, _)) = refreshed.first() {
+        // A host may refresh again before it uses a token: any refreshed token let through counts.
+        let used = all.iter().find(|(_, d)| d["status"] == 200 && refreshed.iter().any(|(_, t)| text(d, "/presented") == Some(t.as_str())));
+        return match used {
+            Some((through, _)) => Verdict::new(Outcome::Yes, "refreshed its token and went on with a refreshed one").evidence([*first, *through]),
+            None => Verdict::new(Outcome::Partial, "refreshed its token and never used a refreshed one").evidence([*first]).opportunity([*first]),
+        };
+    }
+    let Some((expired, _)) = all.iter().find(|(_, d)| d["token"] == "expired") else {
+        return match tokens.first() {
+            Some(_) => Verdict::new(Outcome::NotReached, "no request came after the token's lifetime, so it never expired in use"),
+            None => match first_authorization(o) {
+                Ok((seq, _)) => undelivered(o).unwrap_or_else(|| Verdict::new(Outcome::No, "never obtained a token to refresh").evidence([seq]).opportunity([seq])),
+                Err(verdict) => verdict,
+            },
+        };
+    };
+    let again = asked(o, "authorize").into_iter().nth(1).filter(|(seq, _)| seq > expired);
+    match again {
+        Some((seq, _)) => Verdict::new(Outcome::Partial, "signed in again instead of using its refresh token").evidence([*expired, seq]).opportunity([*expired]),
+        None => Verdict::new(Outcome::No, "its expired token was refused, and it neither refreshed nor signed in again").evidence([*expired]).opportunity([*expired]),
+    }
+}
+
+probe! {
+    /// Evidence: the authorization server's metadata says
+    /// `authorization_response_iss_parameter_supported`, and the redirect after approval carries
+    /// an `iss` naming another issuer (RFC 9207 §2.4: the client must then not use the
+    /// response). No token request redeeming that code is yes; one is no. A redirect the person
+    /// never delivered to the client's callback is not-reached.
+    IssValidated {
+        id: "auth.iss_validated", area: Auth, title: "an authorization response from the wrong issuer is refused",
+        revisions: ["2026-07-28"], eras: BOTH, transports: HTTP_ONLY, variant: AuthWrongIss,
+        serves: "authorization_response_iss_parameter_supported: true; the redirect's iss names another issuer",
+        judge: |o| fair(o, judge_iss(o)),
+    }
+}
+
+fn judge_iss(o: &Observations) -> Verdict {
+    if let Err(verdict) = first_authorization(o) {
+        return verdict;
+    }
+    let approvals: Vec<_> = noted(o, Note::AuthAnswer).into_iter().filter(|(_, d)| d["endpoint"] == "approve" && d["status"] == 302).collect();
+    let Some((approved, answer)) = approvals.first() else {
+        return Verdict::new(Outcome::NotReached, "the person never approved the authorization request");
+    };
+    let code = query_of(text(answer, "/location").unwrap_or("")).remove("code").unwrap_or_default();
+    let delivered = asked(o, "person").into_iter().find(|(seq, d)| seq > approved && text(d, "/form/step") == Some("delivered"));
+    let Some((delivered_at, report)) = delivered else {
+        return Verdict::new(Outcome::NotReached, "the person never delivered the redirect to the client's callback").evidence([*approved]);
+    };
+    // Any HTTP answer means the callback got the redirect (a client that refuses it may say so
+    // with an error page); status 0 means nothing answered there.
+    if text(report, "/form/status").is_none_or(|s| s == "0") {
+        return Verdict::new(Outcome::NotReached, "nothing answered at the client's callback when the person followed the redirect").evidence([delivered_at]);
+    }
+    match token_requests(o, "authorization_code").into_iter().find(|(_, form, _)| text(form, "/form/code") == Some(code.as_str())) {
+        Some((seq, _, _)) => Verdict::new(Outcome::No, "redeemed a code whose response named another issuer").evidence([*approved, delivered_at, seq]).opportunity([delivered_at]),
+        None => Verdict::new(Outcome::Yes, "took the redirect and never redeemed a code whose response named another issuer").evidence([*approved, delivered_at]),
+    }
+}
+
+probe! {
+    /// Evidence: the resource metadata names another resource than the MCP server's URL (RFC 9728
+    /// §3.3: a client must not use such metadata). A token issued for that other resource and
+    /// sent to this server (the protected resource checks each token's audience) is no; the
+    /// metadata read and no such token sent is yes; the metadata never read is inconclusive
+    /// (the client never met the other resource; `auth.prm_discovery` says why).
+    TokenAudience {
+        id: "auth.token_audience", area: Auth, title: "a token for another resource is not sent here",
+        revisions: ["2025-06-18"], eras: BOTH, transports: HTTP_ONLY, variant: AuthResourceMismatch,
+        serves: "resource metadata naming http://127.0.0.1:<port>/other-mcp",
+        judge: |o| fair(o, judge_token_audience(o)),
+    }
+}
+
+fn judge_token_audience(o: &Observations) -> Verdict {
+    let challenge = match challenged(o) {
+        Ok(seq) => seq,
+        Err(verdict) => return verdict,
+    };
+    if let Some((seq, d)) = checks(o).into_iter().find(|(_, d)| d["token"] == "other_audience") {
+        // The other resource is named by its path: its port is this run's.
+        let audience = text(d, "/audience").unwrap_or("another resource");
+        let ours = resource(o).unwrap_or_default();
+        let origin = ours.trim_end_matches(crate::transport::http::MCP_PATH);
+        let shown = audience.strip_prefix(origin).filter(|_| !origin.is_empty()).map_or(audience.to_string(), |path| format!("this server's {path}"));
+        return Verdict::new(Outcome::No, format!("sent this server a token issued for {shown}")).evidence([challenge, seq]).opportunity([challenge]);
+    }
+    match noted(o, Note::WellKnown).into_iter().find(|(_, d)| d["served"] == true) {
+        Some((seq, _)) => {
+            let how_far = if issued(o).is_empty() { "and obtained no token" } else { "and sent no token issued for it" };
+            Verdict::new(Outcome::Yes, format!("read metadata naming another resource {how_far}")).evidence([challenge, seq])
+        }
+        None => Verdict::new(Outcome::Inconclusive, "never read the resource metadata, so it never met the other resource").evidence([challenge]),
+    }
+}

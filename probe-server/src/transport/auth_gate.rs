@@ -1,0 +1,88 @@
+//! The protected resource's side of the auth variants, in the HTTP tap: the well-known documents
+//! at the MCP server's origin, and the token check of every request to the MCP endpoint (401
+//! with a challenge, 403 `insufficient_scope` for a call that needs more, or passed on). Each
+//! decision is journalled (`well_known`, `resource_checked`), and so is every answer the gate
+//! makes itself.
+
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+
+use crate::auth::{bearer, needs_step_up, Authority, TokenCheck, OAUTH_METADATA_PATH, OIDC_METADATA_PATH, PRM_PATH};
+use crate::journal::{Direction, Entry, EventKind, Journal, Transport};
+use crate::note::Note;
+
+use super::http::MCP_PATH;
+
+/// The answer to a request for a well-known document at the MCP server's origin, or `None` for
+/// any other path. The resource metadata is served where the variant says; everything else
+/// there (authorization server metadata asked of the MCP server, as 2025-03-26 clients do) is 404.
+pub fn well_known(authority: &Authority, journal: &Journal, session: &str, path: &str) -> Option<Response> {
+    if !path.starts_with("/.well-known/") {
+        return None;
+    }
+    let plan = &authority.plan;
+    let at_path = format!("{PRM_PATH}{MCP_PATH}");
+    let served = (path == at_path && plan.metadata_at_path) || (path == PRM_PATH && plan.metadata_at_root);
+    let kind = match path {
+        p if p == at_path => "resource_metadata_at_path",
+        PRM_PATH => "resource_metadata_at_root",
+        p if p.starts_with(OAUTH_METADATA_PATH) => "oauth_metadata",
+        p if p.starts_with(OIDC_METADATA_PATH) => "oidc_metadata",
+        p if p.starts_with(PRM_PATH) => "resource_metadata_elsewhere",
+        _ => "other",
+    };
+    journal.log(Entry::note(session, Transport::Http, Note::WellKnown.detail(json!({"path": path, "kind": kind, "served": served}))));
+    Some(if served {
+        answer(journal, session, StatusCode::OK, None, authority.resource_metadata())
+    } else {
+        answer(journal, session, StatusCode::NOT_FOUND, None, json!({"error": "not_found"}))
+    })
+}
+
+/// The 401 or 403 for a request to the MCP endpoint that may not pass; `None` lets it pass.
+pub fn refusal(authority: &Authority, journal: &Journal, session: &str, parts: &Parts, frame: Option<&Value>) -> Option<Response> {
+    if !parts.uri.path().starts_with(MCP_PATH) {
+        return None;
+    }
+    let presented = bearer(parts.headers.get("authorization").and_then(|v| v.to_str().ok()));
+    let in_query = parts.uri.query().is_some_and(|q| form_urlencoded::parse(q.as_bytes()).any(|(k, _)| k == "access_token"));
+    let check = authority.check(presented);
+    let rpc_method = frame.and_then(|f| f.get("method")).and_then(Value::as_str);
+    let tool = frame.and_then(|f| f.pointer("/params/name")).and_then(Value::as_str).filter(|_| rpc_method == Some("tools/call"));
+    let (status, challenge) = match &check {
+        TokenCheck::Valid(scope) if needs_step_up(&authority.plan, frame, scope) => (StatusCode::FORBIDDEN, Some(authority.insufficient_scope())),
+        TokenCheck::Valid(_) => (StatusCode::OK, None),
+        other => (StatusCode::UNAUTHORIZED, Some(authority.challenge(*other != TokenCheck::Absent))),
+    };
+    let mut fields = json!({
+        "http_method": parts.method.as_str(), "rpc_method": rpc_method, "tool": tool, "token": check.word(),
+        "presented": presented, "bearer_in_query": in_query, "status": status.as_u16(),
+    });
+    match &check {
+        TokenCheck::Valid(scope) => fields["scope"] = json!(scope),
+        TokenCheck::OtherAudience(audience) => fields["audience"] = json!(audience),
+        _ => {}
+    }
+    journal.log(Entry::note(session, Transport::Http, Note::ResourceChecked.detail(fields)));
+    let challenge = challenge?;
+    let error = if status == StatusCode::FORBIDDEN { "insufficient_scope" } else { "invalid_token" };
+    Some(answer(journal, session, status, Some(challenge), json!({"error": error, "error_description": "a bearer token for this resource is required"})))
+}
+
+/// An answer of the gate's, journalled as it goes out.
+fn answer(journal: &Journal, session: &str, status: StatusCode, challenge: Option<String>, body: Value) -> Response {
+    let mut headers = json!({"content-type": "application/json"});
+    if let Some(challenge) = &challenge {
+        headers["www-authenticate"] = json!(challenge);
+    }
+    let detail = json!({"status": status.as_u16(), "headers": headers, "by": "tap"});
+    journal.log(Entry::new(session, Transport::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
+    let text = body.to_string();
+    let mut response = (status, [("content-type", "application/json")], text).into_response();
+    if let Some(value) = challenge.and_then(|c| axum::http::HeaderValue::from_str(&c).ok()) {
+        response.headers_mut().insert("www-authenticate", value);
+    }
+    response
+}
