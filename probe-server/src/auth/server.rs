@@ -94,7 +94,11 @@ fn header_text(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
 
 async fn handle(State(authority): State<Arc<Authority>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let bytes = axum::body::to_bytes(body, MAX_BODY).await.unwrap_or_default();
+    let (bytes, body_error) = match axum::body::to_bytes(body, MAX_BODY).await {
+        Ok(bytes) => (bytes, None),
+        // Over the limit, or cut short: said in the journal and answered, never dropped unsaid.
+        Err(error) => (Default::default(), Some(format!("the body could not be read whole (the limit is {MAX_BODY} bytes): {error}"))),
+    };
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let content_type = header_text(&parts.headers, header::CONTENT_TYPE).unwrap_or("");
     let asked = Asked {
@@ -111,12 +115,15 @@ async fn handle(State(authority): State<Arc<Authority>>, request: Request) -> Re
         Note::AuthRequest,
         json!({
             "n": n, "endpoint": endpoint, "method": asked.method.as_str(), "path": asked.path, "query": asked.query,
-            "form": asked.form, "json": asked.json, "body_bytes": bytes.len(),
+            "form": asked.form, "json": asked.json, "body_bytes": bytes.len(), "body_error": body_error,
             "user_agent": header_text(&parts.headers, header::USER_AGENT),
             "authorization": header_text(&parts.headers, header::AUTHORIZATION),
         }),
     );
-    let answer = answer(&authority, &asked);
+    let answer = match &body_error {
+        Some(error) => Answer::error(StatusCode::BAD_REQUEST, "invalid_request", error),
+        None => answer(&authority, &asked),
+    };
     let mut fields = json!({"n": n, "endpoint": endpoint, "status": answer.status.as_u16()});
     match &answer.body {
         Payload::Json(value) => fields["json"] = value.clone(),
@@ -341,6 +348,29 @@ mod tests {
         assert_eq!(map.get("a"), Some(&json!("1")));
         assert_eq!(map.get("a[2]"), Some(&json!("3")));
         assert_eq!(query_of("http://h/cb?code=x&state=y#f").get("state").map(String::as_str), Some("y"));
+    }
+
+    #[tokio::test]
+    async fn a_body_over_the_limit_is_journalled_and_refused() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        let journal = Journal::create(&path).unwrap();
+        let closing = CancellationToken::new();
+        let plan = Plan::of(Variant::Auth).unwrap();
+        let authority = open(closing.clone(), move |issuer| Authority::new(plan, issuer, "http://127.0.0.1:2/mcp".into(), journal)).await.unwrap();
+        let mut stream = tokio::net::TcpStream::connect(authority.issuer.trim_start_matches("http://")).await.unwrap();
+        let body = vec![b'a'; MAX_BODY + 1];
+        let head = format!("POST {TOKEN_PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n", body.len());
+        stream.write_all(head.as_bytes()).await.unwrap();
+        // The server may answer before it has read everything.
+        let _ = stream.write_all(&body).await;
+        let mut answer = vec![0u8; 12];
+        let _ = stream.read_exact(&mut answer).await;
+        assert_eq!(String::from_utf8_lossy(&answer), "HTTP/1.1 400");
+        closing.cancel();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"body_error\":\"the body could not be read whole"), "{text}");
     }
 
     #[tokio::test]
