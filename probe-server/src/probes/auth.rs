@@ -111,21 +111,32 @@ fn undelivered(o: &Observations) -> Option<Verdict> {
     }
 }
 
-/// A no from a host that never got as far as the authorization endpoint, in a run whose
-/// profile gave the harness no way to sign it in (the runner's `sign_in` note says plan
-/// "none"), is not-reached: the host may sign in by a command the harness did not run.
-/// The reference client's runs have no such note: it signs in by itself on a 401.
+/// A no from a host that never got as far as the authorization endpoint is not-reached where
+/// the harness did not give it its chance: the profile gave the harness no way to sign it in
+/// (the runner's `sign_in` note says plan "none"; the host may sign in by a command the harness
+/// did not run), or the terminal sign-in waited for a text the screen never showed while the
+/// host ran on (the login's `client_exited` note says `unmatched`). A host that said on screen
+/// that its sign-in failed keeps its no. The reference client's runs have neither note: it
+/// signs in by itself on a 401.
 fn fair(o: &Observations, verdict: Verdict) -> Verdict {
     if verdict.outcome != Outcome::No || !asked(o, "authorize").is_empty() {
         return verdict;
     }
-    match noted(o, Note::SignIn).into_iter().find(|(_, d)| d["plan"] == "none") {
-        Some((seq, _)) => {
-            let detail = format!("{}; its profile gives the harness no way to sign it in, so what a sign-in would show is unknown", verdict.detail);
-            Verdict::new(Outcome::NotReached, detail).evidence(verdict.evidence.iter().copied().chain([seq]))
-        }
-        None => verdict,
-    }
+    let no_plan = noted(o, Note::SignIn).into_iter().find(|(_, d)| d["plan"] == "none");
+    let unmatched = noted(o, Note::ClientExited).into_iter().find(|(_, d)| d["launch"] == "login" && d["terminal"]["unmatched"] == true);
+    let (seq, why) = match (no_plan, unmatched) {
+        (Some((seq, _)), _) => (seq, "its profile gives the harness no way to sign it in".to_string()),
+        (None, Some((seq, d))) => (
+            seq,
+            format!(
+                "its terminal sign-in stopped where the screen did not show what the plan waits for ({})",
+                text(d, "/terminal/stopped").unwrap_or("the signed-in text never appeared")
+            ),
+        ),
+        (None, None) => return verdict,
+    };
+    let detail = format!("{}; {why}, so what a sign-in would show is unknown", verdict.detail);
+    Verdict::new(Outcome::NotReached, detail).evidence(verdict.evidence.iter().copied().chain([seq]))
 }
 
 /// The token requests with `grant_type`, each with its answer.
@@ -518,7 +529,21 @@ fn judge_step_up(o: &Observations) -> Verdict {
     };
     let widened = asked(o, "authorize").into_iter().find(|(seq, d)| seq > refused && scopes(text(d, "/query/scope")).contains(&SCOPE_WRITE));
     let Some((again, _)) = widened else {
-        return Verdict::new(Outcome::No, format!("after the 403 it never asked for authorization with {SCOPE_WRITE}")).evidence([*refused]).opportunity([*refused]);
+        // What it did instead, as far as the authorization server saw.
+        let refresh = token_requests(o, "refresh_token").into_iter().find(|(seq, _, _)| seq > refused);
+        let refreshed = refresh.as_ref().map(|(seq, _, _)| *seq);
+        let reauthorized = asked(o, "authorize").into_iter().find(|(seq, _)| seq > refused).map(|(seq, _)| seq);
+        let instead = match (&refresh, reauthorized) {
+            (Some((_, form, _)), _) if scopes(text(form, "/form/scope")).contains(&SCOPE_WRITE) => {
+                format!(": it asked for {SCOPE_WRITE} in a refresh grant, which cannot widen what was granted")
+            }
+            (Some(_), _) => ": it refreshed its token with the scope it had".to_string(),
+            (None, Some(_)) => ": it asked for authorization again without it".to_string(),
+            (None, None) => String::new(),
+        };
+        return Verdict::new(Outcome::No, format!("after the 403 it never asked for authorization with {SCOPE_WRITE}{instead}"))
+            .evidence(std::iter::once(*refused).chain(refreshed).chain(reauthorized))
+            .opportunity([*refused]);
     };
     let through = all.iter().find(|(seq, d)| *seq > again && d["tool"] == TOOL_WRITE && d["status"] == 200);
     match through {

@@ -153,6 +153,8 @@ fn ablated_journals_flip_their_target_probe() {
         // its profile gives the harness no way to sign it in.
         ("claude-code-http-auth", "auth.prm_discovery", "yes"),
         ("claude-code-http-auth", "auth.pkce_s256", "not-reached"),
+        // A host that meets the 403 insufficient_scope with a refresh of the token it had.
+        ("opencode-http-auth-step-up", "auth.step_up", "no"),
         ("reference-stdio-modern-discover-unanswered-no-discover-timeout", "connection.discover_timeout_fallback", "no"),
         ("reference-stdio-modern-discover-unsupported-version-retry-unlisted-version", "connection.unsupported_version_retry", "no"),
         // A client that refuses a discover result without resultType (as rmcp's own does).
@@ -169,6 +171,40 @@ fn ablated_journals_flip_their_target_probe() {
         let verdict = registry::judge_all(&observations).into_iter().find(|v| v.probe == probe).unwrap();
         assert_eq!(verdict.outcome.label(), expected, "{journal}: {probe}: {}", verdict.detail);
     }
+}
+
+#[test]
+fn a_host_that_never_reached_the_authorization_endpoint_is_judged_by_the_chance_it_had() {
+    // Continue CLI's headless run, which gave up at the 401: as recorded (no sign-in plan), then
+    // as if a terminal sign-in had run first and stopped, with and without the plan's cue missing.
+    let recorded = std::fs::read_to_string(format!("{}/../fixtures/journals/continue-cli-http-auth.jsonl", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let verdict = |text: &str| {
+        let observations = Observations::from_text(text).unwrap();
+        registry::judge_all(&observations).into_iter().find(|v| v.probe == "auth.pkce_s256").unwrap()
+    };
+    let no_plan = verdict(&recorded);
+    assert_eq!(no_plan.outcome.label(), "not-reached");
+    assert!(no_plan.detail.ends_with("its profile gives the harness no way to sign it in, so what a sign-in would show is unknown"), "{}", no_plan.detail);
+    let login = |unmatched: bool| {
+        let terminal = format!(r#"{{"signed_in":false,"stopped":"step 1 (wait for \"run /mcp\"): the screen never showed it","unmatched":{unmatched},"screen":"","exit_code":0}}"#);
+        let note = format!(
+            r#"{{"format_version":1,"seq":1,"t_us":1,"session":"http","transport":"http","dir":"note","kind":"note","raw_len":0,"detail":{{"ending":{{"code":0,"kind":"exited"}},"event":"client_exited","launch":"login","terminal":{terminal}}}}}"#
+        );
+        let lines: Vec<String> = recorded.lines().map(|l| l.replace(r#""plan":"none""#, r#""plan":"terminal""#)).collect();
+        format!("{}\n{note}\n{}\n", lines[..2].join("\n"), lines[2..].join("\n"))
+    };
+    let unmatched = verdict(&login(true));
+    assert_eq!(unmatched.outcome.label(), "not-reached", "{}", unmatched.detail);
+    assert!(unmatched.detail.contains("its terminal sign-in stopped where the screen did not show what the plan waits for (step 1"), "{}", unmatched.detail);
+    // A terminal sign-in that did what its plan says leaves the host's no standing.
+    assert_eq!(verdict(&login(false)).outcome.label(), "no");
+}
+
+#[test]
+fn a_step_up_refused_says_what_the_host_did_instead() {
+    let verdict = registry::judge_all(&recorded("opencode-http-auth-step-up")).into_iter().find(|v| v.probe == "auth.step_up").unwrap();
+    assert_eq!(verdict.detail, "after the 403 it never asked for authorization with probe:write: it refreshed its token with the scope it had");
+    assert_eq!(verdict.evidence.len(), 2, "the 403 and the refresh: {:?}", verdict.evidence);
 }
 
 #[test]

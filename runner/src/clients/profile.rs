@@ -88,6 +88,77 @@ pub struct AuthPlan {
     /// it): a configuration that lets the host use OAuth for the server.
     #[serde(default)]
     pub files: Vec<ConfigFile>,
+    /// Variables added over `launch.env` in the auth variants, for the login and the launches.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Launches added after the profile's in the auth variants (a host without a model calls
+    /// the auth tools only when told to).
+    #[serde(default)]
+    pub steps: Vec<Vec<String>>,
+    /// The login runs in a pseudo-terminal (its UI, or a login command that wants one), worked by
+    /// these steps; `login` then holds the arguments that start it.
+    #[serde(default)]
+    pub terminal: Option<TerminalLogin>,
+}
+
+/// A sign-in worked from a terminal: steps a person would take (wait for a text, type, press
+/// keys), then a wait for the text that says the host is signed in (or for the command to end).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerminalLogin {
+    #[serde(default)]
+    pub steps: Vec<TerminalStep>,
+    /// Text on screen once the host is signed in; without it the login ends when the command
+    /// exits.
+    #[serde(default)]
+    pub signed_in: Option<String>,
+    /// Texts on screen that say the sign-in failed: the login ends there instead of waiting out
+    /// its timeout.
+    #[serde(default)]
+    pub failed: Vec<String>,
+    /// Keys that leave the UI once signed in.
+    #[serde(default)]
+    pub quit: Vec<String>,
+    /// The host prints its authorization URL instead of opening a browser: the watcher reads
+    /// the host's output for it. Off by default, because a terminal UI draws a long URL in
+    /// pieces, and a piece is not a URL to follow.
+    #[serde(default)]
+    pub printed_url: bool,
+    /// Variables added over `launch.env` for the login only.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Files written before the login only (a terminal UI's first-run state).
+    #[serde(default)]
+    pub files: Vec<ConfigFile>,
+    #[serde(default = "default_columns")]
+    pub columns: u16,
+    #[serde(default = "default_rows")]
+    pub rows: u16,
+}
+
+/// One step of a terminal sign-in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum TerminalStep {
+    /// Wait until the screen shows this text.
+    Wait(String),
+    /// Type this text.
+    Type(String),
+    /// Press these keys (names as in `keys`).
+    Keys(Vec<String>),
+}
+
+impl TerminalLogin {
+    /// The key names the steps and `quit` use.
+    pub fn key_names(&self) -> impl Iterator<Item = &String> {
+        self.steps
+            .iter()
+            .flat_map(|s| match s {
+                TerminalStep::Keys(keys) => keys.as_slice(),
+                _ => &[],
+            })
+            .chain(&self.quit)
+    }
 }
 
 fn default_login_secs() -> u64 {
@@ -410,9 +481,23 @@ impl Profile {
         if let Some(interactive) = &profile.interactive {
             interactive.validate().map_err(|e| invalid(&e.to_string()))?;
         }
+        if let Some(plan) = &profile.auth {
+            if let Some(bad) = plan.terminal.iter().flat_map(|t| t.key_names()).find(|k| crate::drivers::terminal::keys::bytes(k).is_none()) {
+                return Err(invalid(&format!("auth.terminal: unknown key {bad:?}")));
+            }
+            if plan.terminal.is_some() && plan.login.is_empty() {
+                return Err(invalid("auth.terminal needs `login`: the arguments that start the host in the terminal"));
+            }
+        }
         for file in profile.files.iter().chain(profile.skills.iter().flat_map(|s| s.files.iter())).chain(profile.interactive.iter().flat_map(|i| i.files.iter())) {
             if file.content.is_none() && (file.stdio.is_none() || file.http.is_none()) {
                 return Err(invalid("a file needs `content`, or both `stdio` and `http`"));
+            }
+        }
+        // The auth variants are served over HTTP only.
+        for file in profile.auth.iter().flat_map(|a| a.files.iter().chain(a.terminal.iter().flat_map(|t| t.files.iter()))) {
+            if file.content.is_none() && file.http.is_none() {
+                return Err(invalid("an auth file needs `content` or `http`"));
             }
         }
         Ok(profile)
@@ -545,6 +630,13 @@ timeout_secs = 5
         assert!(Profile::parse(&typo, path).unwrap_err().to_string().contains("wurd"));
         let npm = base.replace("version = \"1\"\n", "version = \"1\"\nnpm = \"x\"\n");
         assert!(Profile::parse(&npm, path).is_ok());
+        let terminal = |auth: &str| Profile::parse(&format!("{npm}{auth}"), path).map(|p| p.auth.and_then(|a| a.terminal)).map_err(|e| e.to_string());
+        let steps = "[auth]\nlogin = [\"ui\"]\n[auth.terminal]\nsteps = [{ wait = \"ready\" }, { type = \"/mcp\" }, { keys = [\"Enter\"] }]\nsigned_in = \"ok\"\n";
+        let parsed = terminal(steps).unwrap().unwrap();
+        assert_eq!(parsed.steps, vec![TerminalStep::Wait("ready".into()), TerminalStep::Type("/mcp".into()), TerminalStep::Keys(vec!["Enter".into()])]);
+        assert!(terminal(&steps.replace("Enter", "Entr")).unwrap_err().contains("auth.terminal: unknown key \"Entr\""));
+        assert!(terminal(&steps.replace("login = [\"ui\"]", "")).unwrap_err().contains("auth.terminal needs `login`"));
+        assert!(terminal(&steps.replace("{ wait = ", "{ wiat = ")).unwrap_err().contains("wiat"));
     }
 
     #[test]

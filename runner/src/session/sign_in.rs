@@ -3,7 +3,7 @@
 //! person who logs in (`drivers::person`). What the host opened, and how each login ended, become
 //! `browser_opened` notes; how the harness meant to sign the host in, a `sign_in` note.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -36,8 +36,7 @@ impl Opened {
 
 /// The trap and its watcher, for one run.
 pub struct Watch {
-    bin: PathBuf,
-    browser: PathBuf,
+    trap: trap::Trap,
     output: tokio::sync::mpsc::UnboundedSender<Vec<u8>>,
     stop: CancellationToken,
     watcher: tokio::task::JoinHandle<Vec<Opened>>,
@@ -79,7 +78,7 @@ impl Watch {
     /// Installs the trap in `scratch` and starts watching its log and the host's output.
     pub fn start(scratch: &Path) -> std::io::Result<Watch> {
         let log = scratch.join("opened-urls.log");
-        let (bin, browser) = trap::install(&scratch.join("trap"), &log)?;
+        let trap = trap::install(&scratch.join("trap"), &log)?;
         let stop = CancellationToken::new();
         let watching = stop.clone();
         let (output, mut printed) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
@@ -121,7 +120,7 @@ impl Watch {
                 }
             }
         });
-        Ok(Watch { bin, browser, output, stop, watcher })
+        Ok(Watch { trap, output, stop, watcher })
     }
 
     /// Where the host's output goes for the watcher to read.
@@ -131,8 +130,8 @@ impl Watch {
 
     /// `PATH` with the trap first, `BROWSER`, and a terminal width no sign-in URL is wrapped at.
     pub fn env(&self) -> [(String, String); 3] {
-        let path = std::env::var("PATH").unwrap_or_default();
-        [("PATH".into(), format!("{}:{path}", self.bin.display())), ("BROWSER".into(), self.browser.display().to_string()), ("COLUMNS".into(), "4000".into())]
+        let [path, browser] = self.trap.env(&std::env::var("PATH").unwrap_or_default());
+        [path, browser, ("COLUMNS".into(), "4000".into())]
     }
 
     /// Stops watching (after a last look) and hands back what the host opened or printed.
@@ -158,6 +157,7 @@ pub fn plan_note(plan: Option<&crate::clients::profile::AuthPlan>, login: &[Stri
     let how = match plan {
         None => "none",
         Some(p) if p.login.is_empty() => "on-401",
+        Some(p) if p.terminal.is_some() => "terminal",
         Some(_) => "login",
     };
     probe_server::note::Note::SignIn.detail(json!({"plan": how, "login": login}))

@@ -6,6 +6,7 @@
 //! screen and cancels; the probes then say not-reached.
 
 pub mod keys;
+pub mod login;
 pub mod pty;
 pub mod trap;
 
@@ -57,14 +58,13 @@ pub struct HostLaunch {
 /// process carrying the run's marker. Returns what was driven and how many processes were swept.
 pub async fn drive_isolated(launch: HostLaunch, variant: Variant, plan: Interactive, server_journal: PathBuf) -> Result<(Driven, usize), DriveError> {
     let trap_log = launch.scratch.join("opened-urls.log");
-    let (trap_bin, browser) = trap::install(&launch.scratch.join("trap"), &trap_log).map_err(DriveError::Trap)?;
+    let trap = trap::install(&launch.scratch.join("trap"), &trap_log).map_err(DriveError::Trap)?;
     let mut env = crate::session::launch::base_env(&launch.home, &launch.marker);
     env.insert("TERM".into(), "xterm-256color".into());
     env.remove("NO_COLOR");
     env.extend(launch.env);
     let path = env.get("PATH").cloned().unwrap_or_default();
-    env.insert("PATH".into(), format!("{}:{path}", trap_bin.display()));
-    env.insert("BROWSER".into(), browser.display().to_string());
+    env.extend(trap.env(&path));
     let pty = PtySpec { program: launch.program, args: launch.args, env, cwd: launch.cwd, columns: plan.columns, rows: plan.rows, mark_cursor: plan.keys.focus_at_cursor };
     let case = Case { variant, plan, pty, server_journal, trap_log };
     let driven = tokio::task::spawn_blocking(move || drive(case)).await.map_err(DriveError::Panicked)?;

@@ -1,0 +1,260 @@
+//! A host's sign-in worked from a terminal (its profile's `[auth.terminal]`): the host starts in a
+//! pseudo-terminal, the steps wait for what a person would wait for and type what they would type,
+//! and the login ends when the screen says the host is signed in (or the command exits). The
+//! person who logs in is not here: the sign-in watcher hands them the URL the host opens or prints
+//! (everything the host writes is passed on to it).
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::keys;
+use super::pty::{Pty, PtySpec};
+use crate::clients::profile::{TerminalLogin, TerminalStep};
+
+/// How long a key may take to change the screen before the next one is sent anyway.
+const KEY_ECHO: Duration = Duration::from_millis(1000);
+/// How long the screen must stay still after a key or typed text before the next step.
+const QUIET: Duration = Duration::from_millis(150);
+/// The longest a settle waits: a host that animates is never still.
+const SETTLE_MAX: Duration = Duration::from_millis(1000);
+/// Between two typed characters.
+const CHAR_GAP: Duration = Duration::from_millis(10);
+/// How often the host's output is passed on while a wait goes on.
+const SLICE: Duration = Duration::from_millis(200);
+/// How long the host has to leave after the quit keys.
+const GRACE: Duration = Duration::from_secs(5);
+
+/// Why a wait step stopped when the host ran on and said nothing of failing.
+const NEVER_SHOWN: &str = "the screen never showed it";
+
+/// How a terminal sign-in went, for the login's `client_exited` note.
+#[derive(Debug, Clone, Serialize)]
+pub struct TerminalSignIn {
+    /// Whether the screen said the host is signed in (or, without such a text, the command
+    /// exited 0).
+    pub signed_in: bool,
+    /// The step the plan could not take, with what was missing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// The plan waited for a text the screen never showed while the host ran on without saying
+    /// it failed: whether the host offered a sign-in at all, the harness cannot tell.
+    pub unmatched: bool,
+    /// The screen when the login ended.
+    pub screen: String,
+    /// The host's exit code, when it exited by itself.
+    pub exit_code: Option<u32>,
+    #[serde(skip)]
+    pub timed_out: bool,
+    #[serde(skip)]
+    pub output: Vec<u8>,
+}
+
+/// Runs one terminal sign-in to its end (blocking), within `timeout`. Never fails: a host that
+/// will not start or does not show what the plan waits for is described in the result.
+pub fn sign_in(spec: &PtySpec, plan: &TerminalLogin, timeout: Duration, watcher: Option<UnboundedSender<Vec<u8>>>) -> TerminalSignIn {
+    let deadline = Instant::now() + timeout;
+    let mut pty = match Pty::spawn(spec) {
+        Ok(pty) => pty,
+        Err(e) => {
+            return TerminalSignIn {
+                signed_in: false,
+                stopped: Some(e.to_string()),
+                unmatched: false,
+                screen: String::new(),
+                exit_code: None,
+                timed_out: false,
+                output: Vec::new(),
+            }
+        }
+    };
+    let mut passed_on = 0;
+    let mut pass_on = |pty: &Pty| {
+        let output = pty.raw_output();
+        if let Some(watcher) = &watcher {
+            if output.len() > passed_on {
+                let _ = watcher.send(output[passed_on..].to_vec());
+            }
+        }
+        passed_on = output.len();
+    };
+    let failed = |screen: &str| plan.failed.iter().find(|f| screen.contains(f.as_str())).map(|f| format!("the screen said {f:?}"));
+    let (mut stopped, mut unmatched) = (None, false);
+    for (index, step) in plan.steps.iter().enumerate() {
+        if let Err(why) = take(&mut pty, step, deadline, &mut pass_on, &failed) {
+            unmatched = why == NEVER_SHOWN;
+            stopped = Some(format!("step {} ({}): {why}", index + 1, describe(step)));
+            break;
+        }
+    }
+    let mut timed_out = false;
+    let signed_in = match (&stopped, &plan.signed_in) {
+        (Some(_), _) => false,
+        (None, Some(text)) => {
+            let seen = wait_until(&mut pty, deadline, &mut pass_on, |s| s.contains(text.as_str()) || failed(s).is_some());
+            let screen = pty.screen();
+            stopped = failed(&screen).filter(|_| !screen.contains(text.as_str()));
+            timed_out = !seen && pty.exited().is_none();
+            unmatched = timed_out;
+            seen && stopped.is_none()
+        }
+        (None, None) => {
+            while pty.exited().is_none() && Instant::now() < deadline {
+                pty.wait_for(SLICE, |_| false);
+                pass_on(&pty);
+            }
+            timed_out = pty.exited().is_none();
+            pty.exited() == Some(0)
+        }
+    };
+    pass_on(&pty);
+    let screen = pty.screen();
+    if pty.exited().is_none() {
+        for key in &plan.quit {
+            let _ = keys::bytes(key).map(|bytes| pty.send(bytes));
+            pty.settle(QUIET, SETTLE_MAX);
+        }
+    }
+    let exit_code = pty.finish(GRACE);
+    pass_on(&pty);
+    TerminalSignIn { signed_in, stopped, unmatched, screen, exit_code, timed_out, output: pty.raw_output() }
+}
+
+fn describe(step: &TerminalStep) -> String {
+    match step {
+        TerminalStep::Wait(text) => format!("wait for {text:?}"),
+        TerminalStep::Type(text) => format!("type {text:?}"),
+        TerminalStep::Keys(keys) => format!("press {}", keys.join(" ")),
+    }
+}
+
+/// Takes one step; the error says what the screen did not show.
+fn take(pty: &mut Pty, step: &TerminalStep, deadline: Instant, pass_on: &mut impl FnMut(&Pty), failed: &impl Fn(&str) -> Option<String>) -> Result<(), String> {
+    let exited = |pty: &mut Pty| pty.exited().map(|code| format!("the host exited ({code})"));
+    match step {
+        TerminalStep::Wait(text) => {
+            if wait_until(pty, deadline, pass_on, |s| s.contains(text.as_str()) || failed(s).is_some()) {
+                let screen = pty.screen();
+                return match failed(&screen) {
+                    Some(said) if !screen.contains(text.as_str()) => Err(said),
+                    _ => Ok(()),
+                };
+            }
+            Err(exited(pty).unwrap_or_else(|| NEVER_SHOWN.into()))
+        }
+        TerminalStep::Type(text) => {
+            for (i, c) in text.chars().enumerate() {
+                if i > 0 {
+                    std::thread::sleep(CHAR_GAP);
+                }
+                let mut buf = [0u8; 4];
+                pty.send(c.encode_utf8(&mut buf).as_bytes()).map_err(|e| format!("cannot type into the terminal: {e}"))?;
+            }
+            pty.settle(QUIET, SETTLE_MAX);
+            pass_on(pty);
+            Ok(())
+        }
+        TerminalStep::Keys(names) => {
+            for name in names {
+                let bytes = keys::bytes(name).ok_or_else(|| format!("unknown key {name}"))?;
+                let before = pty.screen();
+                pty.send(bytes).map_err(|e| format!("cannot type into the terminal: {e}"))?;
+                pty.wait_for(KEY_ECHO, |s| s != before);
+                pty.settle(QUIET, SETTLE_MAX);
+                pass_on(pty);
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Waits until the screen satisfies `wanted`, the deadline passes or the host exits, passing the
+/// host's output on as it goes. Returns whether the screen did.
+fn wait_until(pty: &mut Pty, deadline: Instant, pass_on: &mut impl FnMut(&Pty), wanted: impl Fn(&str) -> bool) -> bool {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let seen = pty.wait_for(left.min(SLICE), &wanted).is_some();
+        pass_on(pty);
+        if seen {
+            return true;
+        }
+        if left <= SLICE || pty.exited().is_some() {
+            return wanted(&pty.screen());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn shell(script: &str) -> PtySpec {
+        let env: BTreeMap<String, String> = [("PATH".to_string(), std::env::var("PATH").unwrap_or_default()), ("TERM".into(), "xterm".into())].into();
+        PtySpec { program: "/bin/sh".into(), args: vec!["-c".into(), script.into()], env, cwd: std::env::temp_dir(), columns: 80, rows: 24, mark_cursor: false }
+    }
+
+    fn plan(steps: Vec<TerminalStep>, signed_in: Option<&str>) -> TerminalLogin {
+        TerminalLogin {
+            steps,
+            signed_in: signed_in.map(str::to_string),
+            failed: vec!["Failed".into()],
+            quit: vec!["Ctrl-C".into()],
+            printed_url: false,
+            env: BTreeMap::new(),
+            files: Vec::new(),
+            columns: 80,
+            rows: 24,
+        }
+    }
+
+    #[test]
+    fn steps_are_taken_and_the_signed_in_text_ends_the_login() {
+        let spec = shell("echo ready; read answer; echo \"signed in as $answer\"; sleep 30");
+        let steps = vec![TerminalStep::Wait("ready".into()), TerminalStep::Type("probe".into()), TerminalStep::Keys(vec!["Enter".into()])];
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let signed = sign_in(&spec, &plan(steps, Some("signed in as probe")), Duration::from_secs(60), Some(tx));
+        assert!(signed.signed_in, "{signed:?}");
+        assert_eq!(signed.stopped, None);
+        assert!(!signed.timed_out);
+        let mut passed_on = Vec::new();
+        while let Ok(chunk) = rx.try_recv() {
+            passed_on.extend(chunk);
+        }
+        assert!(String::from_utf8_lossy(&passed_on).contains("signed in as probe"));
+    }
+
+    #[test]
+    fn a_screen_that_never_shows_the_text_stops_the_plan_and_says_which_step() {
+        let spec = shell("echo something else; sleep 30");
+        let signed = sign_in(&spec, &plan(vec![TerminalStep::Wait("Authenticate".into())], Some("signed in")), Duration::from_secs(1), None);
+        assert!(!signed.signed_in);
+        assert_eq!(signed.stopped.as_deref(), Some("step 1 (wait for \"Authenticate\"): the screen never showed it"));
+        assert!(signed.unmatched);
+        assert!(signed.screen.contains("something else"));
+    }
+
+    #[test]
+    fn a_failure_on_screen_ends_the_login_without_waiting_out_its_timeout() {
+        let spec = shell("echo 'Failed to authenticate: issuer mismatch'; sleep 30");
+        let started = Instant::now();
+        let signed = sign_in(&spec, &plan(Vec::new(), Some("signed in")), Duration::from_secs(600), None);
+        assert!(!signed.signed_in && !signed.timed_out, "{signed:?}");
+        assert_eq!(signed.stopped.as_deref(), Some("the screen said \"Failed\""));
+        // The host said it failed: that is its doing, not a plan that missed its cue.
+        assert!(!signed.unmatched);
+        // Well inside the ten minutes it would otherwise wait.
+        assert!(started.elapsed() < Duration::from_secs(300));
+        let waiting = sign_in(&spec, &plan(vec![TerminalStep::Wait("Authenticate".into())], Some("signed in")), Duration::from_secs(600), None);
+        assert_eq!(waiting.stopped.as_deref(), Some("step 1 (wait for \"Authenticate\"): the screen said \"Failed\""));
+    }
+
+    #[test]
+    fn without_a_signed_in_text_the_commands_exit_decides() {
+        let signed = sign_in(&shell("echo done; exit 0"), &plan(Vec::new(), None), Duration::from_secs(60), None);
+        assert!(signed.signed_in && signed.exit_code == Some(0), "{signed:?}");
+        let failed = sign_in(&shell("exit 3"), &plan(Vec::new(), None), Duration::from_secs(60), None);
+        assert!(!failed.signed_in && failed.exit_code == Some(3), "{failed:?}");
+    }
+}
