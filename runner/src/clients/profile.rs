@@ -134,6 +134,14 @@ pub struct TerminalLogin {
     pub columns: u16,
     #[serde(default = "default_rows")]
     pub rows: u16,
+    /// How long a `wait` step waits for its text (the wait for the signed-in text has the whole
+    /// login's time, since a person logs in meanwhile).
+    #[serde(default = "default_step_wait_secs")]
+    pub step_wait_secs: u64,
+}
+
+fn default_step_wait_secs() -> u64 {
+    30
 }
 
 /// One step of a terminal sign-in.

@@ -82,7 +82,8 @@ pub fn sign_in(spec: &PtySpec, plan: &TerminalLogin, timeout: Duration, watcher:
     let failed = |screen: &str| plan.failed.iter().find(|f| screen.contains(f.as_str())).map(|f| format!("the screen said {f:?}"));
     let (mut stopped, mut unmatched) = (None, false);
     for (index, step) in plan.steps.iter().enumerate() {
-        if let Err(why) = take(&mut pty, step, deadline, &mut pass_on, &failed) {
+        let step_deadline = deadline.min(Instant::now() + Duration::from_secs(plan.step_wait_secs));
+        if let Err(why) = take(&mut pty, step, step_deadline, &mut pass_on, &failed) {
             unmatched = why == NEVER_SHOWN;
             stopped = Some(format!("step {} ({}): {why}", index + 1, describe(step)));
             break;
@@ -200,6 +201,7 @@ mod tests {
             steps,
             signed_in: signed_in.map(str::to_string),
             failed: vec!["Failed".into()],
+            step_wait_secs: 30,
             quit: vec!["Ctrl-C".into()],
             printed_url: false,
             env: BTreeMap::new(),
