@@ -43,7 +43,7 @@ pub fn open(journal: Journal, session: String, transport: Transport, closing: Ca
             let Ok((mut stream, _)) = accepted else { continue };
             let (journal, session) = (journal.clone(), session.clone());
             tokio::spawn(async move {
-                let head = tokio::time::timeout(HEAD_WAIT, read_head(&mut stream)).await.unwrap_or_default();
+                let head = tokio::time::timeout(HEAD_WAIT, read_head(&mut stream, MAX_HEAD)).await.unwrap_or_default();
                 let detail = describe(&head);
                 journal.log(Entry::note(&session, transport, Note::UrlFetched.detail(detail.clone())));
                 let _ = stream.write_all(answer(&detail).as_bytes()).await;
@@ -63,11 +63,11 @@ fn answer(detail: &Value) -> String {
     }
 }
 
-/// A request head, up to its blank line or [`MAX_HEAD`] bytes.
-async fn read_head(stream: &mut tokio::net::TcpStream) -> String {
+/// A request head, up to its blank line or `limit` bytes (a little more: whole reads are kept).
+pub async fn read_head(stream: &mut tokio::net::TcpStream, limit: usize) -> String {
     let mut head = Vec::new();
     let mut chunk = [0u8; 1024];
-    while head.len() < MAX_HEAD && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+    while head.len() < limit && !head.windows(4).any(|w| w == b"\r\n\r\n") {
         match stream.read(&mut chunk).await {
             Ok(0) | Err(_) => break,
             Ok(n) => head.extend_from_slice(&chunk[..n]),

@@ -23,7 +23,7 @@
 
 pub mod server;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -159,6 +159,11 @@ pub fn s256(verifier: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier.as_bytes()))
 }
 
+/// The origin of this server's resource URI (`http://127.0.0.1:port`, the MCP path cut off).
+pub fn resource_origin(resource: &str) -> &str {
+    resource.strip_suffix(crate::transport::http::MCP_PATH).unwrap_or(resource)
+}
+
 /// A resource URI compared as RFC 8707 and RFC 9728 compare them, give or take a trailing slash.
 pub fn same_resource(a: &str, b: &str) -> bool {
     a.trim_end_matches('/').eq_ignore_ascii_case(b.trim_end_matches('/'))
@@ -167,7 +172,6 @@ pub fn same_resource(a: &str, b: &str) -> bool {
 /// What an authorization request asked for, kept from the request to the code's redemption.
 #[derive(Debug, Clone)]
 pub struct Ask {
-    pub client_id: String,
     pub redirect_uri: String,
     pub state: Option<String>,
     pub challenge: Option<String>,
@@ -213,8 +217,8 @@ impl TokenCheck {
 
 #[derive(Default)]
 struct Book {
-    /// Registered client ids and their redirect URIs.
-    clients: HashMap<String, Vec<String>>,
+    /// Registered client ids.
+    clients: HashSet<String>,
     /// Authorization requests the person has not approved yet, by request id.
     pending: HashMap<String, Ask>,
     /// Codes issued and not yet redeemed.
@@ -256,8 +260,7 @@ impl Authority {
     /// The resource the metadata names: this one, or another in auth-resource-mismatch.
     pub fn named_resource(&self) -> String {
         if self.plan.other_resource {
-            let origin = self.resource.trim_end_matches(crate::transport::http::MCP_PATH);
-            format!("{origin}{OTHER_RESOURCE_PATH}")
+            format!("{}{OTHER_RESOURCE_PATH}", resource_origin(&self.resource))
         } else {
             self.resource.clone()
         }
@@ -276,8 +279,7 @@ impl Authority {
 
     /// The metadata URL a 401 names: the path-suffixed well-known location.
     pub fn metadata_url(&self) -> String {
-        let origin = self.resource.trim_end_matches(crate::transport::http::MCP_PATH);
-        format!("{origin}{PRM_PATH}{}", crate::transport::http::MCP_PATH)
+        format!("{}{PRM_PATH}{}", resource_origin(&self.resource), crate::transport::http::MCP_PATH)
     }
 
     /// `WWW-Authenticate` of a 401: the metadata URL (where the variant names it) and the scope to
@@ -317,14 +319,16 @@ impl Authority {
         }
     }
 
-    pub(crate) fn register(&self, redirect_uris: Vec<String>) -> String {
+    /// Issues a client id (the registration's redirect URIs are checked by the caller and kept
+    /// in the journal, not here: the authorize endpoint accepts any loopback redirect).
+    pub(crate) fn register(&self) -> String {
         let client_id = opaque("probe-client");
-        self.book().clients.insert(client_id.clone(), redirect_uris);
+        self.book().clients.insert(client_id.clone());
         client_id
     }
 
     pub(crate) fn is_registered(&self, client_id: &str) -> bool {
-        self.book().clients.contains_key(client_id)
+        self.book().clients.contains(client_id)
     }
 
     pub(crate) fn hold(&self, ask: Ask) -> String {

@@ -219,12 +219,11 @@ fn register(authority: &Authority, asked: &Asked) -> Answer {
     let Some(metadata) = asked.json.as_ref().filter(|m| m.is_object()) else {
         return Answer::error(StatusCode::BAD_REQUEST, "invalid_client_metadata", "the body is not a JSON object");
     };
-    let redirect_uris: Vec<String> =
-        metadata.get("redirect_uris").and_then(Value::as_array).map(|l| l.iter().filter_map(|u| u.as_str().map(str::to_string)).collect()).unwrap_or_default();
-    if redirect_uris.is_empty() {
+    let has_redirect = metadata.get("redirect_uris").and_then(Value::as_array).is_some_and(|l| l.iter().any(Value::is_string));
+    if !has_redirect {
         return Answer::error(StatusCode::BAD_REQUEST, "invalid_redirect_uri", "redirect_uris is required");
     }
-    let client_id = authority.register(redirect_uris);
+    let client_id = authority.register();
     let mut registered = metadata.clone();
     registered["client_id"] = json!(client_id);
     registered["client_id_issued_at"] = json!(chrono::Utc::now().timestamp());
@@ -262,7 +261,6 @@ fn authorize(authority: &Authority, asked: &Asked) -> Answer {
         return page(StatusCode::BAD_REQUEST, "invalid_client: client ID metadata documents are not supported here");
     }
     let ask = Ask {
-        client_id: client_id.to_string(),
         redirect_uri: redirect_uri.to_string(),
         state: asked.query("state").map(str::to_string),
         challenge: asked.query("code_challenge").map(str::to_string),

@@ -174,13 +174,18 @@ probe! {
     }
 }
 
+/// The line of the first well-known request of `kind` at the MCP origin (a `well_known` note).
+fn first_well_known(asks: &[(u64, &Value)], kind: &str) -> Option<u64> {
+    asks.iter().find(|(_, d)| d["kind"] == kind).map(|(seq, _)| *seq)
+}
+
 fn judge_prm_discovery(o: &Observations) -> Verdict {
     let challenge = match challenged(o) {
         Ok(seq) => seq,
         Err(verdict) => return verdict,
     };
     let asks = noted(o, Note::WellKnown);
-    let find = |kind: &str| asks.iter().find(|(_, d)| d["kind"] == kind).map(|(seq, _)| *seq);
+    let find = |kind: &str| first_well_known(&asks, kind);
     if let Some(seq) = find("resource_metadata_at_path") {
         return Verdict::new(Outcome::Yes, "read the resource metadata at the URL the 401 named").evidence([challenge, seq]);
     }
@@ -216,7 +221,7 @@ fn judge_prm_well_known(o: &Observations) -> Verdict {
         Err(verdict) => return verdict,
     };
     let asks = noted(o, Note::WellKnown);
-    let find = |kind: &str| asks.iter().find(|(_, d)| d["kind"] == kind).map(|(seq, _)| *seq);
+    let find = |kind: &str| first_well_known(&asks, kind);
     match (find("resource_metadata_at_path"), find("resource_metadata_at_root")) {
         (Some(path), Some(root)) if path < root => {
             Verdict::new(Outcome::Yes, "tried the path-suffixed location, then found the metadata at the root").evidence([challenge, path, root])
@@ -660,7 +665,7 @@ fn judge_token_audience(o: &Observations) -> Verdict {
         // The other resource is named by its path: its port is this run's.
         let audience = text(d, "/audience").unwrap_or("another resource");
         let ours = resource(o).unwrap_or_default();
-        let origin = ours.trim_end_matches(crate::transport::http::MCP_PATH);
+        let origin = crate::auth::resource_origin(&ours);
         let shown = audience.strip_prefix(origin).filter(|_| !origin.is_empty()).map_or(audience.to_string(), |path| format!("this server's {path}"));
         return Verdict::new(Outcome::No, format!("sent this server a token issued for {shown}")).evidence([challenge, seq]).opportunity([challenge]);
     }

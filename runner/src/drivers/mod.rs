@@ -2,6 +2,7 @@
 //! terminal driver (a person at a host's terminal UI) and the scripted model stub (the model an
 //! agent host talks to).
 
+pub mod loopback;
 pub mod person;
 pub mod reference;
 pub mod stub;

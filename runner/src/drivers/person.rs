@@ -36,17 +36,6 @@ pub struct Delivered {
     pub callback_status: u16,
 }
 
-fn http() -> reqwest::Client {
-    reqwest::Client::builder().no_proxy().redirect(reqwest::redirect::Policy::none()).timeout(STEP_WAIT).build().unwrap_or_default()
-}
-
-/// The origin (`scheme://host:port`) of a URL.
-fn origin(url: &str) -> &str {
-    let after_scheme = url.find("://").map_or(0, |i| i + 3);
-    let end = url[after_scheme..].find(['/', '?', '#']).map_or(url.len(), |i| after_scheme + i);
-    &url[..end]
-}
-
 /// The value of the consent form's hidden field.
 fn pending_request(page: &str) -> Option<String> {
     let marker = format!("name=\"{APPROVE_FIELD}\" value=\"");
@@ -59,8 +48,8 @@ pub async fn log_in(authorize_url: &str) -> Result<Delivered, LoginError> {
     if !loopback_redirect(authorize_url) {
         return Err(LoginError::NotLoopback(authorize_url.to_string()));
     }
-    let http = http();
-    let server = origin(authorize_url).to_string();
+    let http = super::loopback::client(STEP_WAIT);
+    let server = super::loopback::origin(authorize_url);
     let report = |fields: Vec<(&'static str, String)>| {
         let (http, server) = (http.clone(), server.clone());
         async move {
@@ -109,12 +98,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_consent_form_and_the_origin_are_read() {
+    fn the_consent_forms_pending_request_is_read() {
         let page = format!("<form><input type=\"hidden\" name=\"{APPROVE_FIELD}\" value=\"req-1\"></form>");
         assert_eq!(pending_request(&page).as_deref(), Some("req-1"));
         assert_eq!(pending_request("<p>no form</p>"), None);
-        assert_eq!(origin("http://127.0.0.1:5/authorize?x=1"), "http://127.0.0.1:5");
-        assert_eq!(origin("http://127.0.0.1:5"), "http://127.0.0.1:5");
     }
 
     #[tokio::test]

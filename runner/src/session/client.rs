@@ -329,6 +329,20 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     };
     let watch_env: Vec<(String, String)> = watch.iter().flat_map(|w| w.env()).collect();
     let mut login_args: Vec<String> = Vec::new();
+    // Every launch of the host (its login too): its executable in the run's directories, its
+    // output watched for sign-in URLs in the auth variants.
+    let host_launch = |args: Vec<String>, env: BTreeMap<String, String>, timeout: Duration, marker: String| LaunchSpec {
+        program: target.executable.clone(),
+        args,
+        env,
+        cwd: work.clone(),
+        home: home.clone(),
+        timeout,
+        grace: Duration::from_secs(3),
+        stdin: None,
+        marker,
+        output: watch.as_ref().map(|w| w.output()),
+    };
 
     let mut records: Vec<LaunchRecord> = Vec::new();
     if let Some(plan) = profile.auth.as_ref().filter(|p| variant.is_auth() && !p.login.is_empty()) {
@@ -341,19 +355,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         let timeout = Duration::from_secs(plan.login_timeout_secs);
         let record = match &plan.terminal {
             None => {
-                let spec = LaunchSpec {
-                    program: target.executable.clone(),
-                    args: login_args.clone(),
-                    env,
-                    cwd: work.clone(),
-                    home: home.clone(),
-                    timeout,
-                    grace: Duration::from_secs(3),
-                    stdin: None,
-                    marker,
-                    output: watch.as_ref().map(|w| w.output()),
-                };
-                let record = launch(&spec).await;
+                let record = launch(&host_launch(login_args.clone(), env, timeout, marker)).await;
                 session.note_client_exited(json!({"launch": "login", "ending": record.ending}));
                 record
             }
@@ -390,27 +392,17 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
             Variant::LongCalls | Variant::DiscoverUnanswered => profile.launch.timeout_secs.min(LONG_CALLS_BOUND_SECS),
             _ => profile.launch.timeout_secs,
         };
-        let spec = LaunchSpec {
-            program: target.executable.clone(),
-            args: vars.fill_args(&args),
-            env: profile
-                .launch
-                .env
-                .iter()
-                .chain(long_calls.iter().flat_map(|l| l.env.iter()))
-                .chain(auth_plan.into_iter().flat_map(|a| a.env.iter()))
-                .map(|(k, v)| (k.clone(), vars.fill(v)))
-                .chain(watch_env.iter().cloned())
-                .collect(),
-            cwd: work.clone(),
-            home: home.clone(),
-            timeout: Duration::from_secs(timeout),
-            grace: Duration::from_secs(3),
-            stdin: None,
-            marker: format!("{}-{}-{variant}-{}-{index}", profile.name, pass.stem(), std::process::id()),
-            output: watch.as_ref().map(|w| w.output()),
-        };
-        let record = launch(&spec).await;
+        let env = profile
+            .launch
+            .env
+            .iter()
+            .chain(long_calls.iter().flat_map(|l| l.env.iter()))
+            .chain(auth_plan.into_iter().flat_map(|a| a.env.iter()))
+            .map(|(k, v)| (k.clone(), vars.fill(v)))
+            .chain(watch_env.iter().cloned())
+            .collect();
+        let marker = format!("{}-{}-{variant}-{}-{index}", profile.name, pass.stem(), std::process::id());
+        let record = launch(&host_launch(vars.fill_args(&args), env, Duration::from_secs(timeout), marker)).await;
         session.note_client_exited(json!({"launch": index, "ending": record.ending}));
         records.push(record);
     }

@@ -14,7 +14,9 @@ use std::time::Duration;
 
 use probe_server::auth::{random_text, s256, same_resource, OAUTH_METADATA_PATH, OIDC_METADATA_PATH, PRM_PATH};
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
+
+use crate::drivers::loopback::{origin, path};
 
 use super::ablation::Ablation;
 
@@ -132,24 +134,13 @@ pub fn challenge_param(challenge: &str, name: &str) -> Option<String> {
     Some(challenge[at..].split('"').next()?.to_string())
 }
 
-fn origin_of(url: &str) -> &str {
-    let after_scheme = url.find("://").map_or(0, |i| i + 3);
-    let end = url[after_scheme..].find('/').map_or(url.len(), |i| after_scheme + i);
-    &url[..end]
-}
-
-fn path_of(url: &str) -> &str {
-    let origin = origin_of(url);
-    url[origin.len()..].split(['?', '#']).next().unwrap_or("")
-}
-
 fn form(pairs: &[(&str, &str)]) -> String {
     form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs.iter().copied()).finish()
 }
 
 impl Authorizer {
     pub fn new(server_url: &str, ablation: Option<Ablation>) -> Authorizer {
-        let http = reqwest::Client::builder().no_proxy().redirect(reqwest::redirect::Policy::none()).timeout(CALLBACK_WAIT).build().unwrap_or_default();
+        let http = crate::drivers::loopback::client(CALLBACK_WAIT);
         Authorizer { server_url: server_url.to_string(), ablation, http, held: tokio::sync::Mutex::default() }
     }
 
@@ -214,13 +205,13 @@ impl Authorizer {
 
     /// The resource metadata: where the challenge says, else at the well-known locations.
     async fn resource_metadata(&self, challenge: &str) -> Result<Value, AuthError> {
-        let origin = origin_of(&self.server_url);
+        let origin = origin(&self.server_url);
         let named = challenge_param(challenge, "resource_metadata");
         let candidates: Vec<String> = match named {
             Some(url) => vec![url],
             None if !self.without(Ablation::NoWellKnownFallback) => Vec::new(),
             None => {
-                let path = path_of(&self.server_url).trim_end_matches('/');
+                let path = path(&self.server_url);
                 let mut list = Vec::new();
                 if !path.is_empty() {
                     list.push(format!("{origin}{PRM_PATH}{path}"));
@@ -239,7 +230,7 @@ impl Authorizer {
 
     /// The authorization server's metadata, RFC 8414 first and OpenID discovery after.
     async fn server_metadata(&self, issuer: &str) -> Result<Value, AuthError> {
-        let (origin, path) = (origin_of(issuer), path_of(issuer).trim_end_matches('/'));
+        let (origin, path) = (origin(issuer), path(issuer));
         let mut candidates = vec![format!("{origin}{OAUTH_METADATA_PATH}{path}")];
         if self.without(Ablation::Rfc8414Only) {
             candidates.push(format!("{origin}{OIDC_METADATA_PATH}{path}"));
@@ -262,7 +253,7 @@ impl Authorizer {
     async fn discover(&self, challenge: &str) -> Result<Server, AuthError> {
         if !self.without(Ablation::LegacyAuthDiscovery) {
             // As 2025-03-26 clients: the MCP server's origin is taken for the authorization server.
-            let origin = origin_of(&self.server_url).to_string();
+            let origin = origin(&self.server_url);
             let _ = self.get_json(&format!("{origin}{OAUTH_METADATA_PATH}")).await?;
             return Err(AuthError::NoServerMetadata);
         }
@@ -410,15 +401,7 @@ impl Authorizer {
 /// and (where the server supports it) the issuer check out.
 async fn take_callback(listener: &tokio::net::TcpListener, state: &str, server: &Server, ablation: Option<Ablation>) -> Result<String, AuthError> {
     let (mut stream, _) = listener.accept().await.map_err(AuthError::Callback)?;
-    let mut head = Vec::new();
-    let mut chunk = [0u8; 1024];
-    while head.len() < 16 * 1024 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
-        match stream.read(&mut chunk).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => head.extend_from_slice(&chunk[..n]),
-        }
-    }
-    let head = String::from_utf8_lossy(&head).into_owned();
+    let head = probe_server::fetch_trap::read_head(&mut stream, 16 * 1024).await;
     let target = head.lines().next().and_then(|l| l.split_whitespace().nth(1)).unwrap_or("");
     let query = probe_server::auth::server::query_of(target);
     let verdict = if let Some(error) = query.get("error") {
@@ -445,8 +428,5 @@ mod tests {
         assert_eq!(challenge_param(challenge, "scope").as_deref(), Some("probe:read"));
         assert_eq!(challenge_param(challenge, "resource_metadata").as_deref(), Some("http://127.0.0.1:5/.well-known/oauth-protected-resource/mcp"));
         assert_eq!(challenge_param("Bearer", "scope"), None);
-        assert_eq!(origin_of("http://127.0.0.1:5/mcp"), "http://127.0.0.1:5");
-        assert_eq!(path_of("http://127.0.0.1:5/mcp?x"), "/mcp");
-        assert_eq!(path_of("http://127.0.0.1:5"), "");
     }
 }
