@@ -324,14 +324,27 @@ impl Driver<'_> {
             if self.is_focused(&screen, label) {
                 return Ok(());
             }
-            let before = self.focused(&screen);
+            let mut before = self.focused(&screen);
             if seen.contains(&before) {
-                return Err(Stop(format!("{what} {label:?} never got the focus (the focus went all the way round)")));
+                // A screen read mid-redraw may still show a focus already passed: look again once
+                // the screen is still before saying the focus went all the way round.
+                let settled = self.pty.settle(self.plan.pace.key_settle(), self.plan.pace.settle_max());
+                if self.is_focused(&settled, label) {
+                    return Ok(());
+                }
+                before = self.focused(&settled);
+                if seen.contains(&before) {
+                    return Err(Stop(format!("{what} {label:?} never got the focus (the focus went all the way round)")));
+                }
             }
             seen.push(before.clone());
             self.press(keys, &format!("move to {what} {label:?}"))?;
+            // A host slow to redraw (a loaded machine) gets a second look once its screen is still.
             if !self.focus_changed_from(&before) {
-                return Err(Stop(format!("{what} {label:?} never got the focus (the focus stopped moving)")));
+                self.pty.settle(self.plan.pace.key_settle(), self.plan.pace.settle_max());
+                if !self.focus_changed_from(&before) {
+                    return Err(Stop(format!("{what} {label:?} never got the focus (the focus stopped moving)")));
+                }
             }
         }
         Err(Stop(format!("{what} {label:?} never got the focus in {MAX_MOVES} moves")))
