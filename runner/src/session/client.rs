@@ -17,9 +17,8 @@ use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant};
 use serde_json::json;
 
-use crate::clients::profile::{Profile, TerminalLogin, Vars};
-use crate::drivers::terminal::login::TerminalSignIn;
-use crate::drivers::terminal::pty::PtySpec;
+use crate::clients::profile::{Profile, Vars};
+use crate::drivers::terminal::login::{sign_in_isolated, LoginLaunch, TerminalSignIn};
 use crate::records::{self, LaunchSummary, Record, RECORD_FORMAT};
 use crate::session::launch::{launch, Ending, LaunchRecord, LaunchSpec};
 use crate::session::run::Transport;
@@ -310,9 +309,11 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     let (home, work) = (&session.scratch.home, &session.scratch.work);
     // In the skills variants a host with skills support is launched its own way.
     let skills_launch = profile.skills.as_ref().filter(|_| variant.serves_skills());
+    // The profile's sign-in plan, in the auth variants.
+    let auth_plan = profile.auth.as_ref().filter(|_| variant.is_auth());
     let launches = match skills_launch {
         Some(skills) => vec![skills.args.clone()],
-        None => profile.launches().into_iter().chain(profile.auth.iter().filter(|_| variant.is_auth()).flat_map(|a| a.steps.iter().cloned())).collect(),
+        None => profile.launches().into_iter().chain(auth_plan.into_iter().flat_map(|a| a.steps.iter().cloned())).collect(),
     };
     // Where a host installs skills: its profile says, relative to the run's home or work directory.
     let skills_dir = skills_launch.map(|skills| {
@@ -345,26 +346,29 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     };
 
     let mut records: Vec<LaunchRecord> = Vec::new();
-    if let Some(plan) = profile.auth.as_ref().filter(|p| variant.is_auth() && !p.login.is_empty()) {
+    if let Some(plan) = auth_plan.filter(|p| !p.login.is_empty()) {
         // The host's login command, before its launches, with its configuration written.
         let vars = run_vars(RunPaths { home, work, server_exe }, &stub_url, &profile.launch.prompt, &server_url, Vec::new(), transport);
         write_files(profile.files.iter().chain(plan.files.iter()), &vars, transport)?;
         login_args = vars.fill_args(&plan.login);
-        let env: BTreeMap<String, String> = profile.launch.env.iter().chain(&plan.env).map(|(k, v)| (k.clone(), vars.fill(v))).chain(watch_env.iter().cloned()).collect();
+        let env = profile.launch.env.iter().chain(&plan.env).map(|(k, v)| (k.clone(), vars.fill(v)));
         let marker = format!("{}-{}-{variant}-{}-login", profile.name, pass.stem(), std::process::id());
         let timeout = Duration::from_secs(plan.login_timeout_secs);
         let record = match &plan.terminal {
             None => {
-                let record = launch(&host_launch(login_args.clone(), env, timeout, marker)).await;
+                let record = launch(&host_launch(login_args.clone(), env.chain(watch_env.iter().cloned()).collect(), timeout, marker)).await;
                 session.note_client_exited(json!({"launch": "login", "ending": record.ending}));
                 record
             }
             Some(terminal) => {
                 write_files(terminal.files.iter(), &vars, transport)?;
-                let env = env.into_iter().chain(terminal.env.iter().map(|(k, v)| (k.clone(), vars.fill(v)))).collect();
-                let login = TerminalLaunch { program: target.executable.clone(), args: login_args.clone(), env, home: home.clone(), cwd: work.clone(), marker };
+                let trap_env = watch.iter().flat_map(|w| w.trap_env());
+                let env = env.chain(trap_env).chain(terminal.env.iter().map(|(k, v)| (k.clone(), vars.fill(v)))).collect();
+                let login = LoginLaunch { program: target.executable.clone(), args: login_args.clone(), env, home: home.clone(), cwd: work.clone(), marker };
                 let watcher = watch.as_ref().filter(|_| terminal.printed_url).map(|w| w.output());
-                let (record, signed) = terminal_login(login, terminal, timeout, watcher).await?;
+                let started = Instant::now();
+                let (signed, swept) = sign_in_isolated(login, terminal, timeout, watcher).await?;
+                let record = terminal_login_record(&signed, started.elapsed(), swept);
                 session.note_client_exited(json!({"launch": "login", "ending": record.ending, "terminal": signed}));
                 record
             }
@@ -380,7 +384,6 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
             vars.values.insert("prompt", prompt);
         }
         let long_calls = profile.long_calls.as_ref().filter(|_| variant == Variant::LongCalls);
-        let auth_plan = profile.auth.as_ref().filter(|_| variant.is_auth());
         let auth_files = auth_plan.into_iter().flat_map(|a| a.files.iter());
         write_files(
             profile.files.iter().chain(skills_launch.iter().flat_map(|s| s.files.iter())).chain(long_calls.iter().flat_map(|l| l.files.iter())).chain(auth_files),
@@ -456,37 +459,8 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     Ok(VariantRun { variant, observations, launches: records, plan_stopped: None })
 }
 
-/// A login started in a pseudo-terminal: what starts it and where.
-struct TerminalLaunch {
-    program: PathBuf,
-    args: Vec<String>,
-    /// Variables over the scrubbed base environment.
-    env: BTreeMap<String, String>,
-    home: PathBuf,
-    cwd: PathBuf,
-    marker: String,
-}
-
-/// Works a host's sign-in in its terminal (`drivers::terminal::login`) on a blocking thread, then
-/// sweeps what it left running; the launch record and how the sign-in went.
-async fn terminal_login(
-    login: TerminalLaunch,
-    plan: &TerminalLogin,
-    timeout: Duration,
-    watcher: Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
-) -> Result<(LaunchRecord, TerminalSignIn), RunError> {
-    let started = std::time::Instant::now();
-    let mut env = super::launch::base_env(&login.home, &login.marker);
-    env.insert("TERM".into(), "xterm-256color".into());
-    env.remove("NO_COLOR");
-    // The terminal's own size stands: a width from the environment would contradict it.
-    env.extend(login.env.into_iter().filter(|(k, _)| k != "COLUMNS"));
-    let spec = PtySpec { program: login.program, args: login.args, env, cwd: login.cwd, columns: plan.columns, rows: plan.rows, mark_cursor: false };
-    let plan = plan.clone();
-    let signed = tokio::task::spawn_blocking(move || crate::drivers::terminal::login::sign_in(&spec, &plan, timeout, watcher))
-        .await
-        .map_err(crate::drivers::terminal::DriveError::Panicked)?;
-    let swept = super::launch::sweep(None, &login.marker).await;
+/// The launch record of a terminal sign-in: how it ended, what it wrote, how long it took.
+fn terminal_login_record(signed: &TerminalSignIn, took: Duration, swept: usize) -> LaunchRecord {
     let ending = match (signed.exit_code, signed.timed_out) {
         // The quit keys may have ended a login that never finished: it timed out all the same.
         (_, true) => Ending::TimedOut,
@@ -494,16 +468,7 @@ async fn terminal_login(
         // Left the UI by the quit keys, or was stopped after them.
         (None, false) => Ending::Signalled { signal: 9 },
     };
-    let record = LaunchRecord {
-        ending,
-        stdout_bytes: signed.output.len(),
-        stdout: signed.output.clone(),
-        stderr: Vec::new(),
-        stderr_bytes: 0,
-        duration_ms: started.elapsed().as_millis() as u64,
-        swept,
-    };
-    Ok((record, signed))
+    LaunchRecord { ending, stdout_bytes: signed.output.len(), stdout: signed.output.clone(), stderr: Vec::new(), stderr_bytes: 0, duration_ms: took.as_millis() as u64, swept }
 }
 
 /// The long-calls and discover-unanswered variants' runs end here at the latest (a host without

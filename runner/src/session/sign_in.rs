@@ -128,9 +128,16 @@ impl Watch {
         self.output.clone()
     }
 
-    /// `PATH` with the trap first, `BROWSER`, and a terminal width no sign-in URL is wrapped at.
+    /// `PATH` with the trap first, and `BROWSER`: for a host in a terminal, whose width is the
+    /// terminal's.
+    pub fn trap_env(&self) -> [(String, String); 2] {
+        self.trap.env(&std::env::var("PATH").unwrap_or_default())
+    }
+
+    /// The trap's variables and a terminal width no sign-in URL is wrapped at: for a host whose
+    /// output is a pipe.
     pub fn env(&self) -> [(String, String); 3] {
-        let [path, browser] = self.trap.env(&std::env::var("PATH").unwrap_or_default());
+        let [path, browser] = self.trap_env();
         [path, browser, ("COLUMNS".into(), "4000".into())]
     }
 

@@ -51,6 +51,35 @@ pub struct TerminalSignIn {
     pub output: Vec<u8>,
 }
 
+/// A login started in a pseudo-terminal: what starts it and where.
+pub struct LoginLaunch {
+    pub program: std::path::PathBuf,
+    pub args: Vec<String>,
+    /// Variables over the scrubbed base environment (the browser trap's among them).
+    pub env: std::collections::BTreeMap<String, String>,
+    pub home: std::path::PathBuf,
+    pub cwd: std::path::PathBuf,
+    /// A unique value for the run marker: every process carrying it is swept afterwards.
+    pub marker: String,
+}
+
+/// Works one terminal sign-in in isolation, as `drive_isolated` drives an interactive run: the
+/// terminal environment, the sign-in on a blocking thread, then a sweep of every process carrying
+/// the marker. Returns how it went and how many processes were swept.
+pub async fn sign_in_isolated(
+    launch: LoginLaunch,
+    plan: &TerminalLogin,
+    timeout: Duration,
+    watcher: Option<UnboundedSender<Vec<u8>>>,
+) -> Result<(TerminalSignIn, usize), super::DriveError> {
+    let env = super::terminal_env(&launch.home, &launch.marker, launch.env);
+    let spec = PtySpec { program: launch.program, args: launch.args, env, cwd: launch.cwd, columns: plan.columns, rows: plan.rows, mark_cursor: false };
+    let plan = plan.clone();
+    let signed = tokio::task::spawn_blocking(move || sign_in(&spec, &plan, timeout, watcher)).await.map_err(super::DriveError::Panicked)?;
+    let swept = crate::session::launch::sweep(None, &launch.marker).await;
+    Ok((signed, swept))
+}
+
 /// Runs one terminal sign-in to its end (blocking), within `timeout`. Never fails: a host that
 /// will not start or does not show what the plan waits for is described in the result.
 pub fn sign_in(spec: &PtySpec, plan: &TerminalLogin, timeout: Duration, watcher: Option<UnboundedSender<Vec<u8>>>) -> TerminalSignIn {
@@ -92,14 +121,18 @@ pub fn sign_in(spec: &PtySpec, plan: &TerminalLogin, timeout: Duration, watcher:
     let mut timed_out = false;
     let signed_in = match (&stopped, &plan.signed_in) {
         (Some(_), _) => false,
-        (None, Some(text)) => {
-            let seen = wait_until(&mut pty, deadline, &mut pass_on, |s| s.contains(text.as_str()) || failed(s).is_some());
-            let screen = pty.screen();
-            stopped = failed(&screen).filter(|_| !screen.contains(text.as_str()));
-            timed_out = !seen && pty.exited().is_none();
-            unmatched = timed_out;
-            seen && stopped.is_none()
-        }
+        (None, Some(text)) => match wait_for_text(&mut pty, deadline, &mut pass_on, text, &failed) {
+            Shown::Text => true,
+            Shown::Failure(said) => {
+                stopped = Some(said);
+                false
+            }
+            Shown::Neither => {
+                timed_out = pty.exited().is_none();
+                unmatched = timed_out;
+                false
+            }
+        },
         (None, None) => {
             while pty.exited().is_none() && Instant::now() < deadline {
                 pty.wait_for(SLICE, |_| false);
@@ -133,25 +166,15 @@ fn describe(step: &TerminalStep) -> String {
 /// Takes one step; the error says what the screen did not show.
 fn take(pty: &mut Pty, step: &TerminalStep, deadline: Instant, pass_on: &mut impl FnMut(&Pty), failed: &impl Fn(&str) -> Option<String>) -> Result<(), String> {
     let exited = |pty: &mut Pty| pty.exited().map(|code| format!("the host exited ({code})"));
+    let typing = |e: std::io::Error| format!("cannot type into the terminal: {e}");
     match step {
-        TerminalStep::Wait(text) => {
-            if wait_until(pty, deadline, pass_on, |s| s.contains(text.as_str()) || failed(s).is_some()) {
-                let screen = pty.screen();
-                return match failed(&screen) {
-                    Some(said) if !screen.contains(text.as_str()) => Err(said),
-                    _ => Ok(()),
-                };
-            }
-            Err(exited(pty).unwrap_or_else(|| NEVER_SHOWN.into()))
-        }
+        TerminalStep::Wait(text) => match wait_for_text(pty, deadline, pass_on, text, failed) {
+            Shown::Text => Ok(()),
+            Shown::Failure(said) => Err(said),
+            Shown::Neither => Err(exited(pty).unwrap_or_else(|| NEVER_SHOWN.into())),
+        },
         TerminalStep::Type(text) => {
-            for (i, c) in text.chars().enumerate() {
-                if i > 0 {
-                    std::thread::sleep(CHAR_GAP);
-                }
-                let mut buf = [0u8; 4];
-                pty.send(c.encode_utf8(&mut buf).as_bytes()).map_err(|e| format!("cannot type into the terminal: {e}"))?;
-            }
+            pty.type_text(text, CHAR_GAP).map_err(typing)?;
             pty.settle(QUIET, SETTLE_MAX);
             pass_on(pty);
             Ok(())
@@ -159,14 +182,32 @@ fn take(pty: &mut Pty, step: &TerminalStep, deadline: Instant, pass_on: &mut imp
         TerminalStep::Keys(names) => {
             for name in names {
                 let bytes = keys::bytes(name).ok_or_else(|| format!("unknown key {name}"))?;
-                let before = pty.screen();
-                pty.send(bytes).map_err(|e| format!("cannot type into the terminal: {e}"))?;
-                pty.wait_for(KEY_ECHO, |s| s != before);
-                pty.settle(QUIET, SETTLE_MAX);
+                pty.press(bytes, KEY_ECHO, QUIET, SETTLE_MAX).map_err(typing)?;
                 pass_on(pty);
             }
             Ok(())
         }
+    }
+}
+
+/// What a wait for a text ended on.
+enum Shown {
+    Text,
+    /// One of the plan's failure texts, without the text waited for: what the screen said.
+    Failure(String),
+    /// Neither, by the deadline or the host's exit.
+    Neither,
+}
+
+/// Waits for `text` on screen, or one of the plan's failure texts (`failed`).
+fn wait_for_text(pty: &mut Pty, deadline: Instant, pass_on: &mut impl FnMut(&Pty), text: &str, failed: &impl Fn(&str) -> Option<String>) -> Shown {
+    if !wait_until(pty, deadline, pass_on, |s| s.contains(text) || failed(s).is_some()) {
+        return Shown::Neither;
+    }
+    let screen = pty.screen();
+    match failed(&screen) {
+        Some(said) if !screen.contains(text) => Shown::Failure(said),
+        _ => Shown::Text,
     }
 }
 

@@ -59,10 +59,7 @@ pub struct HostLaunch {
 pub async fn drive_isolated(launch: HostLaunch, variant: Variant, plan: Interactive, server_journal: PathBuf) -> Result<(Driven, usize), DriveError> {
     let trap_log = launch.scratch.join("opened-urls.log");
     let trap = trap::install(&launch.scratch.join("trap"), &trap_log).map_err(DriveError::Trap)?;
-    let mut env = crate::session::launch::base_env(&launch.home, &launch.marker);
-    env.insert("TERM".into(), "xterm-256color".into());
-    env.remove("NO_COLOR");
-    env.extend(launch.env);
+    let mut env = terminal_env(&launch.home, &launch.marker, launch.env);
     let path = env.get("PATH").cloned().unwrap_or_default();
     env.extend(trap.env(&path));
     let pty = PtySpec { program: launch.program, args: launch.args, env, cwd: launch.cwd, columns: plan.columns, rows: plan.rows, mark_cursor: plan.keys.focus_at_cursor };
@@ -70,6 +67,16 @@ pub async fn drive_isolated(launch: HostLaunch, variant: Variant, plan: Interact
     let driven = tokio::task::spawn_blocking(move || drive(case)).await.map_err(DriveError::Panicked)?;
     let swept = crate::session::launch::sweep(None, &launch.marker).await;
     Ok((driven, swept))
+}
+
+/// The whole environment of a host in a terminal: the scrubbed base of `launch::base_env` with a
+/// terminal type (colours allowed), then `extra`.
+pub fn terminal_env(home: &Path, marker: &str, extra: impl IntoIterator<Item = (String, String)>) -> BTreeMap<String, String> {
+    let mut env = crate::session::launch::base_env(home, marker);
+    env.insert("TERM".into(), "xterm-256color".into());
+    env.remove("NO_COLOR");
+    env.extend(extra);
+    env
 }
 
 /// The driver itself failed (a host that misbehaves is journalled instead).
@@ -263,14 +270,10 @@ impl Driver<'_> {
             return Ok(());
         }
         self.note(Note::Keys.detail(json!({"keys": keys, "why": why})));
+        let pace = self.plan.pace;
         for key in keys {
             let bytes = keys::bytes(key).ok_or_else(|| Stop(format!("unknown key {key}")))?;
-            let before = self.pty.screen();
-            self.pty.send(bytes).map_err(|e| Stop(format!("cannot type into the terminal: {e}")))?;
-            self.pty.wait_for(self.plan.pace.key_echo(), |s| s != before);
-            // Let the host finish redrawing before the next key: some hosts drop a key that
-            // arrives mid-redraw.
-            self.pty.settle(self.plan.pace.key_settle(), self.plan.pace.settle_max());
+            self.pty.press(bytes, pace.key_echo(), pace.key_settle(), pace.settle_max()).map_err(|e| Stop(format!("cannot type into the terminal: {e}")))?;
         }
         Ok(())
     }
@@ -279,13 +282,7 @@ impl Driver<'_> {
         self.note(Note::Keys.detail(json!({"text": text, "why": why})));
         let before = self.pty.screen();
         let pace = self.plan.pace;
-        for (i, c) in text.chars().enumerate() {
-            if i > 0 {
-                std::thread::sleep(pace.char());
-            }
-            let mut buf = [0u8; 4];
-            self.pty.send(c.encode_utf8(&mut buf).as_bytes()).map_err(|e| Stop(format!("cannot type into the terminal: {e}")))?;
-        }
+        self.pty.type_text(text, pace.char()).map_err(|e| Stop(format!("cannot type into the terminal: {e}")))?;
         // Wait for the text's end to be drawn (the caller checks where it landed), then for the
         // redraw to finish.
         let tail: String = text.chars().rev().take(16).collect::<Vec<_>>().into_iter().rev().collect();

@@ -193,6 +193,28 @@ impl Pty {
         writer.flush()
     }
 
+    /// Types `text` a character at a time, `gap` apart (hosts drop characters sent in one burst).
+    pub fn type_text(&mut self, text: &str, gap: Duration) -> std::io::Result<()> {
+        for (i, c) in text.chars().enumerate() {
+            if i > 0 {
+                std::thread::sleep(gap);
+            }
+            let mut buf = [0u8; 4];
+            self.send(c.encode_utf8(&mut buf).as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Sends one key, gives it up to `echo` to change the screen, then lets the host finish
+    /// redrawing (still for `quiet`, at most `max`): some hosts drop a key that arrives mid-redraw.
+    pub fn press(&mut self, key: &[u8], echo: Duration, quiet: Duration, max: Duration) -> std::io::Result<()> {
+        let before = self.screen();
+        self.send(key)?;
+        self.wait_for(echo, |s| s != before);
+        self.settle(quiet, max);
+        Ok(())
+    }
+
     /// Waits until `condition` holds on the screen, or the timeout passes, or the program ends.
     /// The screen is looked at again whenever output arrives.
     pub fn wait_for(&mut self, timeout: Duration, mut condition: impl FnMut(&str) -> bool) -> Option<String> {
