@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use probe_server::interactive::{self as plan, FieldInput, Input};
-use probe_server::journal::{Event, JournalRead, Transport};
+use probe_server::journal::{Direction, Event, EventKind, JournalRead, Transport};
 use probe_server::Variant;
 use serde_json::{json, Value};
 
@@ -214,7 +214,13 @@ fn wait_for_lines(path: &Path, lines: usize, timeout: Duration, mut give_up: imp
     true
 }
 
-/// Whether a journal has stopped growing: no new line for `quiet`.
+/// Waits until the server's journal holds a frame from the client past its first `lines` lines
+/// (a live journal numbers its lines from 1), at most `timeout`, or until `give_up`.
+fn wait_for_frame_from_client(path: &Path, lines: usize, timeout: Duration, give_up: impl FnMut() -> bool) -> bool {
+    let after = lines as u64;
+    wait_for_journal(path, |e| e.seq > after && e.dir == Direction::ClientToServer && e.kind == EventKind::Frame, timeout, give_up)
+}
+
 /// How often a wait on the server's journal looks at it again.
 const JOURNAL_LOOK: Duration = Duration::from_millis(10);
 
@@ -427,6 +433,8 @@ impl Driver<'_> {
             return Err(Stop(format!("the form did not appear within {} s", form_wait.as_secs())));
         }
         self.save_screen(plan::FORM_SHOWN);
+        // Frames the host sends from here on answer the form.
+        let before_answer = journal_lines(self.server_journal);
         let keys = self.plan.keys.clone();
         match variant {
             Variant::InteractiveAccept => {
@@ -498,13 +506,36 @@ impl Driver<'_> {
             }
             other => return Err(Stop(format!("{other} is not an interactive run"))),
         }
-        let gone = self.pty.wait_for(ANSWER_WAIT, |s| !s.contains(message)).is_some();
+        let gone = self.form_gone(ANSWER_WAIT);
+        if gone {
+            // A person waits for the host to act on the answer before quitting it: the host's
+            // next frame to the server (its answer), or the wait's end.
+            let (journal, pty) = (self.server_journal, &mut self.pty);
+            wait_for_frame_from_client(journal, before_answer, ANSWER_WAIT, || pty.exited().is_some());
+        }
         self.save_screen(plan::AFTER_ANSWER);
         if gone {
             Ok(())
         } else {
             Err(Stop(format!("the form was still on screen {} s after the answer", ANSWER_WAIT.as_secs())))
         }
+    }
+
+    /// Waits (at most `timeout`) until the form's message is off a still screen: a screen read
+    /// while the host redraws may lack it for a moment.
+    fn form_gone(&mut self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let message = self.message;
+        while self.pty.wait_for(deadline.saturating_duration_since(Instant::now()), |s| !s.contains(message)).is_some() {
+            let settled = self.pty.settle(self.plan.pace.key_settle(), self.plan.pace.settle_max());
+            if !settled.contains(message) {
+                return true;
+            }
+            if Instant::now() > deadline {
+                break;
+            }
+        }
+        false
     }
 }
 
