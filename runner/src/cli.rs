@@ -269,12 +269,13 @@ pub struct ServeArgs {
     pub progress_gap_ms: Option<u64>,
 }
 
-/// How many reference runs at once by default: 16 per core. A run spends most of its time
+/// How many reference runs at once by default: 32 per core. A run spends most of its time
 /// waiting (a simulated person's pause, a settled turn), not computing. Measured with `bench`
-/// on 2 cores: at 32 runs at once the slowest at-once answer took 30 ms (70 ms inside the
-/// 100 ms auto-answer threshold), at 64 it took 74 ms; hence no more than 16 per core.
+/// on 2 cores, the kernel's huge pages off (see `main`): at 64 runs at once the slowest at-once
+/// answer took 25–41 ms in three rounds (59 ms or more inside the 100 ms auto-answer threshold);
+/// at 128 the two cores are busy and one self-test in two had timing mismatches.
 pub fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get()) * 16
+    std::thread::available_parallelism().map_or(2, |n| n.get()) * 32
 }
 
 /// How many runs of real clients at once by default: one. Real clients' timing verdicts do not
@@ -473,7 +474,7 @@ pub struct SelfTestArgs {
     /// Which transports to test.
     #[arg(long, value_enum, default_value_t = TransportChoice::Both)]
     pub transport: TransportChoice,
-    /// How many runs at once (default: 16 per core; the runs mostly wait).
+    /// How many runs at once (default: 32 per core; the runs mostly wait).
     #[arg(long, default_value_t = default_jobs(), value_parser = jobs_in_range)]
     pub jobs: usize,
     /// Keep each run's journal in this directory (to see why a run came out as it did).
@@ -488,7 +489,7 @@ pub struct BenchArgs {
     /// How many small frames to journal.
     #[arg(long, default_value_t = 1_000_000)]
     pub frames: u64,
-    /// How many self-test runs at once (default: 16 per core).
+    /// How many self-test runs at once (default: 32 per core).
     #[arg(long, default_value_t = default_jobs(), value_parser = jobs_in_range)]
     pub jobs: usize,
     /// Bench probing this real client instead (a profile name): the headless probe one run at a

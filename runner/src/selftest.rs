@@ -153,12 +153,16 @@ pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep
     results
 }
 
-/// A rank of how long a run usually takes: a person working a form in a terminal, then the
-/// HTTP runs (a loopback server, streams that drop and sessions that expire), then the host's
+/// A rank of how long a run usually takes: the host's calls that run for seconds (tasks it
+/// follows, calls it times out), a person working a form in a terminal, the client's tasks, then
+/// the HTTP runs (a loopback server, streams that drop and sessions that expire), then the host's
 /// conversations with the model stub, then the client's plain runs.
 fn expected_length(spec: &RunSpec) -> u8 {
+    let runs_for_seconds = matches!(spec.variant, Variant::Tasks | Variant::LongCalls);
     match spec {
-        s if s.variant.is_interactive() => 3,
+        s if s.host && runs_for_seconds => 5,
+        s if s.variant.is_interactive() => 4,
+        _ if runs_for_seconds => 3,
         s if s.transport == Transport::Http => 2,
         s if s.host => 1,
         _ => 0,
