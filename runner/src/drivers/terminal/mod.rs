@@ -105,6 +105,11 @@ pub struct Driven {
 #[derive(Debug)]
 struct Stop(String);
 
+/// The plan's stop when a key or a text could not be sent.
+fn typing(e: std::io::Error) -> Stop {
+    Stop(format!("cannot type into the terminal: {e}"))
+}
+
 type Step = Result<(), Stop>;
 
 /// How long a key whose effect is expected may take to show it (callers wait for the effect;
@@ -279,7 +284,7 @@ impl Driver<'_> {
         let pace = self.plan.pace;
         for key in keys {
             let bytes = keys::bytes(key).ok_or_else(|| Stop(format!("unknown key {key}")))?;
-            self.pty.press(bytes, pace.key_echo(), pace.key_settle(), pace.settle_max()).map_err(|e| Stop(format!("cannot type into the terminal: {e}")))?;
+            self.pty.press(bytes, pace.key_echo(), pace.key_settle(), pace.settle_max()).map_err(typing)?;
         }
         Ok(())
     }
@@ -288,13 +293,18 @@ impl Driver<'_> {
         self.note(Note::Keys.detail(json!({"text": text, "why": why})));
         let before = self.pty.screen();
         let pace = self.plan.pace;
-        self.pty.type_text(text, pace.char()).map_err(|e| Stop(format!("cannot type into the terminal: {e}")))?;
+        self.pty.type_text(text, pace.char()).map_err(typing)?;
         // Wait for the text's end to be drawn (the caller checks where it landed), then for the
         // redraw to finish.
         let tail: String = text.chars().rev().take(16).collect::<Vec<_>>().into_iter().rev().collect();
         self.pty.wait_for(KEY_EFFECT, |s| s != before && s.contains(&tail));
-        self.pty.settle(pace.key_settle(), pace.settle_max());
+        self.redrawn();
         Ok(())
+    }
+
+    /// The screen once the host has finished redrawing (still for the pace's key settle).
+    fn redrawn(&self) -> String {
+        self.pty.settle(self.plan.pace.key_settle(), self.plan.pace.settle_max())
     }
 
     /// What has the focus below the form's message (see `Focus::read`).
@@ -331,7 +341,7 @@ impl Driver<'_> {
             if seen.contains(&before) {
                 // A screen read mid-redraw may still show a focus already passed: look again once
                 // the screen is still before saying the focus went all the way round.
-                let settled = self.pty.settle(self.plan.pace.key_settle(), self.plan.pace.settle_max());
+                let settled = self.redrawn();
                 if self.is_focused(&settled, label) {
                     return Ok(());
                 }
@@ -344,7 +354,7 @@ impl Driver<'_> {
             self.press(keys, &format!("move to {what} {label:?}"))?;
             // A host slow to redraw (a loaded machine) gets a second look once its screen is still.
             if !self.focus_changed_from(&before) {
-                self.pty.settle(self.plan.pace.key_settle(), self.plan.pace.settle_max());
+                self.redrawn();
                 if !self.focus_changed_from(&before) {
                     return Err(Stop(format!("{what} {label:?} never got the focus (the focus stopped moving)")));
                 }
@@ -527,7 +537,7 @@ impl Driver<'_> {
         let deadline = Instant::now() + timeout;
         let message = self.message;
         while self.pty.wait_for(deadline.saturating_duration_since(Instant::now()), |s| !s.contains(message)).is_some() {
-            let settled = self.pty.settle(self.plan.pace.key_settle(), self.plan.pace.settle_max());
+            let settled = self.redrawn();
             if !settled.contains(message) {
                 return true;
             }
