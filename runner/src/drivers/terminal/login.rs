@@ -13,6 +13,10 @@ use super::keys;
 use super::pty::{Pty, PtySpec};
 use crate::clients::profile::{TerminalLogin, TerminalStep};
 
+/// How long typed text may take to be drawn before the next step goes on anyway. A key pressed
+/// while a host still draws the text can act on what it drew for half of it (Gemini CLI's Enter
+/// took a completion listed for `prob` and ran `/mcp auth probee`).
+const TYPED_ECHO: Duration = Duration::from_secs(5);
 /// How long a key may take to change the screen before the next one is sent anyway.
 const KEY_ECHO: Duration = Duration::from_millis(1000);
 /// How long the screen must stay still after a key or typed text before the next step.
@@ -174,7 +178,7 @@ fn take(pty: &mut Pty, step: &TerminalStep, deadline: Instant, pass_on: &mut imp
             Shown::Neither => Err(exited(pty).unwrap_or_else(|| NEVER_SHOWN.into())),
         },
         TerminalStep::Type(text) => {
-            pty.type_text(text, CHAR_GAP).map_err(typing)?;
+            pty.type_and_watch(text, CHAR_GAP, TYPED_ECHO).map_err(typing)?;
             pty.settle(QUIET, SETTLE_MAX);
             pass_on(pty);
             Ok(())

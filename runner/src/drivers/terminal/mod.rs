@@ -291,13 +291,9 @@ impl Driver<'_> {
 
     fn type_text(&mut self, text: &str, why: &str) -> Step {
         self.note(Note::Keys.detail(json!({"text": text, "why": why})));
-        let before = self.pty.screen();
-        let pace = self.plan.pace;
-        self.pty.type_text(text, pace.char()).map_err(typing)?;
         // Wait for the text's end to be drawn (the caller checks where it landed), then for the
         // redraw to finish.
-        let tail: String = text.chars().rev().take(16).collect::<Vec<_>>().into_iter().rev().collect();
-        self.pty.wait_for(KEY_EFFECT, |s| s != before && s.contains(&tail));
+        self.pty.type_and_watch(text, self.plan.pace.char(), KEY_EFFECT).map_err(typing)?;
         self.redrawn();
         Ok(())
     }

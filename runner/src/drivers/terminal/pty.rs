@@ -194,7 +194,7 @@ impl Pty {
     }
 
     /// Types `text` a character at a time, `gap` apart (hosts drop characters sent in one burst).
-    pub fn type_text(&mut self, text: &str, gap: Duration) -> std::io::Result<()> {
+    fn type_text(&mut self, text: &str, gap: Duration) -> std::io::Result<()> {
         for (i, c) in text.chars().enumerate() {
             if i > 0 {
                 std::thread::sleep(gap);
@@ -203,6 +203,17 @@ impl Pty {
             self.send(c.encode_utf8(&mut buf).as_bytes())?;
         }
         Ok(())
+    }
+
+    /// Types `text` as `type_text` does, then gives the host up to `echo` to draw the text's end
+    /// (its last 16 characters), as a person watches their typing land before going on: a host
+    /// that is slow to echo may still be working on the earlier keys (a completion list drawn for
+    /// half the word). Returns whether the end was drawn.
+    pub fn type_and_watch(&mut self, text: &str, gap: Duration, echo: Duration) -> std::io::Result<bool> {
+        let before = self.screen();
+        self.type_text(text, gap)?;
+        let tail: String = text.chars().rev().take(16).collect::<Vec<_>>().into_iter().rev().collect();
+        Ok(self.wait_for(echo, |s| s != before && s.contains(&tail)).is_some())
     }
 
     /// Sends one key, gives it up to `echo` to change the screen, then lets the host finish
@@ -310,5 +321,25 @@ mod tests {
         // A hidden cursor (a redraw under way) is not marked.
         parser.process(b"\x1b[?25l");
         assert!(!with_cursor_mark(parser.screen()).contains(CURSOR_MARK));
+    }
+
+    /// A host that draws what was typed 0.3 s late: the watch sees it only if it waits that long.
+    fn late_echo() -> Pty {
+        let script = "stty -echo -icanon; x=$(dd bs=1 count=3 2>/dev/null); sleep 0.3; printf 'typed %s' \"$x\"; sleep 10";
+        let env: std::collections::BTreeMap<String, String> = [("PATH".to_string(), std::env::var("PATH").unwrap_or_default())].into();
+        Pty::spawn(&PtySpec { program: "/bin/sh".into(), args: vec!["-c".into(), script.into()], env, cwd: std::env::temp_dir(), columns: 40, rows: 5, mark_cursor: false })
+            .unwrap()
+    }
+
+    #[test]
+    fn typed_text_is_watched_until_the_host_draws_it() {
+        let mut pty = late_echo();
+        assert!(pty.type_and_watch("abc", Duration::from_millis(10), Duration::from_secs(20)).unwrap());
+        assert!(pty.screen().contains("typed abc"));
+        pty.finish(Duration::ZERO);
+
+        let mut pty = late_echo();
+        assert!(!pty.type_and_watch("abc", Duration::from_millis(10), Duration::from_millis(50)).unwrap(), "drawn before the host wrote it");
+        pty.finish(Duration::ZERO);
     }
 }
