@@ -130,7 +130,6 @@ fn signal_group(pgid: i32, signal: i32) {
 }
 
 /// Pids of processes whose environment carries `marker` (read from /proc; others are invisible).
-#[cfg(test)]
 pub fn marked_processes(marker: &str) -> Vec<i32> {
     processes_with(&format!("{RUN_MARKER}={marker}"))
 }

@@ -36,6 +36,8 @@ struct Case {
     server_journal: PathBuf,
     /// Where the browser trap appends the URLs the host tried to open.
     trap_log: PathBuf,
+    /// The run's marker: once no process carries it, the server's journal is final.
+    marker: String,
 }
 
 /// A terminal host's process for one interactive run.
@@ -63,7 +65,7 @@ pub async fn drive_isolated(launch: HostLaunch, variant: Variant, plan: Interact
     let path = env.get("PATH").cloned().unwrap_or_default();
     env.extend(trap.env(&path));
     let pty = PtySpec { program: launch.program, args: launch.args, env, cwd: launch.cwd, columns: plan.columns, rows: plan.rows, mark_cursor: plan.keys.focus_at_cursor };
-    let case = Case { variant, plan, pty, server_journal, trap_log };
+    let case = Case { variant, plan, pty, server_journal, trap_log, marker: launch.marker.clone() };
     let driven = tokio::task::spawn_blocking(move || drive(case)).await.map_err(DriveError::Panicked)?;
     let swept = crate::session::launch::sweep(None, &launch.marker).await;
     Ok((driven, swept))
@@ -180,9 +182,16 @@ fn drive(case: Case) -> Driven {
     let raw_output = driver.pty.raw_output();
     // The server notices the host has gone and closes its journal.
     // A host may leave its server running (something it started still holds the server's input):
-    // stop waiting once the journal has had nothing new for a second.
+    // stop waiting once the journal has had nothing new for a second. A server ended by a signal
+    // (the host's hang-up) writes no closing note: stop once no process of the run is left, seen
+    // twice in a row (a process caught mid-exec can be missed once).
     let mut idle = JournalIdle::new(&case.server_journal, Duration::from_secs(1));
-    wait_for_journal(&case.server_journal, |e| Note::of(e) == Some(Note::InputClosed), Duration::from_secs(5), || idle.idle());
+    let mut gone_looks = 0;
+    let mut finished = || {
+        gone_looks = if !crate::session::launch::marked_processes(&case.marker).is_empty() { 0 } else { gone_looks + 1 };
+        gone_looks >= 2 || idle.idle()
+    };
+    wait_for_journal(&case.server_journal, |e| Note::of(e) == Some(Note::InputClosed), Duration::from_secs(5), &mut finished);
     let journal = interleave(read_server(&case.server_journal), &driver.notes);
     Driven { journal, screens: driver.screens, raw_output, exit_code, stopped, duration: started.elapsed() }
 }
@@ -287,6 +296,23 @@ impl Driver<'_> {
             self.pty.press(bytes, pace.key_echo(), pace.key_settle(), pace.settle_max()).map_err(typing)?;
         }
         Ok(())
+    }
+
+    /// Presses a one-key action `times` over, the pace's typing gap apart, and gives the last
+    /// press time to show its effect (a longer action is pressed once, as `press` does).
+    fn press_held(&mut self, keys: &[String], times: usize, why: &str) -> Step {
+        let [key] = keys else { return self.press(keys, why) };
+        if times <= 1 {
+            return self.press(keys, why);
+        }
+        self.note(Note::Keys.detail(json!({"keys": vec![key; times], "why": why})));
+        let bytes = keys::bytes(key).ok_or_else(|| Stop(format!("unknown key {key}")))?;
+        let pace = self.plan.pace;
+        for _ in 1..times {
+            self.pty.send(bytes).map_err(typing)?;
+            std::thread::sleep(pace.char());
+        }
+        self.pty.press(bytes, pace.key_echo(), pace.key_settle(), pace.settle_max()).map_err(typing)
     }
 
     fn type_text(&mut self, text: &str, why: &str) -> Step {
@@ -402,7 +428,10 @@ impl Driver<'_> {
                 return Ok(());
             }
             let before = self.focused(&screen);
-            self.press(&clear, &format!("empty {label}"))?;
+            // As many presses as the value has characters, one after another as a person holds
+            // the key down; a host that drops some still shows a value, and the loop goes on.
+            let shown = before.iter().find_map(|t| field_value(t, label)).map_or(0, |v| v.chars().count());
+            self.press_held(&clear, shown.clamp(1, MAX_CLEARS), &format!("empty {label}"))?;
             if !self.focus_changed_from(&before) {
                 return Ok(());
             }
