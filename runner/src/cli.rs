@@ -112,6 +112,10 @@ pub struct ReferenceHostArgs {
     /// Read the probe server's command line (shell-quoted) or URL from this file instead.
     #[arg(long, value_name = "FILE", conflicts_with = "server")]
     pub server_file: Option<PathBuf>,
+    /// Give up on a tool call after this many milliseconds, as hosts with a tool timeout do
+    /// (default: wait however long it takes).
+    #[arg(long, value_name = "MS")]
+    pub tool_timeout_ms: Option<u64>,
     /// The probe server: a URL, or a command and its arguments.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub server: Vec<String>,

@@ -162,7 +162,8 @@ pub async fn dispatch(command: Command, schemas: Option<std::path::PathBuf>) -> 
                 Some((program, rest)) => reference::Endpoint::Stdio { program: program.into(), args: rest.to_vec() },
                 None => return Err(bad_input("give the probe server's command line or URL")),
             };
-            reference::host::run(&endpoint, Era::Legacy, None, None, &model_url, reference::host::Limits::default()).await?;
+            let limits = reference::host::Limits { tool_timeout: args.tool_timeout_ms.map(std::time::Duration::from_millis), ..Default::default() };
+            reference::host::run(&endpoint, Era::Legacy, None, None, &model_url, limits).await?;
             Ok(exit::OK)
         }
         Command::TerminalHost(args) => {

@@ -22,7 +22,7 @@ fn probe_fake(mode: &str, dir: &Path) -> (Value, String) {
     let fake = format!("{} fake-client", env!("CARGO_BIN_EXE_mcp-client-probe"));
     let records = dir.join("records");
     let output = probe_cmd()
-        .args(["probe", "--transport", "stdio", "--timeout", timeout, "--format", "json", "--records", records.to_str().unwrap()])
+        .args(["probe", "--transport", "stdio", "--jobs", "8", "--timeout", timeout, "--format", "json", "--records", records.to_str().unwrap()])
         .arg("--command")
         .arg(format!("{fake} {mode} {} {{server}}", pidfile.display()))
         .env("ANTHROPIC_API_KEY", "sk-real-secret-never-forwarded")
@@ -106,7 +106,8 @@ fn secrets_in_the_runner_environment_never_reach_the_client() {
 fn a_host_without_a_profile_gets_affordance_verdicts_through_the_model_stub() {
     let dir = tempfile::tempdir().unwrap();
     let exe = env!("CARGO_BIN_EXE_mcp-client-probe");
-    let (records, record) = probe_chat_host(dir.path(), &[], &format!("{exe} reference-host --model-url {{stub_url}} {{server}}"), "mcp-client-probe/unversioned");
+    let (records, record) =
+        probe_chat_host(dir.path(), &[], &format!("{exe} reference-host --tool-timeout-ms 1000 --model-url {{stub_url}} {{server}}"), "mcp-client-probe/unversioned");
     let affordances = affordances_of(&record);
     assert!(affordances.len() >= 12);
     for verdict in affordances {
@@ -125,7 +126,7 @@ fn a_host_without_a_profile_gets_affordance_verdicts_through_the_model_stub() {
 fn probe_chat_host(dir: &std::path::Path, extra: &[&str], command: &str, record_dir: &str) -> (std::path::PathBuf, Value) {
     let records = dir.join("records");
     let output = probe_cmd()
-        .args(["probe", "--transport", "stdio", "--dialect", "chat", "--format", "json", "--records", records.to_str().unwrap()])
+        .args(["probe", "--transport", "stdio", "--jobs", "8", "--dialect", "chat", "--format", "json", "--records", records.to_str().unwrap()])
         .args(extra)
         .arg("--command")
         .arg(command)
@@ -149,7 +150,7 @@ fn a_host_is_probed_from_one_command_line_with_env_and_file_only() {
     let dir = tempfile::tempdir().unwrap();
     let exe = env!("CARGO_BIN_EXE_mcp-client-probe");
     let extra = ["--name", "fake-host", "--client-version", "1.2.3", "--env", "MCP_CLIENT_PROBE_MODEL_URL={stub_url}", "--file", "server.txt={server_command_line}"];
-    let (_, record) = probe_chat_host(dir.path(), &extra, &format!("'{exe}' reference-host --server-file server.txt"), "fake-host/1.2.3");
+    let (_, record) = probe_chat_host(dir.path(), &extra, &format!("'{exe}' reference-host --tool-timeout-ms 1000 --server-file server.txt"), "fake-host/1.2.3");
     assert_eq!((record["client"].as_str(), record["version"].as_str()), (Some("fake-host"), Some("1.2.3")));
     let affordances = affordances_of(&record);
     assert!(affordances.len() >= 12);

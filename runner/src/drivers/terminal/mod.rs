@@ -123,6 +123,10 @@ const ANSWER_WAIT: Duration = Duration::from_secs(10);
 const WITHDRAWAL_WAIT: Duration = Duration::from_secs(30);
 /// At most this many presses to empty a field.
 const MAX_CLEARS: usize = 80;
+/// How long the screen may still show a request for input after the host answered it by itself.
+const SHOWN_AFTER_ANSWER: Duration = Duration::from_secs(5);
+/// How often the wait for a form looks in the journal for the host's own answer.
+const ANSWER_LOOK: Duration = Duration::from_millis(200);
 /// At most this many presses to reach a field, option or button.
 const MAX_MOVES: usize = 40;
 
@@ -194,6 +198,18 @@ fn drive(case: Case) -> Driven {
     wait_for_journal(&case.server_journal, |e| Note::of(e) == Some(Note::InputClosed), Duration::from_secs(5), &mut finished);
     let journal = interleave(read_server(&case.server_journal), &driver.notes);
     Driven { journal, screens: driver.screens, raw_output, exit_code, stopped, duration: started.elapsed() }
+}
+
+/// Whether the host has answered a request for input: a response to the server's
+/// `elicitation/create`, or (2026-07-28) a retry carrying the input's answers.
+fn host_answered_input(journal: &Path) -> bool {
+    let events = read_server(journal).events;
+    let asked: Vec<&Value> =
+        events.iter().filter(|e| e.dir == Direction::ServerToClient && e.method.as_deref() == Some("elicitation/create")).filter_map(|e| e.id.as_ref()).collect();
+    events.iter().any(|e| {
+        let answer = e.dir == Direction::ClientToServer && e.kind == EventKind::Frame && e.method.is_none() && e.id.as_ref().is_some_and(|id| asked.contains(&id));
+        answer || Note::of(e) == Some(Note::InputResponse)
+    })
 }
 
 fn read_server(path: &Path) -> JournalRead {
@@ -464,8 +480,26 @@ impl Driver<'_> {
             let below_prompt = s.lines().filter(|l| !l.contains(prompt)).collect::<Vec<_>>().join("\n");
             below_prompt.contains(message) || (!labels.is_empty() && labels.iter().filter(|l| below_prompt.contains(l.as_str())).count() * 2 > labels.len())
         };
-        if self.pty.wait_for(form_wait, shown).is_none() {
-            return Err(Stop(format!("the form did not appear within {} s", form_wait.as_secs())));
+        // A host that answers the request by itself (a URL request it declines) has no form left
+        // to show: the screen gets a while after the answer, not the whole wait.
+        let journal = self.server_journal;
+        let (mut answered, mut looked) = (None::<Instant>, Instant::now());
+        let seen = self.pty.wait_for(form_wait, |s| {
+            if shown(s) {
+                return true;
+            }
+            if answered.is_none() && looked.elapsed() >= ANSWER_LOOK {
+                looked = Instant::now();
+                answered = host_answered_input(journal).then(Instant::now);
+            }
+            answered.is_some_and(|at| at.elapsed() >= SHOWN_AFTER_ANSWER)
+        });
+        match seen {
+            Some(screen) if shown(&screen) => {}
+            Some(_) => {
+                return Err(Stop(format!("the form did not appear: the host answered the request by itself and showed nothing in the {} s after", SHOWN_AFTER_ANSWER.as_secs())))
+            }
+            None => return Err(Stop(format!("the form did not appear within {} s", form_wait.as_secs()))),
         }
         self.save_screen(plan::FORM_SHOWN);
         // Frames the host sends from here on answer the form.
@@ -653,6 +687,34 @@ mod tests {
         assert_eq!(kinds, vec!["\"screen\"", "ClientToServer", "\"screen\"", "ServerToClient", "\"keys\""]);
         assert_eq!(joined.events.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
         assert_eq!(joined.events[2].t_us, 5);
+    }
+
+    #[test]
+    fn only_an_answer_to_the_request_for_input_counts_as_the_hosts_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let line = |seq: u64, dir: &str, method: Option<&str>, id: Option<u64>, detail: Option<Value>| {
+            let mut event = json!({"format_version": 1, "seq": seq, "t_us": seq, "session": "s", "transport": "stdio", "dir": dir, "kind": if detail.is_some() { "note" } else { "frame" }, "raw": "{}"});
+            if let Some(method) = method {
+                event["method"] = json!(method);
+            }
+            if let Some(id) = id {
+                event["id"] = json!(id);
+            }
+            if let Some(detail) = detail {
+                event["detail"] = detail;
+            }
+            format!("{event}\n")
+        };
+        let asked = line(1, "s2c", Some("elicitation/create"), Some(7), None) + &line(2, "s2c", Some("roots/list"), Some(8), None);
+        // The answer to another request (roots) is not an answer to the form.
+        std::fs::write(&path, asked.clone() + &line(3, "c2s", None, Some(8), None)).unwrap();
+        assert!(!host_answered_input(&path));
+        std::fs::write(&path, asked.clone() + &line(3, "c2s", None, Some(7), None)).unwrap();
+        assert!(host_answered_input(&path));
+        // 2026-07-28: the retry that carries the answers.
+        std::fs::write(&path, line(1, "note", None, None, Some(Note::InputResponse.detail(json!({}))))).unwrap();
+        assert!(host_answered_input(&path));
     }
 
     #[test]
