@@ -112,6 +112,11 @@ fn typing(e: std::io::Error) -> Stop {
     Stop(format!("cannot type into the terminal: {e}"))
 }
 
+/// The bytes of a key the profile names; an unknown name stops the plan.
+fn key_bytes(key: &str) -> Result<&'static [u8], Stop> {
+    keys::bytes(key).ok_or_else(|| Stop(format!("unknown key {key}")))
+}
+
 type Step = Result<(), Stop>;
 
 /// How long a key whose effect is expected may take to show it (callers wait for the effect;
@@ -306,12 +311,13 @@ impl Driver<'_> {
             return Ok(());
         }
         self.note(Note::Keys.detail(json!({"keys": keys, "why": why})));
+        keys.iter().try_for_each(|key| self.press_key(key))
+    }
+
+    /// Sends one key and gives it the pace's time to show its effect.
+    fn press_key(&mut self, key: &str) -> Step {
         let pace = self.plan.pace;
-        for key in keys {
-            let bytes = keys::bytes(key).ok_or_else(|| Stop(format!("unknown key {key}")))?;
-            self.pty.press(bytes, pace.key_echo(), pace.key_settle(), pace.settle_max()).map_err(typing)?;
-        }
-        Ok(())
+        self.pty.press(key_bytes(key)?, pace.key_echo(), pace.key_settle(), pace.settle_max()).map_err(typing)
     }
 
     /// Presses a one-key action `times` over, the pace's typing gap apart, and gives the last
@@ -322,13 +328,12 @@ impl Driver<'_> {
             return self.press(keys, why);
         }
         self.note(Note::Keys.detail(json!({"keys": vec![key; times], "why": why})));
-        let bytes = keys::bytes(key).ok_or_else(|| Stop(format!("unknown key {key}")))?;
-        let pace = self.plan.pace;
+        let bytes = key_bytes(key)?;
         for _ in 1..times {
             self.pty.send(bytes).map_err(typing)?;
-            std::thread::sleep(pace.char());
+            std::thread::sleep(self.plan.pace.char());
         }
-        self.pty.press(bytes, pace.key_echo(), pace.key_settle(), pace.settle_max()).map_err(typing)
+        self.press_key(key)
     }
 
     fn type_text(&mut self, text: &str, why: &str) -> Step {
