@@ -5,12 +5,10 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Result;
 use serde::Serialize;
-use tokio::sync::Semaphore;
 
 use crate::cli::RunKinds;
 use crate::clients::{install, profile};
@@ -75,7 +73,7 @@ pub async fn run(name: &str, jobs: usize, rounds: u32, server_exe: &Path) -> Res
 
 /// Probes over both transports with `jobs` runs at once; the wall time and the records.
 async fn probe(target: &Target, runs: RunKinds, jobs: usize, server_exe: &Path, dir: &Path) -> Result<(u64, Vec<Record>)> {
-    let slots = RunSlots::new(Arc::new(Semaphore::new(jobs.max(1))), &target.profile);
+    let slots = RunSlots::new(crate::session::slots::Slots::new(jobs), target.profile.launch.max_parallel);
     let started = Instant::now();
     let transports: &[Transport] = if runs.headless() { &[Transport::Stdio, Transport::Http] } else { &[Transport::Stdio] };
     let passes = transports.iter().map(|&t| client::probe_all(target, t, runs, &slots, server_exe, dir));

@@ -153,7 +153,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
         targets.push(client::Target { profile: profile.clone(), executable: installed.executable, version: installed.version.clone() });
     }
     // Every client over every transport at once, as many runs as `jobs` allows.
-    let all_slots = std::sync::Arc::new(tokio::sync::Semaphore::new(jobs.max(1)));
+    let all_slots = crate::session::slots::Slots::new(jobs);
     let passes: Vec<(&client::Target, Transport)> = targets.iter().flat_map(|target| transports.map(|transport| (target, transport))).collect();
     probe_passes(&passes, &all_slots, &target_root, server_exe).await?;
     if !check {
@@ -223,10 +223,10 @@ fn pass_of(column: &str) -> Transport {
 
 /// Probes each client over each transport in `passes`, all at once within `all` (and each
 /// client's own limit, shared by its passes), writing the records under `root`.
-async fn probe_passes(passes: &[(&client::Target, Transport)], all: &std::sync::Arc<tokio::sync::Semaphore>, root: &Path, server_exe: &Path) -> Result<()> {
+async fn probe_passes(passes: &[(&client::Target, Transport)], all: &std::sync::Arc<crate::session::slots::Slots>, root: &Path, server_exe: &Path) -> Result<()> {
     let mut own: std::collections::HashMap<&str, client::RunSlots> = std::collections::HashMap::new();
     for (target, _) in passes {
-        own.entry(target.profile.name.as_str()).or_insert_with(|| client::RunSlots::new(all.clone(), &target.profile));
+        own.entry(target.profile.name.as_str()).or_insert_with(|| client::RunSlots::new(all.clone(), target.profile.launch.max_parallel));
     }
     let total = passes.len();
     let done = std::sync::atomic::AtomicUsize::new(0);

@@ -252,7 +252,7 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     let mut repeats_differ = false;
     for round in 1..=args.repeat {
         let mut round_records = Vec::new();
-        let slots = client::RunSlots::new(std::sync::Arc::new(tokio::sync::Semaphore::new(args.jobs.max(1))), &target.profile);
+        let slots = client::RunSlots::new(crate::session::slots::Slots::new(args.jobs), target.profile.launch.max_parallel);
         let exe = own_exe()?;
         let transports = args.transport.transports();
         crate::progress!(

@@ -6,16 +6,15 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use tokio::sync::{Semaphore, SemaphorePermit};
 
 use probe_server::journal::{concatenate, read_journal, restarts, rewrite_compacted, write_events};
 use probe_server::note::Note;
 use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant};
 use serde_json::json;
+
+pub use super::slots::RunSlots;
 
 use crate::clients::profile::{Profile, Vars};
 use crate::drivers::terminal::login::{sign_in_isolated, LoginLaunch, TerminalSignIn};
@@ -30,27 +29,6 @@ pub struct Target {
     pub profile: Profile,
     pub executable: PathBuf,
     pub version: String,
-}
-
-/// How many runs of a client may go at once: the command's `--jobs` across everything it runs,
-/// and the client's own limit (`launch.max_parallel` in its profile).
-#[derive(Clone)]
-pub struct RunSlots {
-    all: Arc<Semaphore>,
-    client: Arc<Semaphore>,
-}
-
-impl RunSlots {
-    pub fn new(all: Arc<Semaphore>, profile: &Profile) -> RunSlots {
-        let own = profile.launch.max_parallel.unwrap_or(Semaphore::MAX_PERMITS).max(1);
-        RunSlots { all, client: Arc::new(Semaphore::new(own)) }
-    }
-
-    /// Waits for a slot; the run holds it until the value is dropped.
-    pub async fn take(&self) -> (Option<SemaphorePermit<'_>>, Option<SemaphorePermit<'_>>) {
-        let client = self.client.acquire().await.ok();
-        (client, self.all.acquire().await.ok())
-    }
 }
 
 /// One pass of a client over one transport: the probe server speaking both eras (the main
@@ -118,29 +96,47 @@ pub async fn probe_all(
     server_exe: &Path,
     out_dir: &Path,
 ) -> Result<Vec<Record>, RunError> {
-    let mut main = probe(target, Pass::dual(transport), runs_wanted, slots, server_exe, out_dir).await?;
-    if !runs_wanted.headless() {
-        return Ok(vec![main]);
-    }
-    match main.era {
-        Some(Era::Modern) => {
-            let legacy = probe(target, Pass { transport, eras: EraPolicy::Legacy }, runs_wanted, slots, server_exe, out_dir).await?;
-            Ok(vec![main, legacy])
+    // What the dual pass cannot show depends only on the era its standard run chose: the one-era
+    // run or pass starts as soon as that is known, beside the dual pass's other runs.
+    let (chosen, era) = tokio::sync::oneshot::channel();
+    let main = probe(target, Pass::dual(transport), runs_wanted, slots, server_exe, out_dir, Some(chosen));
+    let one_era = async {
+        match era.await {
+            Ok(Some(Era::Modern)) => {
+                let legacy = probe(target, Pass { transport, eras: EraPolicy::Legacy }, runs_wanted, slots, server_exe, out_dir, None).await?;
+                Ok(OneEra::Pass(Box::new(legacy)))
+            }
+            Ok(Some(Era::Legacy)) => {
+                let pass = Pass { transport, eras: EraPolicy::Modern };
+                crate::progress::plan_more(1);
+                let _slot = slots.take(start_place(Variant::Standard)).await;
+                let run = run_variant(target, pass, Variant::Standard, server_exe, out_dir).await?;
+                crate::run_finished!("{} {} standard: {}", target.profile.name, pass.stem(), describe_run(&run.launches));
+                Ok(OneEra::FallForward(format!("{} (journal {})", fall_forward_note(&run), journal_name(pass, Variant::Standard))))
+            }
+            // No session, or no headless runs: nothing the other era could add.
+            Ok(None) | Err(_) => Ok(OneEra::None),
         }
-        Some(Era::Legacy) => {
-            let pass = Pass { transport, eras: EraPolicy::Modern };
-            crate::progress::plan_more(1);
-            let run = {
-                let _slot = slots.take().await;
-                run_variant(target, pass, Variant::Standard, server_exe, out_dir).await?
-            };
-            crate::run_finished!("{} {} standard: {}", target.profile.name, pass.stem(), describe_run(&run.launches));
-            main.notes.push(format!("{} (journal {})", fall_forward_note(&run), journal_name(pass, Variant::Standard)));
+    };
+    let (mut main, one_era) = futures::try_join!(main, one_era)?;
+    match one_era {
+        OneEra::Pass(legacy) => Ok(vec![main, *legacy]),
+        OneEra::FallForward(note) => {
+            main.notes.push(note);
             records::write(&main, out_dir).map_err(RunError::Record)?;
             Ok(vec![main])
         }
-        None => Ok(vec![main]),
+        OneEra::None => Ok(vec![main]),
     }
+}
+
+/// What a pass against a one-era server added to the dual pass.
+enum OneEra {
+    /// A host that chose 2026-07-28, probed again against a legacy-only server: a record.
+    Pass(Box<Record>),
+    /// A host that chose the legacy era, run against a 2026-07-28-only server: a note.
+    FallForward(String),
+    None,
 }
 
 /// What a host that chose the legacy era did against a server that speaks only 2026-07-28.
@@ -156,6 +152,20 @@ fn fall_forward_note(run: &VariantRun) -> String {
     }
 }
 
+/// Where a run of `variant` asks for a slot (see [`RunSlots::take`]), the kinds that take longest on
+/// a real host first: a person working a form in a terminal; a sign-in (a login, a browser,
+/// consent; some hosts sign in one run at a time) and the standard run (every probe's calls; the
+/// era it chose decides what else is run); the runs stopped by a bound rather than by the host (a
+/// call held for seconds, a discovery never answered); then the rest.
+fn start_place(variant: Variant) -> usize {
+    match variant {
+        v if v.is_interactive() => 0,
+        v if v.is_auth() || v.is_standard() => 1,
+        Variant::LongCalls | Variant::DiscoverUnanswered => 2,
+        _ => 3,
+    }
+}
+
 /// Whether every probe judged on `variant` reads the model's side (and some probe is judged
 /// on it): large-results and tool-names.
 fn judged_from_the_model_only(variant: Variant) -> bool {
@@ -164,8 +174,18 @@ fn judged_from_the_model_only(variant: Variant) -> bool {
 }
 
 /// Probes `target` in one pass, once per server variant that means anything over its transport;
-/// journals and the record go to `out_dir`.
-pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKinds, slots: &RunSlots, server_exe: &Path, out_dir: &Path) -> Result<Record, RunError> {
+/// journals and the record go to `out_dir`. The era the standard run chose is sent on `chosen` as soon as it is known (`None` when no
+/// session was opened).
+pub async fn probe(
+    target: &Target,
+    pass: Pass,
+    runs_wanted: crate::cli::RunKinds,
+    slots: &RunSlots,
+    server_exe: &Path,
+    out_dir: &Path,
+    chosen: Option<tokio::sync::oneshot::Sender<Option<Era>>>,
+) -> Result<Record, RunError> {
+    let chosen = &std::sync::Mutex::new(chosen);
     let started = Instant::now();
     let transport = pass.transport;
     std::fs::create_dir_all(out_dir).map_err(RunError::write(out_dir))?;
@@ -174,32 +194,40 @@ pub async fn probe(target: &Target, pass: Pass, runs_wanted: crate::cli::RunKind
     let without_model = |variant: Variant| target.profile.dialect.is_none() && judged_from_the_model_only(variant);
     let headless: Vec<Variant> =
         Variant::ALL.into_iter().filter(|s| s.applies_to(transport) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s) && !without_model(*s)).collect();
-    let interactive_runs = match target.profile.interactive.is_some() && transport == Transport::Stdio && runs_wanted.interactive() && pass.eras.is_dual() {
-        true => Variant::interactive().count(),
-        false => 0,
-    };
-    crate::progress::plan_more((headless.len() + interactive_runs) as u64);
-    let headless = headless.into_iter();
-    // Each run has its own scratch directory, stub, server and journals: they run at once, as
-    // many as the slots allow, and come back in the variants' order.
-    let mut runs = futures::future::try_join_all(headless.map(|variant| async move {
-        let _slot = slots.take().await;
-        let run = run_variant(target, pass, variant, server_exe, out_dir).await?;
-        crate::run_finished!("{} {} {variant}: {}", target.profile.name, pass.stem(), describe_run(&run.launches));
-        Ok::<_, RunError>(run)
-    }))
-    .await?;
     // What a person sees does not depend on the server's eras: the interactive runs go with the
-    // main pass, one after another (a person works one terminal at a time).
-    if let Some(interactive) = target.profile.interactive.as_ref().filter(|_| transport == Transport::Stdio && runs_wanted.interactive() && pass.eras.is_dual()) {
-        for variant in Variant::interactive() {
-            let _slot = slots.take().await;
+    // main pass, each in a terminal of its own.
+    let interactive = target.profile.interactive.as_ref().filter(|_| transport == Transport::Stdio && runs_wanted.interactive() && pass.eras.is_dual());
+    crate::progress::plan_more((headless.len() + interactive.map_or(0, |_| Variant::interactive().count())) as u64);
+    let interactive_runs = futures::future::try_join_all(interactive.into_iter().flat_map(|interactive| {
+        Variant::interactive().map(move |variant| async move {
+            let _slot = slots.take(start_place(variant)).await;
             let run = run_interactive(target, interactive, variant, server_exe, out_dir).await?;
             let stopped = run.plan_stopped.as_deref().map(|r| format!("; the keystroke plan stopped: {r}")).unwrap_or_default();
             crate::run_finished!("{} interactive {variant}: {}{stopped}", target.profile.name, describe_run(&run.launches));
-            runs.push(run);
+            Ok::<_, RunError>(run)
+        })
+    }));
+    // Each run has its own scratch directory, stub, server and journals: they run at once, as
+    // many as the slots allow (the longest kinds first), and come back in the variants' order.
+    let headless_runs = futures::future::try_join_all(headless.into_iter().map(|variant| async move {
+        // A host whose sign-in callback has a fixed port signs in one run at a time; a run waits
+        // for its turn before it takes a slot, so that waiting holds none.
+        let _signing_in = match target.profile.auth.as_ref().filter(|a| a.one_at_a_time && variant.is_auth()) {
+            Some(_) => Some(super::sign_in::one_at_a_time(&target.profile.name).await),
+            None => None,
+        };
+        let _slot = slots.take(start_place(variant)).await;
+        let run = run_variant(target, pass, variant, server_exe, out_dir).await?;
+        crate::run_finished!("{} {} {variant}: {}", target.profile.name, pass.stem(), describe_run(&run.launches));
+        if variant.is_standard() {
+            if let Some(chosen) = chosen.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take() {
+                let _ = chosen.send(run.observations.lifecycle().map(|l| l.era));
+            }
         }
-    }
+        Ok::<_, RunError>(run)
+    }));
+    let (interactive_runs, mut runs) = futures::try_join!(interactive_runs, headless_runs)?;
+    runs.extend(interactive_runs);
     if runs.is_empty() {
         return Err(RunError::NothingToRun { client: target.profile.name.clone(), transport: transport.as_str() });
     }
@@ -299,11 +327,6 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         (Some(path), _) => ModelJournal::At(path.clone()),
         (None, Some(_)) => ModelJournal::Scratch,
         (None, None) => ModelJournal::None,
-    };
-    // A host whose sign-in callback has a fixed port signs in one run at a time.
-    let _signing_in = match profile.auth.as_ref().filter(|a| a.one_at_a_time && variant.is_auth()) {
-        Some(_) => Some(super::sign_in::one_at_a_time(&profile.name).await),
-        None => None,
     };
     let mut session = Session::open(transport, ServeOptions { variant, era: pass.eras, ..ServeOptions::default() }, model).await?;
     let (home, work) = (&session.scratch.home, &session.scratch.work);
@@ -619,6 +642,15 @@ fn describe_run(records: &[LaunchRecord]) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_kinds_of_run_that_take_longest_ask_first() {
+        let place = start_place;
+        assert!(place(Variant::InteractiveAccept) < place(Variant::Auth));
+        assert_eq!(place(Variant::Auth), place(Variant::Standard));
+        assert!(place(Variant::Standard) < place(Variant::LongCalls));
+        assert!(place(Variant::LongCalls) < place(Variant::SubscribeFails));
+    }
 
     #[test]
     fn only_the_variants_judged_wholly_from_the_model_are_left_to_hosts_with_one() {

@@ -7,6 +7,7 @@ pub mod client;
 pub mod launch;
 pub mod run;
 pub mod sign_in;
+pub mod slots;
 pub mod wire;
 
 use std::path::{Path, PathBuf};
