@@ -174,8 +174,8 @@ fn judged_from_the_model_only(variant: Variant) -> bool {
 }
 
 /// Probes `target` in one pass, once per server variant that means anything over its transport;
-/// journals and the record go to `out_dir`. The era the standard run chose is sent on `chosen` as soon as it is known (`None` when no
-/// session was opened).
+/// journals and the record go to `out_dir`. The era the standard run chose is sent on `chosen`
+/// as soon as it is known (`None` when no session was opened).
 pub async fn probe(
     target: &Target,
     pass: Pass,
@@ -645,11 +645,10 @@ mod tests {
 
     #[test]
     fn the_kinds_of_run_that_take_longest_ask_first() {
-        let place = start_place;
-        assert!(place(Variant::InteractiveAccept) < place(Variant::Auth));
-        assert_eq!(place(Variant::Auth), place(Variant::Standard));
-        assert!(place(Variant::Standard) < place(Variant::LongCalls));
-        assert!(place(Variant::LongCalls) < place(Variant::SubscribeFails));
+        assert!(start_place(Variant::InteractiveAccept) < start_place(Variant::Auth));
+        assert_eq!(start_place(Variant::Auth), start_place(Variant::Standard));
+        assert!(start_place(Variant::Standard) < start_place(Variant::LongCalls));
+        assert!(start_place(Variant::LongCalls) < start_place(Variant::SubscribeFails));
     }
 
     #[test]
