@@ -4,7 +4,7 @@
 //! its launches; then the journals judged together into one record per transport.
 //! A client that hangs, crashes or never connects still yields a complete record.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -99,11 +99,11 @@ pub async fn probe_all(
     // What the dual pass cannot show depends only on the era its standard run chose: the one-era
     // run or pass starts as soon as that is known, beside the dual pass's other runs.
     let (chosen, era) = tokio::sync::oneshot::channel();
-    let main = probe(target, Pass::dual(transport), runs_wanted, slots, server_exe, out_dir, Some(chosen));
+    let main = probe(target, Pass::dual(transport), runs_wanted, None, slots, server_exe, out_dir, Some(chosen));
     let one_era = async {
         match era.await {
             Ok(Some(Era::Modern)) => {
-                let legacy = probe(target, Pass { transport, eras: EraPolicy::Legacy }, runs_wanted, slots, server_exe, out_dir, None).await?;
+                let legacy = probe(target, Pass { transport, eras: EraPolicy::Legacy }, runs_wanted, None, slots, server_exe, out_dir, None).await?;
                 Ok(OneEra::Pass(Box::new(legacy)))
             }
             Ok(Some(Era::Legacy)) => {
@@ -173,13 +173,22 @@ fn judged_from_the_model_only(variant: Variant) -> bool {
     !variant.is_standard() && judged.peek().is_some() && judged.all(|p| p.needs_model())
 }
 
-/// Probes `target` in one pass, once per server variant that means anything over its transport;
-/// journals and the record go to `out_dir`. The era the standard run chose is sent on `chosen`
-/// as soon as it is known (`None` when no session was opened).
-pub async fn probe(
+/// Probes `target` in `pass` again, running only `variants` (those that apply to the pass): the
+/// record's verdicts of the probes judged on them are as a full pass would judge them, the others
+/// say their variant was not run.
+pub async fn probe_variants(target: &Target, pass: Pass, variants: &BTreeSet<Variant>, slots: &RunSlots, server_exe: &Path, out_dir: &Path) -> Result<Record, RunError> {
+    probe(target, pass, crate::cli::RunKinds::All, Some(variants), slots, server_exe, out_dir, None).await
+}
+
+/// Probes `target` in one pass, once per server variant that means anything over its transport
+/// (of `only`, when given); journals and the record go to `out_dir`. The era the standard run
+/// chose is sent on `chosen` as soon as it is known (`None` when no session was opened).
+#[allow(clippy::too_many_arguments)]
+async fn probe(
     target: &Target,
     pass: Pass,
     runs_wanted: crate::cli::RunKinds,
+    only: Option<&BTreeSet<Variant>>,
     slots: &RunSlots,
     server_exe: &Path,
     out_dir: &Path,
@@ -192,14 +201,17 @@ pub async fn probe(
     // A client without a model gets nothing to show in a variant whose every probe is judged from
     // the model's side: that run is not made.
     let without_model = |variant: Variant| target.profile.dialect.is_none() && judged_from_the_model_only(variant);
-    let headless: Vec<Variant> =
-        Variant::ALL.into_iter().filter(|s| s.applies_to(transport) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s) && !without_model(*s)).collect();
+    let selected = |variant: Variant| only.is_none_or(|only| only.contains(&variant));
+    let headless: Vec<Variant> = Variant::ALL
+        .into_iter()
+        .filter(|s| s.applies_to(transport) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s) && !without_model(*s) && selected(*s))
+        .collect();
     // What a person sees does not depend on the server's eras: the interactive runs go with the
     // main pass, each in a terminal of its own.
     let interactive = target.profile.interactive.as_ref().filter(|_| transport == Transport::Stdio && runs_wanted.interactive() && pass.eras.is_dual());
-    crate::progress::plan_more((headless.len() + interactive.map_or(0, |_| Variant::interactive().count())) as u64);
+    crate::progress::plan_more((headless.len() + interactive.map_or(0, |_| Variant::interactive().filter(|v| selected(*v)).count())) as u64);
     let interactive_runs = futures::future::try_join_all(interactive.into_iter().flat_map(|interactive| {
-        Variant::interactive().map(move |variant| async move {
+        Variant::interactive().filter(move |v| selected(*v)).map(move |variant| async move {
             let _slot = slots.take(start_place(variant)).await;
             let run = run_interactive(target, interactive, variant, server_exe, out_dir).await?;
             let stopped = run.plan_stopped.as_deref().map(|r| format!("; the keystroke plan stopped: {r}")).unwrap_or_default();
