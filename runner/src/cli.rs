@@ -273,13 +273,17 @@ pub struct ServeArgs {
     pub progress_gap_ms: Option<u64>,
 }
 
-/// How many reference runs at once by default: 32 per core. A run spends most of its time
-/// waiting (a simulated person's pause, a settled turn), not computing. Measured with `bench`
-/// on 2 cores, the kernel's huge pages off (see `main`): at 64 runs at once the slowest at-once
-/// answer took 25–41 ms in three rounds (59 ms or more inside the 100 ms auto-answer threshold);
-/// at 128 the two cores are busy and one self-test in two had timing mismatches.
+/// How many reference runs at once by default: 32 per core in a release build, 4 in a debug
+/// one. A run spends most of its time waiting (a simulated person's pause, a settled turn), not
+/// computing; a debug build computes about eight times as long. Measured with `bench` and
+/// `self-test` on 2 cores, the kernel's huge pages off (see `main`): in a release build at 64 runs
+/// at once the slowest at-once answer took 71–76 ms in two rounds (24 ms or more inside the
+/// 100 ms auto-answer threshold; 25–41 ms on a quicker day), and one self-test in three had timing
+/// mismatches at 128; in a debug build at 64, two self-tests in two saw a 3 ms decline take over
+/// 100 ms, and at 8 none did.
 pub fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get()) * 32
+    let per_core = if cfg!(debug_assertions) { 4 } else { 32 };
+    std::thread::available_parallelism().map_or(2, |n| n.get()) * per_core
 }
 
 /// How many runs of real clients at once by default: one. Real clients' timing verdicts do not
@@ -478,7 +482,7 @@ pub struct SelfTestArgs {
     /// Which transports to test.
     #[arg(long, value_enum, default_value_t = TransportChoice::Both)]
     pub transport: TransportChoice,
-    /// How many runs at once (default: 32 per core; the runs mostly wait).
+    /// How many runs at once (default: 32 per core, 4 in a debug build; the runs mostly wait).
     #[arg(long, default_value_t = default_jobs(), value_parser = jobs_in_range)]
     pub jobs: usize,
     /// Keep each run's journal in this directory (to see why a run came out as it did).
@@ -493,7 +497,7 @@ pub struct BenchArgs {
     /// How many small frames to journal.
     #[arg(long, default_value_t = 1_000_000)]
     pub frames: u64,
-    /// How many self-test runs at once (default: 32 per core).
+    /// How many self-test runs at once (default: 32 per core, 4 in a debug build).
     #[arg(long, default_value_t = default_jobs(), value_parser = jobs_in_range)]
     pub jobs: usize,
     /// Bench probing this real client instead (a profile name): the headless probe one run at a

@@ -29,6 +29,13 @@ pub struct Mismatch {
     pub problem: String,
 }
 
+impl Mismatch {
+    /// `MISMATCH <transport> <era> <variant> [<ablation>] <probe>: <problem>`.
+    pub fn line(&self) -> String {
+        format!("MISMATCH {} {} {} [{}] {}: {}", self.transport, self.era, self.variant, self.ablation, self.probe, self.problem)
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct SelfTestReport {
     pub runs: usize,

@@ -8,7 +8,6 @@
 
 pub mod delta;
 
-use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -251,9 +250,16 @@ impl std::fmt::Debug for Journal {
 }
 
 impl Journal {
-    /// Creates (truncating) the journal at `path`.
+    /// Creates (truncating) the journal at `path`. The file is opened for appending, as every
+    /// journal is: a line another writer adds (the runner's notes after a run) is never
+    /// overwritten by this writer's next one.
     pub fn create(path: &Path) -> Result<Self, JournalError> {
-        let file = File::create(path).map_err(at(path))?;
+        // A file cannot be opened both truncating and appending: a regular file is emptied once
+        // open (a terminal or a pipe given as the journal has nothing to empty).
+        let file = std::fs::OpenOptions::new().append(true).create(true).open(path).map_err(at(path))?;
+        if file.metadata().map_err(at(path))?.is_file() {
+            file.set_len(0).map_err(at(path))?;
+        }
         Ok(Self::from_writer(Box::new(file)))
     }
 
@@ -263,7 +269,7 @@ impl Journal {
     pub fn create_beside(path: &Path) -> Result<(Self, std::path::PathBuf), JournalError> {
         for attempt in 1u32.. {
             let candidate = restart_path(path, attempt);
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(&candidate) {
+            match std::fs::OpenOptions::new().append(true).create_new(true).open(&candidate) {
                 Ok(file) => return Ok((Self::from_writer(Box::new(file)), candidate)),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(source) => return Err(at(&candidate)(source)),
@@ -564,6 +570,26 @@ mod tests {
         assert_eq!(seqs, vec![1, 2, 3, 4]);
         assert!(joined.events.windows(2).all(|w| w[0].t_us <= w[1].t_us));
         assert_eq!(joined.events[2].method.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn a_line_another_writer_appends_is_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        std::fs::write(&path, "what an earlier run left\n").unwrap();
+        let journal = Journal::create(&path).unwrap();
+        sample(&journal, br#"{"jsonrpc":"2.0","id":1,"method":"before"}"#);
+        append_note(&path, "s", Transport::Stdio, serde_json::json!({"event": "unattended"})).unwrap();
+        sample(&journal, br#"{"jsonrpc":"2.0","id":2,"method":"after"}"#);
+        let read = read_journal(&path).unwrap();
+        let what: Vec<String> = read.events.iter().map(|e| e.method.clone().unwrap_or_else(|| e.detail.as_ref().map(|d| d["event"].to_string()).unwrap_or_default())).collect();
+        assert_eq!(what, ["before", "\"unattended\"", "after"], "the earlier content is gone and the note kept");
+
+        let (beside, at) = Journal::create_beside(&dir.path().join("k.jsonl")).unwrap();
+        sample(&beside, br#"{"jsonrpc":"2.0","id":1,"method":"before"}"#);
+        append_note(&at, "s", Transport::Stdio, serde_json::json!({"event": "unattended"})).unwrap();
+        sample(&beside, br#"{"jsonrpc":"2.0","id":2,"method":"after"}"#);
+        assert_eq!(read_journal(&at).unwrap().events.len(), 3);
     }
 
     #[test]

@@ -23,7 +23,8 @@ pub struct BenchReport {
     pub self_test_runs: usize,
     pub self_test_seconds: f64,
     pub self_test_jobs: usize,
-    pub self_test_mismatches: usize,
+    /// The self-test's mismatches, one line each (as `self-test` prints them).
+    pub self_test_mismatches: Vec<String>,
     /// The self-test runs' wall times added up (the work the concurrency spreads).
     pub self_test_run_seconds_total: f64,
     /// How fast the reference's answers to the server's questions were under this load, against
@@ -213,7 +214,7 @@ pub async fn run(frames: u64, jobs: usize, server_exe: std::path::PathBuf) -> Re
         self_test_runs: report.runs,
         self_test_seconds,
         self_test_jobs: jobs,
-        self_test_mismatches: report.mismatches.len(),
+        self_test_mismatches: report.mismatches.iter().map(selftest::Mismatch::line).collect(),
         self_test_run_seconds_total: results.iter().map(|r| r.duration_ms).sum::<u64>() as f64 / 1000.0,
         self_test_run_histogram: histogram(&results),
         answer_latency,

@@ -112,9 +112,12 @@ pub async fn dispatch(command: Command, schemas: Option<std::path::PathBuf>) -> 
                         report.self_test_runs,
                         report.self_test_seconds,
                         report.self_test_jobs,
-                        report.self_test_mismatches,
+                        report.self_test_mismatches.len(),
                         report.self_test_run_seconds_total
                     );
+                    for mismatch in &report.self_test_mismatches {
+                        crate::out!("  {mismatch}");
+                    }
                     let a = &report.answer_latency;
                     crate::out!(
                         "answers to the server's questions ({}): slowest at-once {:.1} ms ({:.1} ms under the {} ms threshold), quickest by the person {:.1} ms ({:.1} ms over it)",

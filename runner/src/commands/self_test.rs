@@ -19,7 +19,7 @@ pub async fn self_test(args: cli::SelfTestArgs) -> Result<u8> {
         Format::Table => {
             crate::out!("{}", render::terminal(&report.matrix, terminal_width()));
             for m in &report.mismatches {
-                crate::out!("MISMATCH {} {} {} [{}] {}: {}", m.transport, m.era, m.variant, m.ablation, m.probe, m.problem);
+                crate::out!("{}", m.line());
             }
             let mut by_length: Vec<_> = results.iter().collect();
             by_length.sort_by_key(|r| std::cmp::Reverse(r.duration_ms));

@@ -117,15 +117,28 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
         }
     }
     let model_path = session.model_journal().map(Path::to_path_buf);
+    // Reading, checking and judging the journal is CPU work of tens of milliseconds (more in a
+    // debug build): off the runtime's workers, so that it never holds up another run's answers,
+    // whose latency the timing-based probes judge. The session (its scratch directory) lives on
+    // until it is done.
+    let keep = keep_dir.map(Path::to_path_buf);
+    let judged = tokio::task::spawn_blocking(move || judge_and_keep(spec, transport, &journal_path, model_path.as_deref(), keep.as_deref(), harness_error)).await;
+    drop(session);
+    judged.unwrap_or_else(|e| failed(spec, format!("judging the run failed: {e}")))
+}
+
+/// The run's journal read back, checked against the schemas, judged, and kept (when asked) in
+/// `keep_dir`; `harness_error` is the run's own, if it had one.
+fn judge_and_keep(spec: RunSpec, transport: Transport, journal_path: &Path, model_path: Option<&Path>, keep_dir: Option<&Path>, harness_error: Option<String>) -> RunResult {
     // The client's frames against the official schemas, where the process has them: the note
     // joins the journal as read (the file itself is left as the server wrote it).
-    let read = read_journal(&journal_path).map_err(|e| format!("cannot read the journal: {e}")).and_then(|mut read| {
+    let read = read_journal(journal_path).map_err(|e| format!("cannot read the journal: {e}")).and_then(|mut read| {
         super::wire::add_check(&mut read, transport).map_err(|e| format!("cannot check the client's frames: {e}"))?;
         Ok(read)
     });
     // The note as added, for a kept copy of the journal.
     let checked = read.as_ref().ok().and_then(|r| r.events.last()).filter(|e| Note::of(e) == Some(Note::WireChecked)).and_then(|e| e.detail.clone());
-    let mut result = judge_read(spec, read, model_path.as_deref());
+    let mut result = judge_read(spec, read, model_path);
     if result.harness_error.is_none() {
         result.harness_error = harness_error;
     }
@@ -135,11 +148,11 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
         let stem =
             format!("{}-{}{variant}{runner}-{}", spec.transport.as_str(), spec.era, spec.ablation.map_or_else(|| spec.variation.map_or("full", Variation::id), Ablation::id));
         let kept_journal = keep.join(format!("{stem}.jsonl"));
-        let mut kept = std::fs::create_dir_all(keep).and_then(|_| std::fs::copy(&journal_path, &kept_journal)).map(drop).map_err(|e| e.to_string());
+        let mut kept = std::fs::create_dir_all(keep).and_then(|_| std::fs::copy(journal_path, &kept_journal)).map(drop).map_err(|e| e.to_string());
         if let (Some(note), true) = (checked, kept.is_ok()) {
             kept = append_note(&kept_journal, transport.as_str(), transport, note).map_err(|e| e.to_string());
         }
-        if let (Some(model_path), true) = (&model_path, kept.is_ok()) {
+        if let (Some(model_path), true) = (model_path, kept.is_ok()) {
             kept = std::fs::copy(model_path, keep.join(format!("{stem}.model.jsonl"))).map(drop).map_err(|e| e.to_string());
         }
         if let Err(e) = kept {
@@ -150,7 +163,14 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
 }
 
 fn failed(spec: RunSpec, error: String) -> RunResult {
-    RunResult { spec, verdicts: Vec::new(), protocol_version: None, harness_error: Some(error), journal_events: 0, duration_ms: 0 }
+    RunResult::failed(spec, error)
+}
+
+impl RunResult {
+    /// A run that yielded no verdicts, for `error` (the harness's).
+    pub fn failed(spec: RunSpec, error: String) -> RunResult {
+        RunResult { spec, verdicts: Vec::new(), protocol_version: None, harness_error: Some(error), journal_events: 0, duration_ms: 0 }
+    }
 }
 
 /// Judges a run's journal as read back (with the model stub's journal of the run, if any).
