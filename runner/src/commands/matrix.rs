@@ -191,7 +191,11 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
             let Some(target) = targets.iter().find(|t| &t.profile.name == client && &t.version == version) else { continue };
             let slots = client::RunSlots::new(alone.clone(), target.profile.launch.max_parallel);
             let dir = records::record_dir(scratch.path(), client, version).join(stem);
-            let record = client::probe_variants(target, *pass, variants, &slots, server_exe, &dir).await?;
+            // A variant the pass does not run has nothing to show again: its verdicts stay differing.
+            let record = match client::probe_variants(target, *pass, variants, &slots, server_exe, &dir).await {
+                Err(crate::session::RunError::NothingToRun { .. }) => continue,
+                made => made?,
+            };
             again_seen.extend(essentials(&[Located { relative: PathBuf::new(), record }]));
         }
         crate::progress::end();
