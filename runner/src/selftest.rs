@@ -148,10 +148,9 @@ pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep
         .collect();
     handles.sort_by_key(|(i, _)| *i);
     let (total, mut results) = (handles.len(), Vec::new());
-    for (_, handle) in handles {
-        if let Ok(result) = handle.await {
-            results.push(result);
-        }
+    for (i, handle) in handles {
+        // A run that panicked is a harness error that names it, never a run gone from the report.
+        results.push(handle.await.unwrap_or_else(|e| RunResult::failed(specs[i], format!("the run panicked: {e}"))));
         // Too many runs to list one by one: a line every 50 without a bar.
         let done = results.len();
         crate::progress::finished(format_args!("{done} of {total} runs done"), done % 50 != 0 && done != total);
