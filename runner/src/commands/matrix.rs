@@ -175,22 +175,23 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
     // are made again, one at a time, up to AGAIN times; a verdict differs only if no run made
     // again shows the committed one. One that did is listed as unstable, with the try.
     let mut unsettled = first.clone();
-    let mut settled_on: BTreeMap<(String, String, String, String), String> = BTreeMap::new();
+    let mut settled_on: BTreeMap<VerdictKey, String> = BTreeMap::new();
     for attempt in 1..=AGAIN {
         if unsettled.is_empty() {
             break;
         }
         let again = runs_to_make_again(&unsettled, &fresh_records, &committed_records);
-        let runs: usize = again.iter().map(|(_, _, variants)| variants.len()).sum();
+        let runs: usize = again.iter().map(|(_, variants)| variants.len()).sum();
         crate::progress!("try {attempt} of {AGAIN}: making {runs} run(s) again one at a time, where {} verdict(s) differ", unsettled.len());
         let scratch = tempfile::tempdir()?;
         let alone = crate::session::slots::Slots::new(1);
         let mut again_seen = BTreeMap::new();
         crate::progress::begin(0, "refresh, again");
-        for ((client, version, pass), stem, variants) in &again {
+        // Each pass's record and journals are named after the pass, so passes share a directory.
+        for ((client, version, pass), variants) in &again {
             let Some(target) = targets.iter().find(|t| &t.profile.name == client && &t.version == version) else { continue };
             let slots = client::RunSlots::new(alone.clone(), target.profile.launch.max_parallel);
-            let dir = records::record_dir(scratch.path(), client, version).join(stem);
+            let dir = records::record_dir(scratch.path(), client, version);
             // A variant the pass does not run has nothing to show again: its verdicts stay differing.
             let record = match client::probe_variants(target, *pass, variants, &slots, server_exe, &dir).await {
                 Err(crate::session::RunError::NothingToRun { .. }) => continue,
@@ -200,7 +201,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
         }
         crate::progress::end();
         unsettled.retain(|key, _| {
-            let matched = again_seen.contains_key(key) && again_seen.get(key) == committed.get(key);
+            let matched = again_seen.get(key).is_some_and(|seen| Some(seen) == committed.get(key));
             if matched {
                 settled_on.insert(key.clone(), format!("the committed verdict when its run was made again alone (try {attempt} of {AGAIN})"));
             }
@@ -222,7 +223,10 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
     Ok(if differences == 0 { crate::exit::OK } else { crate::exit::MISMATCH })
 }
 
-type Essentials = BTreeMap<(String, String, String, String), (String, String)>;
+/// A verdict's place: (client, version, column, probe).
+type VerdictKey = (String, String, String, String);
+
+type Essentials = BTreeMap<VerdictKey, (String, String)>;
 
 /// How many times `refresh --check` makes a differing verdict's runs again before it says the
 /// verdict differs. Alone on a quiet machine, fast-agent 0.10.48 fell back after an unanswered
@@ -232,11 +236,10 @@ const AGAIN: usize = 3;
 /// A pass of a client: (client, version, pass).
 type PassKey = (String, String, client::Pass);
 
-/// Per pass where a verdict differed (`differences`, keyed as [`Essentials`]), the server
-/// variants to run again: each differing verdict's own (as the fresh or the committed record says)
-/// and its precondition's, whose no would turn the verdict to n/a. With each pass, a file stem
-/// of its own for the runs' directory.
-fn runs_to_make_again(differences: &BTreeMap<(String, String, String, String), String>, fresh: &[Located], committed: &[Located]) -> Vec<(PassKey, String, BTreeSet<Variant>)> {
+/// Per pass where a verdict differed (`differences`), the server variants to run again: each
+/// differing verdict's own (as the fresh or the committed record says) and its precondition's,
+/// whose no would turn the verdict to n/a.
+fn runs_to_make_again(differences: &BTreeMap<VerdictKey, String>, fresh: &[Located], committed: &[Located]) -> Vec<(PassKey, BTreeSet<Variant>)> {
     let mut again: BTreeMap<(String, String, String), (client::Pass, BTreeSet<Variant>)> = BTreeMap::new();
     for (client, version, column, probe) in differences.keys() {
         let of_pass = |l: &&Located| &l.record.client == client && &l.record.version == version && &l.record.column_transport() == column;
@@ -247,11 +250,11 @@ fn runs_to_make_again(differences: &BTreeMap<(String, String, String, String), S
         let precondition = judged.and_then(|p| p.precondition()).and_then(registry::find);
         entry.1.extend(judged.into_iter().chain(precondition).map(|p| p.variant()));
     }
-    again.into_iter().enumerate().map(|(i, ((client, version, _), (pass, variants)))| ((client, version, pass), format!("pass-{i}"), variants)).collect()
+    again.into_iter().map(|((client, version, _), (pass, variants))| ((client, version, pass), variants)).collect()
 }
 
 /// The verdicts that are not as committed, with how they differ.
-fn differing(fresh: &Essentials, committed: &Essentials) -> BTreeMap<(String, String, String, String), String> {
+fn differing(fresh: &Essentials, committed: &Essentials) -> BTreeMap<VerdictKey, String> {
     let mut differences = BTreeMap::new();
     for (key, now) in fresh {
         match committed.get(key) {
@@ -305,7 +308,7 @@ async fn probe_passes(passes: &[(&client::Target, Transport)], all: &std::sync::
 mod tests {
     use super::*;
 
-    fn key(probe: &str) -> (String, String, String, String) {
+    fn key(probe: &str) -> VerdictKey {
         ("host".into(), "1.0".into(), "http · legacy only".into(), probe.into())
     }
 
@@ -337,7 +340,7 @@ mod tests {
         let differences: BTreeMap<_, _> =
             [(key("http", "connection.discover_timeout_fallback"), String::new()), (key("http · legacy-only server", "affordances.resources_gated"), String::new())].into();
         let again = runs_to_make_again(&differences, &[], &committed);
-        let passes: Vec<(client::Pass, Vec<Variant>)> = again.iter().map(|((_, _, pass), _, variants)| (*pass, variants.iter().copied().collect())).collect();
+        let passes: Vec<(client::Pass, Vec<Variant>)> = again.iter().map(|((_, _, pass), variants)| (*pass, variants.iter().copied().collect())).collect();
         assert_eq!(
             passes,
             [
@@ -345,7 +348,5 @@ mod tests {
                 (client::Pass { transport: Transport::Http, eras: probe_server::EraPolicy::Legacy }, vec![Variant::Standard, Variant::NoResources]),
             ]
         );
-        let stems: BTreeSet<&str> = again.iter().map(|(_, stem, _)| stem.as_str()).collect();
-        assert_eq!(stems.len(), 2, "each pass runs in a directory of its own");
     }
 }

@@ -209,9 +209,10 @@ async fn probe(
     // What a person sees does not depend on the server's eras: the interactive runs go with the
     // main pass, each in a terminal of its own.
     let interactive = target.profile.interactive.as_ref().filter(|_| transport == Transport::Stdio && runs_wanted.interactive() && pass.eras.is_dual());
-    crate::progress::plan_more((headless.len() + interactive.map_or(0, |_| Variant::interactive().filter(|v| selected(*v)).count())) as u64);
+    let interactive_variants: Vec<Variant> = interactive.map_or_else(Vec::new, |_| Variant::interactive().filter(|v| selected(*v)).collect());
+    crate::progress::plan_more((headless.len() + interactive_variants.len()) as u64);
     let interactive_runs = futures::future::try_join_all(interactive.into_iter().flat_map(|interactive| {
-        Variant::interactive().filter(move |v| selected(*v)).map(move |variant| async move {
+        interactive_variants.iter().copied().map(move |variant| async move {
             let _slot = slots.take(start_place(variant)).await;
             let run = run_interactive(target, interactive, variant, server_exe, out_dir).await?;
             let stopped = run.plan_stopped.as_deref().map(|r| format!("; the keystroke plan stopped: {r}")).unwrap_or_default();

@@ -74,7 +74,7 @@ pub async fn run_reference(spec: RunSpec, server_exe: &Path, keep_dir: Option<&P
         Ok(result) => result,
         // Reported as the run's harness error, which names the run, instead of holding up the
         // whole self-test.
-        Err(_) => failed(spec, format!("the run did not finish within {} s", RUN_BOUND.as_secs())),
+        Err(_) => RunResult::failed(spec, format!("the run did not finish within {} s", RUN_BOUND.as_secs())),
     };
     result.duration_ms = started.elapsed().as_millis() as u64;
     result
@@ -90,7 +90,7 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
     let model = if spec.host { ModelJournal::Scratch } else { ModelJournal::None };
     let mut session = match Session::open(transport, reference_options(spec.variant), model).await {
         Ok(session) => session,
-        Err(e) => return failed(spec, one_line(e)),
+        Err(e) => return RunResult::failed(spec, one_line(e)),
     };
     let journal_path = session.server_journal(0);
     let model_url = spec.host.then(|| session.stub_url());
@@ -124,7 +124,7 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
     let keep = keep_dir.map(Path::to_path_buf);
     let judged = tokio::task::spawn_blocking(move || judge_and_keep(spec, transport, &journal_path, model_path.as_deref(), keep.as_deref(), harness_error)).await;
     drop(session);
-    judged.unwrap_or_else(|e| failed(spec, format!("judging the run failed: {e}")))
+    judged.unwrap_or_else(|e| RunResult::failed(spec, format!("judging the run failed: {e}")))
 }
 
 /// The run's journal read back, checked against the schemas, judged, and kept (when asked) in
@@ -162,10 +162,6 @@ fn judge_and_keep(spec: RunSpec, transport: Transport, journal_path: &Path, mode
     result
 }
 
-fn failed(spec: RunSpec, error: String) -> RunResult {
-    RunResult::failed(spec, error)
-}
-
 impl RunResult {
     /// A run that yielded no verdicts, for `error` (the harness's).
     pub fn failed(spec: RunSpec, error: String) -> RunResult {
@@ -191,7 +187,7 @@ fn judge_read(spec: RunSpec, read: Result<probe_server::journal::JournalRead, St
             journal_events: observations.events.len(),
             duration_ms: 0,
         },
-        Err(e) => failed(spec, e),
+        Err(e) => RunResult::failed(spec, e),
     }
 }
 
