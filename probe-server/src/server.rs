@@ -45,6 +45,8 @@ pub struct ServeOptions {
     /// How long `probe_progress` waits between its last notification and its result (default
     /// [`PROGRESS_GAP`]).
     pub progress_gap: Option<Duration>,
+    /// In the tasks variant: how long the task tools run before they end.
+    pub task_timing: crate::tasks::TaskTiming,
 }
 
 /// The version the version-downgrade variant answers every `initialize` with: older than any
@@ -132,6 +134,7 @@ fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
 
 impl ProbeServer {
     pub fn new(journal: Journal, session: impl Into<String>, transport: Transport, mut options: ServeOptions) -> Self {
+        let task_timing = options.task_timing;
         if options.variant.legacy_only() {
             options.era = EraPolicy::Legacy;
         }
@@ -160,7 +163,7 @@ impl ProbeServer {
                 listen_returned: tokio::sync::Notify::new(),
                 elicit_url,
                 schema_url,
-                tasks: crate::tasks::Tasks::default(),
+                tasks: crate::tasks::Tasks::new(task_timing),
             }),
         }
     }

@@ -160,17 +160,20 @@ pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep
 }
 
 /// A rank of how long a run usually takes: the host's calls that run for seconds (tasks it
-/// follows, calls it times out), a person working a form in a terminal, the client's tasks, then
-/// the HTTP runs (a loopback server, streams that drop and sessions that expire), then the host's
-/// conversations with the model stub, then the client's plain runs.
+/// follows, calls it times out), a person working a form in a terminal, the client's runs that
+/// wait seconds (tasks, an unanswered discover, an expiring token), then the host's
+/// conversations with the model stub (a settled turn of a second each), then the HTTP runs (a
+/// loopback server, streams that drop and sessions that expire), then the client's plain runs.
 fn expected_length(spec: &RunSpec) -> u8 {
-    let runs_for_seconds = matches!(spec.variant, Variant::Tasks | Variant::LongCalls);
+    // The variants whose runs wait seconds on purpose: tasks, long calls, an unanswered
+    // discover, a token left to expire.
+    let runs_for_seconds = matches!(spec.variant, Variant::Tasks | Variant::LongCalls | Variant::DiscoverUnanswered | Variant::AuthRefresh);
     match spec {
         s if s.host && runs_for_seconds => 5,
         s if s.variant.is_interactive() => 4,
         _ if runs_for_seconds => 3,
-        s if s.transport == Transport::Http => 2,
-        s if s.host => 1,
+        s if s.host => 2,
+        s if s.transport == Transport::Http => 1,
         _ => 0,
     }
 }

@@ -738,7 +738,7 @@ fn held_open(journal: &Journal, session: &str, closing: CancellationToken) -> Re
 
 /// Serves the probe server on `listener` until `shutdown` is cancelled.
 pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeOptions, shutdown: CancellationToken) -> std::io::Result<()> {
-    let (variant, read_timeout) = (options.variant, options.read_timeout);
+    let (variant, read_timeout, task_timing) = (options.variant, options.read_timeout, options.task_timing);
     let handler = ProbeServer::new(journal.clone(), "http", Transport::Http, options);
     let local: SocketAddr = listener.local_addr()?;
     handler.note_serving(json!({"loopback": local.ip().is_loopback()}));
@@ -769,7 +769,7 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
     let read_timeout = read_timeout.unwrap_or(READ_TIMEOUT);
     let state = TapState {
         journal: journal.clone(),
-        legacy_tasks: Arc::default(),
+        legacy_tasks: Arc::new(super::legacy_tasks::LegacyTasks::new(task_timing)),
         variant,
         expired: Arc::default(),
         dropped_a_stream: Arc::default(),

@@ -19,8 +19,8 @@ use crate::Variant;
 const TASK_METHODS: [&str; 4] = ["tasks/get", "tasks/result", "tasks/cancel", "tasks/list"];
 /// How often a pending `tasks/result` looks at its task again.
 const RESULT_RECHECK: Duration = Duration::from_millis(50);
-/// How long a `tasks/result` waits for its task to end at most (past the longest task).
-const RESULT_WAIT: Duration = Duration::from_millis(crate::tasks::LONG_MS + 5_000);
+/// How long a `tasks/result` waits for its task to end at most, past the longest task.
+const RESULT_WAIT_PAST_LONGEST: Duration = Duration::from_millis(5_000);
 
 /// The legacy tasks of one tap.
 #[derive(Default)]
@@ -58,6 +58,11 @@ fn invalid(id: &Value, message: String) -> Value {
 }
 
 impl LegacyTasks {
+    /// No tasks yet; those started will run as `timing` says.
+    pub(crate) fn new(timing: crate::tasks::TaskTiming) -> Self {
+        LegacyTasks { tasks: Tasks::new(timing), serial: AtomicU64::default() }
+    }
+
     /// The whole answer to an intercepted request. A `tasks/result` waits until its task ends.
     pub(crate) async fn answer(&self, frame: &Value) -> Value {
         let id = frame.get("id").cloned().unwrap_or(Value::Null);
@@ -93,7 +98,7 @@ impl LegacyTasks {
                 answer(&id, json!({"tasks": tasks}))
             }
             "tasks/result" => {
-                let deadline = tokio::time::Instant::now() + RESULT_WAIT;
+                let deadline = tokio::time::Instant::now() + self.tasks.timing().long + RESULT_WAIT_PAST_LONGEST;
                 loop {
                     match self.tasks.legacy_outcome(&task_id) {
                         Err(e) => return invalid(&id, e.to_string()),
@@ -157,6 +162,17 @@ mod tests {
         assert_eq!(listed.pointer("/result/tasks/0/status"), Some(&json!("failed")));
         let modern = request("tasks/get", json!({"taskId": task_id, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}));
         assert!(!intercepts(Variant::Tasks, &modern));
+    }
+
+    #[tokio::test]
+    async fn a_legacy_task_runs_as_long_as_the_taps_timing_says() {
+        let instant = crate::tasks::TaskTiming { result_after: Duration::ZERO, fail_after: Duration::ZERO, long: Duration::ZERO };
+        for (tasks, status) in [(LegacyTasks::new(instant), "completed"), (LegacyTasks::default(), "working")] {
+            let created = tasks.answer(&request("tools/call", json!({"name": crate::tasks::TOOL_TASK_LONG, "task": {"ttl": 1000}}))).await;
+            let task_id = created.pointer("/result/task/taskId").and_then(Value::as_str).unwrap().to_string();
+            let got = tasks.answer(&request("tasks/get", json!({"taskId": task_id}))).await;
+            assert_eq!(got.pointer("/result/status"), Some(&json!(status)), "{got}");
+        }
     }
 
     #[test]

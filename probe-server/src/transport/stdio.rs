@@ -249,10 +249,11 @@ async fn pump_input<R: AsyncRead + Unpin>(
     forward: mpsc::Sender<RxJsonRpcMessage<RoleServer>>,
     closing: tokio_util::sync::CancellationToken,
     variant: crate::Variant,
+    task_timing: crate::tasks::TaskTiming,
 ) {
     let _closing = closing.drop_guard();
     // The tasks of a legacy session in the tasks variant, which the tap serves itself.
-    let legacy_tasks = Arc::new(super::legacy_tasks::LegacyTasks::default());
+    let legacy_tasks = Arc::new(super::legacy_tasks::LegacyTasks::new(task_timing));
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut seen_request = false;
     let journal_frame = |kind: EventKind, bytes: &[u8], parsed: Option<&Value>| {
@@ -408,10 +409,10 @@ where
     });
     let outbound = Outbound { journal: journal.clone(), tx: out_tx, pending: Arc::default(), lifecycle: Arc::default(), rewrite: super::outgoing_rewrite(options.variant) };
     let (in_tx, in_rx) = mpsc::channel(64);
-    let variant = options.variant;
+    let (variant, task_timing) = (options.variant, options.task_timing);
     let handler = ProbeServer::new(journal.clone(), SESSION, Transport::Stdio, options);
     handler.note_serving(json!({}));
-    let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx, handler.closing(), variant));
+    let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx, handler.closing(), variant, task_timing));
     let inbound = Arc::new(Mutex::new(in_rx));
     loop {
         outbound.lifecycle.reset();

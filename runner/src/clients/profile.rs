@@ -234,6 +234,9 @@ pub struct Pace {
     pub key_echo_ms: u64,
     /// How long the screen must stay still after a key's echo before the next key.
     pub key_settle_ms: u64,
+    /// How long a key whose effect the plan needs (the focus moving, typed text drawn) may take
+    /// to show it before the plan stops.
+    pub key_effect_ms: u64,
     /// Between two typed characters.
     pub char_ms: u64,
     /// How long the screen must stay still before it is saved.
@@ -258,6 +261,7 @@ impl Default for Pace {
         Pace {
             key_echo_ms: 400,
             key_settle_ms: 150,
+            key_effect_ms: 1500,
             char_ms: 30,
             screen_quiet_ms: 300,
             ready_pause_ms: 500,
@@ -275,6 +279,9 @@ impl Pace {
     }
     pub fn key_settle(&self) -> Duration {
         Duration::from_millis(self.key_settle_ms)
+    }
+    pub fn key_effect(&self) -> Duration {
+        Duration::from_millis(self.key_effect_ms)
     }
     pub fn char(&self) -> Duration {
         Duration::from_millis(self.char_ms)

@@ -36,6 +36,7 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
         read_timeout: None,
         long_call: args.long_call_ms.map(std::time::Duration::from_millis),
         progress_gap: args.progress_gap_ms.map(std::time::Duration::from_millis),
+        task_timing: Default::default(),
     };
     if args.stdio {
         // stdout carries protocol bytes only; everything else goes to stderr or the journal.

@@ -88,7 +88,7 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
     let interactive = spec.variant.is_interactive();
     let transport = if interactive { Transport::Stdio } else { spec.transport };
     let model = if spec.host { ModelJournal::Scratch } else { ModelJournal::None };
-    let mut session = match Session::open(transport, reference_options(spec.variant), model).await {
+    let mut session = match Session::open(transport, reference_options(spec.variant), model, session::reference_scratch_root()).await {
         Ok(session) => session,
         Err(e) => return RunResult::failed(spec, one_line(e)),
     };
@@ -206,16 +206,18 @@ async fn drive(endpoint: &Endpoint, spec: RunSpec, model_url: Option<&str>) -> R
 }
 
 /// The probe server's options in a reference run: the long-calls variant's slow call shortened
-/// to [`REFERENCE_LONG_CALL`], and no gap before `probe_progress`'s result (the reference client
-/// reads its frames in order).
+/// to [`REFERENCE_LONG_CALL`], the tasks' lengths the reference client's
+/// ([`reference::tasks::REFERENCE_TIMING`]), and no gap before `probe_progress`'s result (the
+/// reference client reads its frames in order).
 fn reference_options(variant: Variant) -> ServeOptions {
     let long_call = (variant == Variant::LongCalls).then_some(REFERENCE_LONG_CALL);
-    ServeOptions { variant, era: EraPolicy::Dual, long_call, progress_gap: Some(Duration::ZERO), ..ServeOptions::default() }
+    let task_timing = reference::tasks::REFERENCE_TIMING;
+    ServeOptions { variant, era: EraPolicy::Dual, long_call, progress_gap: Some(Duration::ZERO), task_timing, ..ServeOptions::default() }
 }
 
 /// The slow call's length in the reference runs: twice the reference host's tool timeout, with
 /// progress every eighth of it.
-const REFERENCE_LONG_CALL: Duration = Duration::from_millis(2000);
+const REFERENCE_LONG_CALL: Duration = Duration::from_millis(1200);
 
 /// The runner's `client_exited` note for a reference run, its ending spelled as a launched
 /// client's: stopped at its bound, or ended itself.

@@ -119,9 +119,6 @@ fn key_bytes(key: &str) -> Result<&'static [u8], Stop> {
 
 type Step = Result<(), Stop>;
 
-/// How long a key whose effect is expected may take to show it (callers wait for the effect;
-/// `press` itself waits only the profile's `pace.key_echo_ms` for any change).
-const KEY_EFFECT: Duration = Duration::from_millis(1500);
 /// How long the host has to answer the server once the person has answered the form.
 const ANSWER_WAIT: Duration = Duration::from_secs(10);
 /// How long to wait for the server to withdraw its request (it does after 6 s).
@@ -340,7 +337,7 @@ impl Driver<'_> {
         self.note(Note::Keys.detail(json!({"text": text, "why": why})));
         // Wait for the text's end to be drawn (the caller checks where it landed), then for the
         // redraw to finish.
-        self.pty.type_and_watch(text, self.plan.pace.char(), KEY_EFFECT).map_err(typing)?;
+        self.pty.type_and_watch(text, self.plan.pace.char(), self.plan.pace.key_effect()).map_err(typing)?;
         self.redrawn();
         Ok(())
     }
@@ -355,17 +352,18 @@ impl Driver<'_> {
         self.focus.read(screen, self.message)
     }
 
-    /// Waits (up to `KEY_EFFECT`) for the focused lines to differ from `before`. Where the cursor
-    /// shows the focus, a screen without it (hidden while the host redraws) shows no focus yet.
+    /// Waits (up to the pace's `key_effect_ms`) for the focused lines to differ from `before`.
+    /// Where the cursor shows the focus, a screen without it (hidden while the host redraws)
+    /// shows no focus yet.
     fn focus_changed_from(&mut self, before: &[String]) -> bool {
-        let (focus, message) = (&self.focus, self.message);
-        self.pty.wait_for(KEY_EFFECT, |s| focus.shown(s) && focus.read(s, message) != before).is_some()
+        let (focus, message, wait) = (&self.focus, self.message, self.plan.pace.key_effect());
+        self.pty.wait_for(wait, |s| focus.shown(s) && focus.read(s, message) != before).is_some()
     }
 
     /// The screen, once it shows the focus where the cursor does (the host may be mid-redraw).
     fn focus_screen(&mut self) -> String {
-        let focus = &self.focus;
-        self.pty.wait_for(KEY_EFFECT, |s| focus.shown(s)).unwrap_or_else(|| self.pty.screen())
+        let (focus, wait) = (&self.focus, self.plan.pace.key_effect());
+        self.pty.wait_for(wait, |s| focus.shown(s)).unwrap_or_else(|| self.pty.screen())
     }
 
     fn is_focused(&self, screen: &str, label: &str) -> bool {
