@@ -54,11 +54,28 @@ pub fn by_name(name: &str) -> Option<EdgeTool> {
 /// tools) may stand for one of the edge tools: the name itself after a prefix, with its dots and
 /// dashes made underscores, or, cut short, holding the first 24 characters of it.
 pub fn may_name(shown: &str) -> bool {
-    EDGE_TOOLS.iter().any(|t| {
-        let underscored = t.name.replace(['.', '-'], "_");
-        let head: String = underscored.chars().take(24).collect();
-        names_tool(shown, t.name) || names_tool(shown, &underscored) || shown.replace(['.', '-'], "_").contains(&head)
-    })
+    let shown_underscored = shown.replace(['.', '-'], "_");
+    EDGE_TOOLS
+        .iter()
+        .zip(underscored_names())
+        .any(|(t, (underscored, head))| names_tool(shown, t.name) || names_tool(shown, underscored) || shown_underscored.contains(head.as_str()))
+}
+
+/// Each edge tool's name with its dots and dashes made underscores, and that name's first 24
+/// characters, in the order of [`EDGE_TOOLS`] (made once: the model stub asks [`may_name`] of
+/// every word of every request).
+fn underscored_names() -> &'static [(String, String)] {
+    static NAMES: std::sync::LazyLock<Vec<(String, String)>> = std::sync::LazyLock::new(|| {
+        EDGE_TOOLS
+            .iter()
+            .map(|t| {
+                let underscored = t.name.replace(['.', '-'], "_");
+                let head = underscored.chars().take(24).collect();
+                (underscored, head)
+            })
+            .collect()
+    });
+    &NAMES
 }
 
 #[cfg(test)]

@@ -105,8 +105,12 @@ pub struct Observations {
     pub events: Vec<Event>,
     pub frames: Vec<Frame>,
     pub truncated: bool,
-    /// The model stub's journal of the same run, when the client is a host with a model.
-    pub model: Vec<Event>,
+    /// The model stub's journal of the same run, when the client is a host with a model
+    /// ([`Observations::with_model`], [`Observations::model`]).
+    model: Vec<Event>,
+    /// [`Observations::offered_tools`] as found once: (the index of its event in `model`, the
+    /// tool's index in that view's tools). Many judges ask.
+    offered: std::sync::OnceLock<Vec<(usize, usize)>>,
 }
 
 impl Observations {
@@ -120,7 +124,7 @@ impl Observations {
                 Some(Frame { seq: e.seq, t_us: e.t_us, dir: e.dir, msg })
             })
             .collect();
-        Observations { events: read.events, frames, truncated: read.truncated_tail, model: Vec::new() }
+        Observations { events: read.events, frames, truncated: read.truncated_tail, model: Vec::new(), offered: std::sync::OnceLock::new() }
     }
 
     pub fn from_text(text: &str) -> Result<Self, crate::journal::JournalError> {
@@ -208,7 +212,13 @@ impl Observations {
     /// Adds the model stub's journal of the same run.
     pub fn with_model(mut self, model: JournalRead) -> Self {
         self.model = model.events;
+        self.offered = std::sync::OnceLock::new();
         self
+    }
+
+    /// The model stub's journal of the same run (empty for a client without a model).
+    pub fn model(&self) -> &[Event] {
+        &self.model
     }
 
     /// What the model was shown, request by request: (model journal line, `model_view` detail).
@@ -233,17 +243,28 @@ impl Observations {
 
     /// Every tool offered to the model, first sighting of each name: (model journal line, entry).
     pub fn offered_tools(&self) -> Vec<(u64, &Value)> {
+        let found = self.offered.get_or_init(|| self.find_offered());
+        found.iter().filter_map(|&(at, index)| self.model.get(at).and_then(|e| Some((e.seq, Self::view_tools(e)?.get(index)?)))).collect()
+    }
+
+    /// The tools a model view lists, if it is one.
+    fn view_tools(event: &Event) -> Option<&Vec<Value>> {
+        event.detail.as_ref().filter(|d| Note::of_detail(d) == Some(Note::ModelView))?.get("tools")?.as_array()
+    }
+
+    /// Where each tool offered to the model is first seen: (event index in `model`, tool index).
+    fn find_offered(&self) -> Vec<(usize, usize)> {
         let mut seen = std::collections::HashSet::new();
-        let mut tools = Vec::new();
-        for (seq, view) in self.model_views() {
-            for tool in view.get("tools").and_then(Value::as_array).into_iter().flatten() {
+        let mut found = Vec::new();
+        for (at, event) in self.model.iter().enumerate() {
+            for (index, tool) in Self::view_tools(event).into_iter().flatten().enumerate() {
                 let key = (tool.get("namespace").and_then(Value::as_str).unwrap_or(""), tool.get("name").and_then(Value::as_str).unwrap_or(""));
                 if seen.insert(key) {
-                    tools.push((seq, tool));
+                    found.push((at, index));
                 }
             }
         }
-        tools
+        found
     }
 
     /// The probe server's own tools among those offered to the model (any tool the server can

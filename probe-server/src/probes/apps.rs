@@ -226,7 +226,9 @@ mod tests {
                 json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": TOOL_APP_REPORT, "arguments": {REPORT_ARGUMENT: structured}}}),
             ));
         }
-        Observations { frames, ..Default::default() }
+        let mut observations = Observations::default();
+        observations.frames = frames;
+        observations
     }
 
     #[test]

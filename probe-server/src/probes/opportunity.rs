@@ -54,7 +54,7 @@ pub fn session(o: &Observations) -> Result<Chance, Verdict> {
 /// (the stub reaches MCP only through them). Without a model journal there is nothing to check.
 pub fn host_tools_called(o: &Observations, kinds: &[HostTool]) -> Result<Chance, Verdict> {
     let mut chance = Chance::default();
-    if o.model.is_empty() {
+    if o.model().is_empty() {
         return Ok(chance);
     }
     for (seq, tool) in o.offered_tools() {
@@ -87,10 +87,10 @@ pub fn tool_called(o: &Observations, tool: &str) -> Result<Chance, Verdict> {
 /// [`SETTLE_MS`], so the host had a quiet time to refetch and one more model turn. A client
 /// without a model runs its own script and leaves when it chooses: nothing to check.
 pub fn settled_turn(o: &Observations) -> Result<Chance, Verdict> {
-    if o.model.is_empty() {
+    if o.model().is_empty() {
         return Ok(Chance::default());
     }
-    let held = o.model.iter().find(|e| e.detail.as_ref().and_then(|d| d.get(HELD_BACK_KEY)).and_then(Value::as_u64).is_some_and(|ms| ms >= SETTLE_MS));
+    let held = o.model().iter().find(|e| e.detail.as_ref().and_then(|d| d.get(HELD_BACK_KEY)).and_then(Value::as_u64).is_some_and(|ms| ms >= SETTLE_MS));
     match held {
         Some(event) => Ok(Chance { server: Vec::new(), model: vec![event.seq] }),
         None => Err(Verdict::new(Outcome::NotReached, format!("the host's model had no settled turn ({SETTLE_MS} ms) after the trigger"))),

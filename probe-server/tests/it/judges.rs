@@ -378,3 +378,25 @@ fn a_deferred_tool_the_hosts_search_failed_to_load_is_not_reached_and_one_never_
     let withheld = verdict(&deferred_search("ReadMcpResourceTool loaded", &[]));
     assert_eq!(withheld.outcome.label(), "no", "{}", withheld.detail);
 }
+
+#[test]
+fn the_tools_offered_to_the_model_are_found_once_and_follow_the_model_journal() {
+    let names = |o: &Observations| o.offered_tools().into_iter().map(|(seq, t)| format!("{seq} {}", t["name"])).collect::<Vec<_>>();
+    let full = with_model("reference-stdio-legacy-host-full");
+    let everything = names(&full);
+    assert!(everything.len() > 10, "{everything:?}");
+    assert_eq!(names(&full), everything, "asked again");
+    // Another model journal given to the same observations: its own tools, not the first's.
+    let server = recorded("reference-stdio-legacy-host-full");
+    let path = format!("{}/../fixtures/journals/model/reference-stdio-legacy-host-full.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).unwrap();
+    // Its first request alone, offering its first tool twice and then its second.
+    let mut view: serde_json::Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    let tools = view["detail"]["tools"].as_array().unwrap().clone();
+    view["detail"]["tools"] = serde_json::json!([tools[0], tools[0], tools[1]]);
+    let other = format!("{}\n{view}\n", text.lines().next().unwrap());
+    let again = full.with_model(probe_server::journal::parse_journal(&other).unwrap());
+    let fresh = server.with_model(probe_server::journal::parse_journal(&other).unwrap());
+    assert_eq!(names(&again), names(&fresh));
+    assert_eq!(names(&again), [format!("2 {}", tools[0]["name"]), format!("2 {}", tools[1]["name"])]);
+}

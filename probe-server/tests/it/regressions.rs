@@ -110,7 +110,7 @@ fn every_trigger_tool_is_on_the_first_tools_page() {
 fn a_forwarded_sampling_request_with_tools_is_answered_with_the_tool() {
     use probe_server::journal::Direction;
     let o = recorded(FAST_AGENT_REPROBED);
-    let stub_called_the_tool = o.model.iter().any(|e| e.dir == Direction::ServerToClient && e.raw.as_deref().is_some_and(|r| r.contains(r#""name":"probe_weather""#)));
+    let stub_called_the_tool = o.model().iter().any(|e| e.dir == Direction::ServerToClient && e.raw.as_deref().is_some_and(|r| r.contains(r#""name":"probe_weather""#)));
     assert!(stub_called_the_tool, "the model journal shows the stub calling probe_weather");
     let v = verdict_of(&[(Variant::Standard, &o)], "sampling.tools");
     assert_eq!(v.outcome, Outcome::Yes, "{}", v.detail);

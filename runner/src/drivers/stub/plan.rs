@@ -127,6 +127,27 @@ fn wanted_name(name: &str) -> bool {
     s::tool_names().iter().any(|p| names_tool(name, p)) || probe_server::edge_names::may_name(name) || HostTool::MCP_RELATED.contains(&host_tools::classify_bare(name))
 }
 
+/// [`wanted_name`], remembered for the words seen before: a conversation's every request
+/// repeats the words of the one before, and every run of a process speaks the same script. At
+/// most [`WANTED_MEMO_SIZE`] words are remembered; past that a word is weighed afresh.
+fn wanted_name_remembered(name: &str) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+    static MEMO: LazyLock<Mutex<HashMap<String, bool>>> = LazyLock::new(Mutex::default);
+    if let Some(&wanted) = MEMO.lock().unwrap_or_else(|p| p.into_inner()).get(name) {
+        return wanted;
+    }
+    let wanted = wanted_name(name);
+    let mut memo = MEMO.lock().unwrap_or_else(|p| p.into_inner());
+    if memo.len() < WANTED_MEMO_SIZE {
+        memo.insert(name.to_string(), wanted);
+    }
+    wanted
+}
+
+/// How many words [`wanted_name_remembered`] keeps at most (a few MiB).
+const WANTED_MEMO_SIZE: usize = 100_000;
+
 /// What the script reads from a request's text besides its catalogue, read once per request.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Cues {
@@ -171,7 +192,7 @@ pub fn mentioned_tools(body: &Value) -> Vec<String> {
             Value::String(text) => {
                 // Dots belong to a name (`probe.dotted.name`), not at its end (a sentence's).
                 for token in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')).map(|t| t.trim_matches('.')) {
-                    if !token.is_empty() && seen.insert(token) && wanted_name(token) {
+                    if !token.is_empty() && seen.insert(token) && wanted_name_remembered(token) {
                         found.insert(token);
                     }
                 }
