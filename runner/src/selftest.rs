@@ -8,10 +8,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use futures::StreamExt;
 use probe_server::probe::Outcome;
 use probe_server::{registry, Era, Variant};
 use serde::Serialize;
-use tokio::sync::Semaphore;
 
 use crate::drivers::reference::variation::Runner;
 use crate::drivers::reference::{Ablation, Variation};
@@ -124,39 +124,36 @@ pub fn plan(transports: &[Transport]) -> Vec<RunSpec> {
     specs
 }
 
-/// Runs the plan with at most `jobs` runs at once, the slowest kinds of run started first (so
-/// the last to finish is not a slow one started late); results come back in the plan's order.
+/// Runs the plan with at most `jobs` runs at once, started strictly in the order of
+/// [`expected_length`], slowest first (so the last to finish is not a slow one started late:
+/// runs spawned all at once and left to race for the slots started in the runtime's order, and
+/// an unanswered discover's runs started two seconds in); results come back in the plan's order.
 pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep_dir: Option<PathBuf>) -> Vec<RunResult> {
-    let limit = Arc::new(Semaphore::new(jobs.max(1)));
     let exe = Arc::new(server_exe);
     let keep = Arc::new(keep_dir);
     let mut order: Vec<usize> = (0..specs.len()).collect();
     crate::progress::begin(specs.len() as u64, "self-test");
     order.sort_by_key(|&i| std::cmp::Reverse(expected_length(&specs[i])));
-    let mut handles: Vec<_> = order
-        .into_iter()
+    let total = specs.len();
+    let mut results: Vec<Option<RunResult>> = vec![None; total];
+    // A run is spawned only when a slot is free, in the order above.
+    let mut finished = futures::stream::iter(order)
         .map(|i| {
-            let (limit, exe, keep, spec) = (limit.clone(), exe.clone(), keep.clone(), specs[i]);
-            (
-                i,
-                tokio::spawn(async move {
-                    let _permit = limit.acquire_owned().await;
-                    run_reference(spec, &exe, keep.as_deref()).await
-                }),
-            )
+            let (exe, keep, spec) = (exe.clone(), keep.clone(), specs[i]);
+            async move { (i, tokio::spawn(async move { run_reference(spec, &exe, keep.as_deref()).await }).await) }
         })
-        .collect();
-    handles.sort_by_key(|(i, _)| *i);
-    let (total, mut results) = (handles.len(), Vec::new());
-    for (i, handle) in handles {
+        .buffer_unordered(jobs.max(1));
+    let mut done = 0;
+    while let Some((i, joined)) = finished.next().await {
         // A run that panicked is a harness error that names it, never a run gone from the report.
-        results.push(handle.await.unwrap_or_else(|e| RunResult::failed(specs[i], format!("the run panicked: {e}"))));
+        results[i] = Some(joined.unwrap_or_else(|e| RunResult::failed(specs[i], format!("the run panicked: {e}"))));
         // Too many runs to list one by one: a line every 50 without a bar.
-        let done = results.len();
+        done += 1;
         crate::progress::finished(format_args!("{done} of {total} runs done"), done % 50 != 0 && done != total);
     }
+    drop(finished);
     crate::progress::end();
-    results
+    results.into_iter().zip(specs).map(|(result, spec)| result.unwrap_or_else(|| RunResult::failed(spec, "the run was never started".into()))).collect()
 }
 
 /// A rank of how long a run usually takes: the host's calls that run for seconds (tasks it

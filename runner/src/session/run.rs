@@ -217,7 +217,7 @@ fn reference_options(variant: Variant) -> ServeOptions {
 
 /// The slow call's length in the reference runs: twice the reference host's tool timeout, with
 /// progress every eighth of it.
-const REFERENCE_LONG_CALL: Duration = Duration::from_millis(1200);
+const REFERENCE_LONG_CALL: Duration = Duration::from_millis(1600);
 
 /// The runner's `client_exited` note for a reference run, its ending spelled as a launched
 /// client's: stopped at its bound, or ended itself.

@@ -41,11 +41,11 @@ pub struct Limits {
 /// The tool timeout the reference host keeps in the long-calls variant (a profile sets a short
 /// one there where the host allows it): well above the progress interval of the reference's slow
 /// call, well below its length.
-pub const REFERENCE_TOOL_TIMEOUT: Duration = Duration::from_millis(600);
-/// The reference host's bound in the long-calls variant: 1.5 s past the end its script reaches
+pub const REFERENCE_TOOL_TIMEOUT: Duration = Duration::from_millis(800);
+/// The reference host's bound in the long-calls variant: 1.6 s past the end its script reaches
 /// (the slow call, then the tool timeout of the call that never answers), room for a loaded
 /// machine.
-pub const REFERENCE_BOUND: Duration = Duration::from_millis(3300);
+pub const REFERENCE_BOUND: Duration = Duration::from_millis(4000);
 
 impl Limits {
     /// The limits of a run against `variant`: in long-calls, a short tool timeout and a bound.
