@@ -10,10 +10,16 @@ use crate::probe::{Outcome, Verdict};
 
 /// How long, at least, the model stub holds back its reply after a trigger (`probe_list_changed`)
 /// so that the host can refetch before its next model turn. The stub's journal records it.
+/// Every real client gets this settle; the self-test's reference host, which refetches as the
+/// notification arrives, gets a shorter one, and its stub journals that as its [`SETTLE_KEY`].
 pub const SETTLE_MS: u64 = 1_000;
 
 /// The key of the stub's reply detail that says how long (ms) the reply was held back.
 pub const HELD_BACK_KEY: &str = "held_back_ms";
+
+/// The key of the stub's reply detail, beside a settled turn, that says how long (ms) the
+/// harness meant that run's settled turns to last; a journal without it was meant [`SETTLE_MS`].
+pub const SETTLE_KEY: &str = "settle_ms";
 
 /// Journal lines that show the client had its chance: in the server's journal and in the model
 /// stub's.
@@ -83,15 +89,19 @@ pub fn tool_called(o: &Observations, tool: &str) -> Result<Chance, Verdict> {
     }
 }
 
-/// For a host with a model: after the trigger, the stub held back a reply for at least
-/// [`SETTLE_MS`], so the host had a quiet time to refetch and one more model turn. A client
-/// without a model runs its own script and leaves when it chooses: nothing to check.
+/// For a host with a model: after the trigger, the stub held back a reply for at least the
+/// run's settle ([`SETTLE_MS`], or the [`SETTLE_KEY`] the stub journalled beside it), so the host
+/// had a quiet time to refetch and one more model turn. A client without a model runs its own
+/// script and leaves when it chooses: nothing to check.
 pub fn settled_turn(o: &Observations) -> Result<Chance, Verdict> {
     if o.model().is_empty() {
         return Ok(Chance::default());
     }
-    let held = o.model().iter().find(|e| e.detail.as_ref().and_then(|d| d.get(HELD_BACK_KEY)).and_then(Value::as_u64).is_some_and(|ms| ms >= SETTLE_MS));
-    match held {
+    let settled = |d: &Value| {
+        let meant = d.get(SETTLE_KEY).and_then(Value::as_u64).unwrap_or(SETTLE_MS);
+        d.get(HELD_BACK_KEY).and_then(Value::as_u64).is_some_and(|ms| ms >= meant)
+    };
+    match o.model().iter().find(|e| e.detail.as_ref().is_some_and(settled)) {
         Some(event) => Ok(Chance { server: Vec::new(), model: vec![event.seq] }),
         None => Err(Verdict::new(Outcome::NotReached, format!("the host's model had no settled turn ({SETTLE_MS} ms) after the trigger"))),
     }

@@ -400,3 +400,32 @@ fn the_tools_offered_to_the_model_are_found_once_and_follow_the_model_journal() 
     assert_eq!(names(&again), names(&fresh));
     assert_eq!(names(&again), [format!("2 {}", tools[0]["name"]), format!("2 {}", tools[1]["name"])]);
 }
+
+#[test]
+fn a_settled_turn_lasts_as_long_as_the_stub_meant_it_to_and_a_real_clients_a_second() {
+    use probe_server::probes::opportunity::{settled_turn, HELD_BACK_KEY, SETTLE_KEY, SETTLE_MS};
+    let path = format!("{}/../fixtures/journals/model/reference-stdio-legacy-host-full.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).unwrap();
+    // The recorded journal's settled turn, held back `held` ms, with the settle the stub meant.
+    let settled = |held: u64, meant: Option<u64>| {
+        let lines: Vec<String> = text
+            .lines()
+            .map(|line| {
+                let mut event: serde_json::Value = serde_json::from_str(line).unwrap();
+                if let Some(detail) = event["detail"].as_object_mut().filter(|d| d.contains_key(HELD_BACK_KEY)) {
+                    detail.insert(HELD_BACK_KEY.into(), held.into());
+                    if let Some(meant) = meant {
+                        detail.insert(SETTLE_KEY.into(), meant.into());
+                    }
+                }
+                format!("{event}\n")
+            })
+            .collect();
+        let model = probe_server::journal::parse_journal(&lines.concat()).unwrap();
+        settled_turn(&recorded("reference-stdio-legacy-host-full").with_model(model)).is_ok()
+    };
+    assert!(text.contains(HELD_BACK_KEY) && settled(SETTLE_MS, None), "as recorded");
+    assert!(!settled(600, None), "a journal that says no settle was meant a second");
+    assert!(settled(600, Some(600)));
+    assert!(!settled(500, Some(600)), "held back less than the settle meant");
+}

@@ -175,7 +175,7 @@ pub async fn dispatch(command: Command, schemas: Option<std::path::PathBuf>) -> 
         }
         Command::ModelStub(args) => {
             let journal = probe_server::journal::Journal::create(&args.journal).with_context(|| format!("cannot write {}", args.journal.display()))?;
-            let stub = stub::start(journal, stub::Scope::Full).await.context("cannot start the model stub")?;
+            let stub = stub::start(journal, stub::Scope::Full, stub::plan::SETTLE_MS).await.context("cannot start the model stub")?;
             crate::out!("{}", stub.base_url);
             tokio::signal::ctrl_c().await.context("cannot wait for an interrupt")?;
             stub.stop().await;

@@ -21,7 +21,7 @@ use crate::drivers::terminal::login::{sign_in_isolated, LoginLaunch, TerminalSig
 use crate::records::{self, LaunchSummary, Record, RECORD_FORMAT};
 use crate::session::launch::{launch, Ending, LaunchRecord, LaunchSpec};
 use crate::session::run::Transport;
-use crate::session::{self, ModelJournal, RunError, RunFiles, Session};
+use crate::session::{self, Harness, ModelJournal, RunError, RunFiles, Session};
 
 /// A client ready to be probed.
 #[derive(Debug, Clone)]
@@ -341,7 +341,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         (None, Some(_)) => ModelJournal::Scratch,
         (None, None) => ModelJournal::None,
     };
-    let mut session = Session::open(transport, ServeOptions { variant, era: pass.eras, ..ServeOptions::default() }, model, &std::env::temp_dir()).await?;
+    let mut session = Session::open(transport, ServeOptions { variant, era: pass.eras, ..ServeOptions::default() }, model, &Harness::for_clients()).await?;
     let (home, work) = (&session.scratch.home, &session.scratch.work);
     // In the skills variants a host with skills support is launched its own way.
     let skills_launch = profile.skills.as_ref().filter(|_| variant.serves_skills());
@@ -569,7 +569,7 @@ async fn run_interactive(target: &Target, interactive: &crate::clients::profile:
     let profile = &target.profile;
     let model = if profile.dialect.is_some() { ModelJournal::Scratch } else { ModelJournal::None };
     // The host starts the stdio server itself, from the arguments in its configuration.
-    let mut session = Session::open(transport, ServeOptions { variant, ..ServeOptions::default() }, model, &std::env::temp_dir()).await?;
+    let mut session = Session::open(transport, ServeOptions { variant, ..ServeOptions::default() }, model, &Harness::for_clients()).await?;
     let server_journal = session.server_journal(0);
     let server_args = session::stdio_server_args(&server_journal, variant, EraPolicy::Dual);
     let scratch = &session.scratch;

@@ -106,6 +106,31 @@ impl Scratch {
     }
 }
 
+/// What a run's harness keeps differently for the self-test's reference runs than for real
+/// clients: where the scratch directory goes and how long the model stub's settled turns last.
+#[derive(Debug, Clone)]
+pub struct Harness {
+    pub scratch_root: PathBuf,
+    pub settle_ms: u64,
+}
+
+/// The settled turn of the reference host's runs: it refetches its lists as a notification
+/// arrives, so a shorter quiet time than a real host's is still a settled one; long enough for
+/// the late-refetch variation's refetch, 300 ms after the notification, to land within it.
+pub const REFERENCE_SETTLE_MS: u64 = 600;
+
+impl Harness {
+    /// A real client's: the temporary directory, the full settle.
+    pub fn for_clients() -> Harness {
+        Harness { scratch_root: std::env::temp_dir(), settle_ms: stub::plan::SETTLE_MS }
+    }
+
+    /// The reference runs': [`reference_scratch_root`], [`REFERENCE_SETTLE_MS`].
+    pub fn reference() -> Harness {
+        Harness { scratch_root: reference_scratch_root().to_path_buf(), settle_ms: REFERENCE_SETTLE_MS }
+    }
+}
+
 /// Where the reference runs keep their scratch directories: a memory file system where the
 /// machine has one that runs programs (`/dev/shm` on Linux) and `TMPDIR` names no other place,
 /// else the temporary directory. Hundreds of runs each make a directory tree and journals:
@@ -159,16 +184,16 @@ pub struct Session {
 }
 
 impl Session {
-    /// Opens a run's session, its scratch directory under `scratch_root`.
-    pub async fn open(transport: Transport, options: ServeOptions, model: ModelJournal, scratch_root: &Path) -> Result<Session, SetupError> {
-        let scratch = Scratch::new_in(scratch_root)?;
+    /// Opens a run's session as `harness` says.
+    pub async fn open(transport: Transport, options: ServeOptions, model: ModelJournal, harness: &Harness) -> Result<Session, SetupError> {
+        let scratch = Scratch::new_in(&harness.scratch_root)?;
         let model_journal = match model {
             ModelJournal::None => None,
             ModelJournal::Scratch => Some(scratch.path().join("model.jsonl")),
             ModelJournal::At(path) => Some(path),
         };
         let stub = match &model_journal {
-            Some(path) => Some(start_stub(path, options.variant).await?),
+            Some(path) => Some(start_stub(path, options.variant, harness.settle_ms).await?),
             None => None,
         };
         let http = match transport {
@@ -281,9 +306,9 @@ pub fn stdio_server_args(journal: &Path, variant: Variant, eras: EraPolicy) -> V
 }
 
 /// Starts the model stub journalling to `journal`, playing what `variant` needs.
-pub async fn start_stub(journal: &Path, variant: Variant) -> Result<stub::StubHandle, SetupError> {
+pub async fn start_stub(journal: &Path, variant: Variant, settle_ms: u64) -> Result<stub::StubHandle, SetupError> {
     let writer = Journal::create(journal).map_err(|source| SetupError::Journal { path: journal.to_path_buf(), source })?;
-    stub::start(writer, stub::Scope::for_variant(variant)).await.map_err(SetupError::Stub)
+    stub::start(writer, stub::Scope::for_variant(variant), settle_ms).await.map_err(SetupError::Stub)
 }
 
 /// The probe server over Streamable HTTP on a loopback port, journalling to its own file.
@@ -379,7 +404,7 @@ mod tests {
     #[test]
     fn a_reference_scratch_is_made_where_programs_run_and_gone_when_dropped() {
         assert!(!runs_programs_in_memory(Path::new("/nonexistent/mcp-client-probe")));
-        let scratch = Scratch::new_in(reference_scratch_root()).unwrap();
+        let scratch = Scratch::new_in(&Harness::reference().scratch_root).unwrap();
         let (home, work, dir) = (scratch.home.clone(), scratch.work.clone(), scratch.path().to_path_buf());
         assert!(home.is_dir() && work.is_dir() && dir.starts_with(reference_scratch_root()));
         drop(scratch);

@@ -88,7 +88,7 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
     let interactive = spec.variant.is_interactive();
     let transport = if interactive { Transport::Stdio } else { spec.transport };
     let model = if spec.host { ModelJournal::Scratch } else { ModelJournal::None };
-    let mut session = match Session::open(transport, reference_options(spec.variant), model, session::reference_scratch_root()).await {
+    let mut session = match Session::open(transport, reference_options(spec.variant), model, &session::Harness::reference()).await {
         Ok(session) => session,
         Err(e) => return RunResult::failed(spec, one_line(e)),
     };

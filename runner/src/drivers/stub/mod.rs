@@ -31,6 +31,8 @@ use probe_server::note::Note;
 struct Stub {
     journal: Journal,
     scope: Scope,
+    /// How long a settled turn lasts (ms).
+    settle_ms: u64,
     asks: Arc<Asks>,
 }
 
@@ -132,15 +134,15 @@ fn results(dialect: Dialect, body: &Value) -> usize {
 /// The reply to one model request, what it was, and how long to hold it back (ms). `mentioned`
 /// are the wanted tools the request names in its text ([`plan::mentioned_tools`]), `cues` what
 /// else the script reads from it.
-pub fn answer(dialect: Dialect, body: &Value, scope: Scope, mentioned: &[String], cues: &plan::Cues, asks: &Asks) -> (Reply, Option<Step>, u64) {
+pub fn answer(dialect: Dialect, body: &Value, scope: Scope, mentioned: &[String], cues: &plan::Cues, asks: &Asks) -> (Reply, Option<Step>, plan::Hold) {
     let (mut offered, results) = (declared(dialect, body), results(dialect, body));
     let proxied = plan::proxied(body, &offered);
     offered.extend(proxied);
     // Side requests (titles, summaries) offer no tools: answer briefly, outside the script.
     let (step, hold) = if offered.is_empty() {
-        (Step::Finish { text: "ok".into() }, 0)
+        (Step::Finish { text: "ok".into() }, plan::Hold::None)
     } else if scope == Scope::SizedResults && asks.count(results) > SIZED_ASKS {
-        (Step::Finish { text: plan::FINAL_TEXT.into() }, 0)
+        (Step::Finish { text: plan::FINAL_TEXT.into() }, plan::Hold::None)
     } else {
         plan::next(&offered, mentioned, cues, scope, results)
     };
@@ -168,7 +170,7 @@ fn headers_detail(headers: &HeaderMap) -> Value {
     })
 }
 
-async fn handle(State(Stub { journal, scope, asks }): State<Stub>, method: Method, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+async fn handle(State(Stub { journal, scope, settle_ms, asks }): State<Stub>, method: Method, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
     let path = uri.path().to_string();
     let mut request = Entry::frame(SESSION, Transport::Http, Direction::ClientToServer, EventKind::HttpRequest, &body, None);
     request.method = Some(format!("{method} {path}"));
@@ -191,7 +193,8 @@ async fn handle(State(Stub { journal, scope, asks }): State<Stub>, method: Metho
     // out once. The cues live outside the catalogue (tool results, the prompt).
     let (mentioned, text) = (plan::mentioned_tools(&parsed), view::RequestText::of(&parsed));
     journal.log(Entry::note(SESSION, Transport::Http, view::view(dialect, &parsed, &mentioned, &text)));
-    let (reply, step, hold_ms) = answer(dialect, &parsed, scope, &mentioned, &plan::Cues::read(&text.context), &asks);
+    let (reply, step, hold) = answer(dialect, &parsed, scope, &mentioned, &plan::Cues::read(&text.context), &asks);
+    let hold_ms = hold.ms(settle_ms);
     if hold_ms > 0 {
         tokio::time::sleep(std::time::Duration::from_millis(hold_ms)).await;
     }
@@ -200,6 +203,10 @@ async fn handle(State(Stub { journal, scope, asks }): State<Stub>, method: Metho
     let mut detail = json!({"dialect": dialect, probe_server::host_tools::MODEL_STEP_KEY: step});
     if hold_ms > 0 {
         detail[probe_server::probes::opportunity::HELD_BACK_KEY] = json!(hold_ms);
+    }
+    // The settle this stub keeps, beside a settled turn: what the judges require of it.
+    if hold == plan::Hold::Settle {
+        detail[probe_server::probes::opportunity::SETTLE_KEY] = json!(settle_ms);
     }
     journal.log(entry.with_detail(detail));
     reply.into_response()
@@ -220,11 +227,12 @@ impl StubHandle {
     }
 }
 
-/// Starts the stub on an ephemeral loopback port, playing the script within `scope`.
-pub async fn start(journal: Journal, scope: Scope) -> std::io::Result<StubHandle> {
+/// Starts the stub on an ephemeral loopback port, playing the script within `scope`, its settled
+/// turns lasting `settle_ms` ([`plan::SETTLE_MS`] for real clients).
+pub async fn start(journal: Journal, scope: Scope, settle_ms: u64) -> std::io::Result<StubHandle> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base_url = format!("http://{}", listener.local_addr()?);
-    let app = axum::Router::new().fallback(handle).with_state(Stub { journal, scope, asks: Arc::default() });
+    let app = axum::Router::new().fallback(handle).with_state(Stub { journal, scope, settle_ms, asks: Arc::default() });
     let shutdown = CancellationToken::new();
     let stop = shutdown.clone();
     let task = tokio::spawn(async move { axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned()).await });
@@ -280,7 +288,7 @@ mod tests {
     async fn stub() -> (StubHandle, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
         let journal = Journal::create(&dir.path().join("model.jsonl")).unwrap();
-        (start(journal, Scope::Full).await.unwrap(), dir)
+        (start(journal, Scope::Full, plan::SETTLE_MS).await.unwrap(), dir)
     }
 
     #[tokio::test]

@@ -464,27 +464,47 @@ pub const AUTH_REFRESH_HOLD_MS: u64 = probe_server::auth::SHORT_TOKEN_LIFETIME.a
 /// The purpose of the settled turn after the lists changed.
 pub const SETTLE_PURPOSE: &str = "a settled turn after the lists changed";
 
-/// How long to hold back the reply to a request that carries `results` tool results: the
-/// settle time when the previous step was the trigger of list_changed.
+/// How long the stub holds a reply back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    /// Not at all.
+    None,
+    /// A settled turn: the stub's settle time ([`SETTLE_MS`] for every real client).
+    Settle,
+    /// This many milliseconds.
+    Ms(u64),
+}
+
+impl Hold {
+    /// The hold in milliseconds, for a stub that settles `settle_ms`.
+    pub fn ms(self, settle_ms: u64) -> u64 {
+        match self {
+            Hold::None => 0,
+            Hold::Settle => settle_ms,
+            Hold::Ms(ms) => ms,
+        }
+    }
+}
+
 /// How long to hold back the reply to the request that carries `results` tool results: a settled
 /// turn after the tool that changes the tool list, and before the finish of a run that settles.
-fn hold_back_ms(steps: &[Step], scope: Scope, results: usize) -> u64 {
+fn hold_back(steps: &[Step], scope: Scope, results: usize) -> Hold {
     let previous = results.checked_sub(1).and_then(|i| steps.get(i));
     let finishing = matches!(steps.get(results.min(steps.len() - 1)), Some(Step::Finish { .. }));
     match previous {
-        Some(Step::Call { tool, .. }) if names_tool(&tool.name, s::TOOL_LIST_CHANGED) => SETTLE_MS,
-        _ if finishing && matches!(scope, Scope::ResourcesThenSettle | Scope::Apps) => SETTLE_MS,
+        Some(Step::Call { tool, .. }) if names_tool(&tool.name, s::TOOL_LIST_CHANGED) => Hold::Settle,
+        _ if finishing && matches!(scope, Scope::ResourcesThenSettle | Scope::Apps) => Hold::Settle,
         // The first call of auth-refresh comes after the token the host signed in with expired.
-        None if scope == Scope::AuthRefresh => AUTH_REFRESH_HOLD_MS,
-        _ => 0,
+        None if scope == Scope::AuthRefresh => Hold::Ms(AUTH_REFRESH_HOLD_MS),
+        _ => Hold::None,
     }
 }
 
 /// The step for a request that already carries `results` tool results, and how long to hold its
 /// reply back (ms).
-pub fn next(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope: Scope, results: usize) -> (Step, u64) {
+pub fn next(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope: Scope, results: usize) -> (Step, Hold) {
     let mut steps = plan(catalogue, mentioned, cues, scope);
-    let hold = hold_back_ms(&steps, scope, results);
+    let hold = hold_back(&steps, scope, results);
     let last = steps.len() - 1;
     (steps.swap_remove(results.min(last)), hold)
 }
@@ -686,12 +706,14 @@ mod tests {
         assert_eq!(calls(&steps), vec!["probe__probe_ping {}".to_string(), "probe__probe_list_changed {}".into(), "probe__probe_ping {}".into(), "finish".into()]);
         assert!(matches!(&steps[2], Step::Call { purpose, .. } if purpose == SETTLE_PURPOSE));
         // The reply to the request that carries the trigger's result (two results) is held back.
-        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::Full, 2).1, SETTLE_MS);
-        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::Full, 1).1, 0);
-        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::Full, 3).1, 0);
+        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::Full, 2).1, Hold::Settle);
+        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::Full, 1).1, Hold::None);
+        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::Full, 3).1, Hold::None);
         let last = plan(&catalogue, &[], &Cues::default(), Scope::ResourcesThenSettle).len() - 1;
-        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::ResourcesThenSettle, last).1, SETTLE_MS, "the finish is held back");
-        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::ResourcesOnly, last).1, 0);
+        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::ResourcesThenSettle, last).1, Hold::Settle, "the finish is held back");
+        assert_eq!(next(&catalogue, &[], &Cues::default(), Scope::ResourcesOnly, last).1, Hold::None);
+        // A settled turn lasts as long as the stub settles; other holds are their own.
+        assert_eq!((Hold::Settle.ms(600), Hold::Settle.ms(SETTLE_MS), Hold::Ms(AUTH_REFRESH_HOLD_MS).ms(600), Hold::None.ms(600)), (600, SETTLE_MS, AUTH_REFRESH_HOLD_MS, 0));
         // After a refetch the host offers the new tool: the model calls it before finishing.
         catalogue.push(tool("probe__probe_added", json!({})));
         assert_eq!(calls(&plan(&catalogue, &[], &Cues::default(), Scope::Full))[3], "probe__probe_added {}");
