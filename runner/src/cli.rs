@@ -273,16 +273,17 @@ pub struct ServeArgs {
     pub progress_gap_ms: Option<u64>,
 }
 
-/// How many reference runs at once by default: 32 per core in a release build, 4 in a debug
+/// How many reference runs at once by default: 48 per core in a release build, 4 in a debug
 /// one. A run spends most of its time waiting (a simulated person's pause, a settled turn), not
 /// computing; a debug build computes about eight times as long. Measured with `bench` and
-/// `self-test` on 2 cores, the kernel's huge pages off (see `main`): in a release build at 64 runs
-/// at once the slowest at-once answer took 71–76 ms in two rounds (24 ms or more inside the
-/// 100 ms auto-answer threshold; 25–41 ms on a quicker day), and one self-test in three had timing
-/// mismatches at 128; in a debug build at 64, two self-tests in two saw a 3 ms decline take over
-/// 100 ms, and at 8 none did.
+/// `self-test` on 2 cores, the kernel's huge pages off (see `main`), the reference runs' scratch
+/// in memory: in a release build at 96 runs at once the slowest at-once answer took 18–28 ms in
+/// four rounds (72 ms or more inside the 100 ms auto-answer threshold) and no self-test had a
+/// mismatch; at 128 the fake terminal host's focus once seemed not to move within its 1 s, and
+/// (with shorter timings than the reference runs keep now) a progress came too late; in a debug
+/// build at 64, two self-tests in two saw a 3 ms decline take over 100 ms, and at 8 none did.
 pub fn default_jobs() -> usize {
-    let per_core = if cfg!(debug_assertions) { 4 } else { 32 };
+    let per_core = if cfg!(debug_assertions) { 4 } else { 48 };
     std::thread::available_parallelism().map_or(2, |n| n.get()) * per_core
 }
 
@@ -482,7 +483,7 @@ pub struct SelfTestArgs {
     /// Which transports to test.
     #[arg(long, value_enum, default_value_t = TransportChoice::Both)]
     pub transport: TransportChoice,
-    /// How many runs at once (default: 32 per core, 4 in a debug build; the runs mostly wait).
+    /// How many runs at once (default: 48 per core, 4 in a debug build; the runs mostly wait).
     #[arg(long, default_value_t = default_jobs(), value_parser = jobs_in_range)]
     pub jobs: usize,
     /// Keep each run's journal in this directory (to see why a run came out as it did).
@@ -497,7 +498,7 @@ pub struct BenchArgs {
     /// How many small frames to journal.
     #[arg(long, default_value_t = 1_000_000)]
     pub frames: u64,
-    /// How many self-test runs at once (default: 32 per core, 4 in a debug build).
+    /// How many self-test runs at once (default: 48 per core, 4 in a debug build).
     #[arg(long, default_value_t = default_jobs(), value_parser = jobs_in_range)]
     pub jobs: usize,
     /// Bench probing this real client instead (a profile name): the headless probe one run at a
