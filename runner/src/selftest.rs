@@ -159,7 +159,7 @@ pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep
 /// A rank of how long a run usually takes: the host's calls that run for seconds (tasks it
 /// follows, calls it times out), a person working a form in a terminal, the client's runs that
 /// wait seconds (tasks, an unanswered discover, an expiring token), then the host's
-/// conversations with the model stub (a settled turn of a second each), then the HTTP runs (a
+/// conversations with the model stub (each with a settled turn), then the HTTP runs (a
 /// loopback server, streams that drop and sessions that expire), then the client's plain runs.
 fn expected_length(spec: &RunSpec) -> u8 {
     // The variants whose runs wait seconds on purpose: tasks, long calls, an unanswered
