@@ -131,7 +131,7 @@ fn results(dialect: Dialect, body: &Value) -> usize {
     }
 }
 
-/// The reply to one model request, what it was, and how long to hold it back (ms). `mentioned`
+/// The reply to one model request, what it was, and how long to hold it back. `mentioned`
 /// are the wanted tools the request names in its text ([`plan::mentioned_tools`]), `cues` what
 /// else the script reads from it.
 pub fn answer(dialect: Dialect, body: &Value, scope: Scope, mentioned: &[String], cues: &plan::Cues, asks: &Asks) -> (Reply, Option<Step>, plan::Hold) {
