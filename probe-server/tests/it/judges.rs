@@ -243,9 +243,13 @@ fn each_probe_is_judged_on_the_journal_of_its_own_server_variant() {
     assert_eq!(verdict("subscriptions.failure_backoff").outcome.label(), "not-reached");
 }
 
+/// The text of a recorded model journal (`fixtures/journals/model`).
+fn model_journal_text(journal: &str) -> String {
+    std::fs::read_to_string(format!("{}/../fixtures/journals/model/{journal}.jsonl", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
 fn with_model(journal: &str) -> Observations {
-    let path = format!("{}/../fixtures/journals/model/{journal}.jsonl", env!("CARGO_MANIFEST_DIR"));
-    recorded(journal).with_model(probe_server::journal::parse_journal(&std::fs::read_to_string(path).unwrap()).unwrap())
+    recorded(journal).with_model(probe_server::journal::parse_journal(&model_journal_text(journal)).unwrap())
 }
 
 #[test]
@@ -388,8 +392,7 @@ fn the_tools_offered_to_the_model_are_found_once_and_follow_the_model_journal() 
     assert_eq!(names(&full), everything, "asked again");
     // Another model journal given to the same observations: its own tools, not the first's.
     let server = recorded("reference-stdio-legacy-host-full");
-    let path = format!("{}/../fixtures/journals/model/reference-stdio-legacy-host-full.jsonl", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = model_journal_text("reference-stdio-legacy-host-full");
     // Its first request alone, offering its first tool twice and then its second.
     let mut view: serde_json::Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
     let tools = view["detail"]["tools"].as_array().unwrap().clone();
@@ -404,8 +407,7 @@ fn the_tools_offered_to_the_model_are_found_once_and_follow_the_model_journal() 
 #[test]
 fn a_settled_turn_lasts_as_long_as_the_stub_meant_it_to_and_a_real_clients_a_second() {
     use probe_server::probes::opportunity::{settled_turn, HELD_BACK_KEY, SETTLE_KEY, SETTLE_MS};
-    let path = format!("{}/../fixtures/journals/model/reference-stdio-legacy-host-full.jsonl", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = model_journal_text("reference-stdio-legacy-host-full");
     // The recorded journal's settled turn, held back `held` ms, with the settle the stub meant.
     let settled = |held: u64, meant: Option<u64>| {
         let lines: Vec<String> = text

@@ -93,7 +93,7 @@ pub struct Scratch {
 impl Scratch {
     /// A new scratch directory under `root`.
     pub fn new_in(root: &Path) -> Result<Scratch, SetupError> {
-        let dir = tempfile::Builder::new().prefix(".tmp").tempdir_in(root).map_err(|source| SetupError::Directory { path: root.to_path_buf(), source })?;
+        let dir = tempfile::tempdir_in(root).map_err(|source| SetupError::Directory { path: root.to_path_buf(), source })?;
         let (home, work) = (dir.path().join("home"), dir.path().join("work"));
         for path in [&home, &work] {
             std::fs::create_dir_all(path).map_err(|source| SetupError::Directory { path: path.clone(), source })?;
