@@ -189,6 +189,10 @@ pub enum MatrixCommand {
         /// How many runs at once, across the clients (each profile may allow fewer).
         #[arg(long, value_name = "N", default_value_t = default_client_jobs(), value_parser = jobs_in_range)]
         jobs: usize,
+        /// With --check: keep the fresh records and journals in this directory (new or empty),
+        /// and those of the runs made again under `again-<try>/`, to see why a verdict differed.
+        #[arg(long, value_name = "DIR", requires = "check")]
+        keep_journals: Option<PathBuf>,
     },
     /// Store the model journals beside the records compacted: each model request kept as a change
     /// to the one before (it repeats the conversation so far), read back byte for byte. Journals

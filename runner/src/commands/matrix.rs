@@ -84,7 +84,7 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
         }
         MatrixCommand::Compact { records } => compact(&records),
         MatrixCommand::Site { records, out, check } => super::site::run(&records, &out, check),
-        MatrixCommand::Refresh { check, records, out, clients, jobs } => refresh(check, &records, &out, &clients, jobs, &server_exe).await,
+        MatrixCommand::Refresh { check, records, out, clients, jobs, keep_journals } => refresh(check, &records, &out, &clients, jobs, keep_journals.as_deref(), &server_exe).await,
         MatrixCommand::Schema { out, check } => {
             let schema = records::schema();
             if check {
@@ -136,17 +136,25 @@ fn essentials(records: &[Located]) -> Essentials {
         .collect()
 }
 
-async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs: usize, server_exe: &Path) -> Result<u8> {
+async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs: usize, keep: Option<&Path>, server_exe: &Path) -> Result<u8> {
     let all = profile::load_all(&profile::default_dir()).map_err(crate::exit::bad_input_from)?;
     if let Some(unknown) = only.iter().find(|name| !all.iter().any(|p| &p.name == *name)) {
         let known: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
         return Err(crate::exit::bad_input(format!("no client profile named {unknown:?} (known: {})", known.join(", "))));
     }
     let profiles: Vec<_> = all.into_iter().filter(|p| only.is_empty() || only.contains(&p.name)).collect();
+    if let Some(dir) = keep {
+        empty_or_new(dir)?;
+    }
     let scratch = tempfile::tempdir()?;
-    // Fresh records are staged, then compared (--check) or moved into place when all are done.
-    let staging = records::Staging::new(if check { scratch.path() } else { records })?;
-    let target_root = staging.path().to_path_buf();
+    // Fresh records are staged and moved into place when all are done; under --check they are
+    // only compared, in a scratch directory or the one the journals are kept in.
+    let staging = if check { None } else { Some(records::Staging::new(records)?) };
+    let target_root = match (&staging, keep) {
+        (Some(staging), _) => staging.path().to_path_buf(),
+        (None, Some(dir)) => dir.to_path_buf(),
+        (None, None) => scratch.path().to_path_buf(),
+    };
     let transports = [Transport::Stdio, Transport::Http];
     let mut targets = Vec::new();
     for profile in &profiles {
@@ -157,7 +165,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
     let all_slots = crate::session::slots::Slots::new(jobs);
     let passes: Vec<(&client::Target, Transport)> = targets.iter().flat_map(|target| transports.map(|transport| (target, transport))).collect();
     probe_passes(&passes, &all_slots, &target_root, server_exe).await?;
-    if !check {
+    if let Some(staging) = staging {
         staging.commit()?;
         std::fs::write(out, markdown(records, out)?)?;
         eprintln!("mcp-client-probe: records rewritten under {}; {} rendered", records.display(), out.display());
@@ -170,6 +178,8 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
     let committed_records: Vec<Located> = load_records(records)?.into_iter().filter(pinned).collect();
     let committed = essentials(&committed_records);
     let first = differing(&fresh, &committed);
+    // What the judges said of each differing verdict, the last run made again's last.
+    let mut observed = details(&fresh_records);
     // A verdict can hang on a race inside a client (two of its own timers of the same length,
     // which even a quiet machine tips either way now and then): the runs whose verdicts differed
     // are made again, one at a time, up to AGAIN times; a verdict differs only if no run made
@@ -184,6 +194,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
         let runs: usize = again.iter().map(|(_, variants)| variants.len()).sum();
         crate::progress!("try {attempt} of {AGAIN}: making {runs} run(s) again one at a time, where {} verdict(s) differ", unsettled.len());
         let scratch = tempfile::tempdir()?;
+        let again_root = keep.map_or_else(|| scratch.path().to_path_buf(), |dir| dir.join(format!("again-{attempt}")));
         let alone = crate::session::slots::Slots::new(1);
         let mut again_seen = BTreeMap::new();
         crate::progress::begin(0, "refresh, again");
@@ -191,13 +202,15 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
         for ((client, version, pass), variants) in &again {
             let Some(target) = targets.iter().find(|t| &t.profile.name == client && &t.version == version) else { continue };
             let slots = client::RunSlots::new(alone.clone(), target.profile.launch.max_parallel);
-            let dir = records::record_dir(scratch.path(), client, version);
+            let dir = records::record_dir(&again_root, client, version);
             // A variant the pass does not run has nothing to show again: its verdicts stay differing.
             let record = match client::probe_variants(target, *pass, variants, &slots, server_exe, &dir).await {
                 Err(crate::session::RunError::NothingToRun { .. }) => continue,
                 made => made?,
             };
-            again_seen.extend(essentials(&[Located { relative: PathBuf::new(), record }]));
+            let made = [Located { relative: PathBuf::new(), record }];
+            observed.extend(details(&made));
+            again_seen.extend(essentials(&made));
         }
         crate::progress::end();
         unsettled.retain(|key, _| {
@@ -211,16 +224,41 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
     let mut differences = 0;
     for (key, difference) in &first {
         let (client, version, transport, probe) = key;
+        let said = observed.get(key).map(|detail| format!(" (the judge: {detail})")).unwrap_or_default();
         match settled_on.get(key) {
             Some(settled) => crate::out!("UNSTABLE {client} {version} {transport} {probe}: {difference} once, {settled}"),
             None => {
                 differences += 1;
-                crate::out!("DIFFERS {client} {version} {transport} {probe}: {difference}");
+                crate::out!("DIFFERS {client} {version} {transport} {probe}: {difference}{said}");
             }
         }
     }
     crate::out!("{} verdicts compared, {differences} differ", fresh.len());
+    if let Some(dir) = keep {
+        crate::out!("the fresh records and journals are kept in {}", dir.display());
+    }
     Ok(if differences == 0 { crate::exit::OK } else { crate::exit::MISMATCH })
+}
+
+/// What the judge said of each verdict (its detail), by place.
+fn details(records: &[Located]) -> BTreeMap<VerdictKey, String> {
+    records
+        .iter()
+        .flat_map(|l| {
+            let r = &l.record;
+            r.verdicts.iter().map(move |v| ((r.client.clone(), r.version.clone(), r.column_transport(), v.probe.clone()), v.detail.clone()))
+        })
+        .collect()
+}
+
+/// Refuses a directory to keep journals in that already holds something: nothing is overwritten.
+fn empty_or_new(dir: &Path) -> Result<()> {
+    match std::fs::read_dir(dir).map(|mut entries| entries.next().is_none()) {
+        Ok(false) => Err(crate::exit::bad_input(format!("{} is not empty: give a new or empty directory to keep the journals in", dir.display()))),
+        Ok(true) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(std::fs::create_dir_all(dir)?),
+        Err(e) => Err(crate::exit::bad_input(format!("cannot keep the journals in {}: {e}", dir.display()))),
+    }
 }
 
 /// A verdict's place: (client, version, column, probe).

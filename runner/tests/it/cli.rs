@@ -93,6 +93,7 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
     let inputs = Inputs::new();
     let (bad_json, bad_jsonl, not_exec, bad_baseline, empty) =
         (inputs.path("bad.json"), inputs.path("bad.jsonl"), inputs.path("not-executable"), inputs.path("bad-baseline.toml"), inputs.path("empty"));
+    let full = inputs.path("");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         // Usage errors.
         (vec!["frobnicate"], "unrecognized subcommand"),
@@ -154,6 +155,8 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         (vec!["probe", "--command", "x {server}", "some-client"], "cannot be used with"),
         // matrix
         (vec!["matrix", "refresh", "--check", "--client", "nosuch"], "no client profile named \"nosuch\" (known: "),
+        (vec!["matrix", "refresh", "--keep-journals", "kept"], "--check"),
+        (vec!["matrix", "refresh", "--check", "--keep-journals", &full], "is not empty"),
         (vec!["matrix", "render", "--records", "/nonexistent/records"], "cannot read /nonexistent/records"),
         (vec!["matrix", "render", "--records", &bad_json], "is not valid"),
         (vec!["matrix", "check", "--records", "/nonexistent/records"], "cannot read /nonexistent/records"),
