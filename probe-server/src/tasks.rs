@@ -28,7 +28,7 @@ pub const TOOL_TASK_FAIL: &str = "probe_task_fail";
 pub const TOOL_TASK_LONG: &str = "probe_task_long";
 /// The tools of the tasks variant, in the order the model calls them.
 pub const TASK_TOOLS: [&str; 4] = [TOOL_TASK_RESULT, TOOL_TASK_INPUT, TOOL_TASK_FAIL, TOOL_TASK_LONG];
-/// The polling interval every task asks for.
+/// The polling interval every task asks for (by default: see [`TaskTiming`]).
 pub const POLL_INTERVAL_MS: u64 = 200;
 /// How long the server keeps a task.
 pub const TTL_MS: u64 = 120_000;
@@ -36,9 +36,10 @@ pub const RESULT_AFTER_MS: u64 = 1_000;
 pub const FAIL_AFTER_MS: u64 = 400;
 pub const LONG_MS: u64 = 20_000;
 
-/// How long the task tools run before they end: [`RESULT_AFTER_MS`], [`FAIL_AFTER_MS`] and
-/// [`LONG_MS`] by default; the self-test's reference runs shorten them (the descriptions the
-/// tools are listed with stay those of the defaults).
+/// How long the task tools run before they end, and the poll interval every task asks for:
+/// [`RESULT_AFTER_MS`], [`FAIL_AFTER_MS`], [`LONG_MS`] and [`POLL_INTERVAL_MS`] by default; the
+/// self-test's reference runs shorten them (the descriptions the tools are listed with stay those
+/// of the defaults; the poll interval judged is the one each task asked for).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TaskTiming {
     /// [`TOOL_TASK_RESULT`] completes after this long.
@@ -47,11 +48,19 @@ pub struct TaskTiming {
     pub fail_after: Duration,
     /// [`TOOL_TASK_LONG`] completes after this long unless it is cancelled.
     pub long: Duration,
+    /// Every task asks to be polled no more often than this (`pollIntervalMs`; 2025-11-25:
+    /// `pollInterval`).
+    pub poll_interval: Duration,
 }
 
 impl Default for TaskTiming {
     fn default() -> Self {
-        TaskTiming { result_after: Duration::from_millis(RESULT_AFTER_MS), fail_after: Duration::from_millis(FAIL_AFTER_MS), long: Duration::from_millis(LONG_MS) }
+        TaskTiming {
+            result_after: Duration::from_millis(RESULT_AFTER_MS),
+            fail_after: Duration::from_millis(FAIL_AFTER_MS),
+            long: Duration::from_millis(LONG_MS),
+            poll_interval: Duration::from_millis(POLL_INTERVAL_MS),
+        }
     }
 }
 /// Words in the completed result of [`TOOL_TASK_RESULT`].
@@ -150,7 +159,7 @@ impl Tasks {
     fn begin(&self, tool: &str, task_id: &str, names: FieldNames) -> Option<Value> {
         let tool = TASK_TOOLS.into_iter().find(|t| *t == tool)?;
         let entry = Entry { tool, started: Instant::now(), created_at: now(), answer: None, cancelled: false };
-        let fields = task_fields(task_id, &entry, Status::Working, names);
+        let fields = self.task_fields(task_id, &entry, Status::Working, names);
         self.entries.lock().unwrap_or_else(|p| p.into_inner()).insert(task_id.to_string(), entry);
         Some(fields)
     }
@@ -175,7 +184,7 @@ impl Tasks {
     /// What `tasks/get` answers for `task_id`: the task with its status's payload inlined.
     pub fn get(&self, task_id: &str) -> Result<(Status, Value), TaskError> {
         self.with(task_id, |status, entry| {
-            let mut task = task_fields(task_id, entry, status, EXTENSION_FIELDS);
+            let mut task = self.task_fields(task_id, entry, status, EXTENSION_FIELDS);
             match status {
                 Status::InputRequired => task["inputRequests"] = json!({INPUT_KEY: input_request()}),
                 Status::Completed => task["result"] = completed_result(entry.tool, entry.answer.as_ref()),
@@ -225,7 +234,7 @@ impl Tasks {
     /// A task as 2025-11-25 writes it (`ttl`, `pollInterval`; no payload).
     pub fn legacy_task(&self, task_id: &str) -> Result<(Status, Value), TaskError> {
         self.with(task_id, |status, entry| {
-            let mut task = task_fields(task_id, entry, status, CORE_FIELDS);
+            let mut task = self.task_fields(task_id, entry, status, CORE_FIELDS);
             if status == Status::Failed {
                 task["statusMessage"] = json!("the task failed");
             }
@@ -267,10 +276,12 @@ const EXTENSION_FIELDS: FieldNames = ("ttlMs", "pollIntervalMs");
 /// 2025-11-25's names.
 const CORE_FIELDS: FieldNames = ("ttl", "pollInterval");
 
-/// The base fields of a task, named as `names` says.
-fn task_fields(task_id: &str, entry: &Entry, status: Status, (ttl, interval): FieldNames) -> Value {
-    json!({"taskId": task_id, "status": status.as_str(), "createdAt": entry.created_at, "lastUpdatedAt": now(),
-           ttl: TTL_MS, interval: POLL_INTERVAL_MS})
+impl Tasks {
+    /// The base fields of a task, named as `names` says.
+    fn task_fields(&self, task_id: &str, entry: &Entry, status: Status, (ttl, interval): FieldNames) -> Value {
+        json!({"taskId": task_id, "status": status.as_str(), "createdAt": entry.created_at, "lastUpdatedAt": now(),
+               ttl: TTL_MS, interval: self.timing.poll_interval.as_millis() as u64})
+    }
 }
 
 /// The error a failed task ends with.
@@ -318,7 +329,7 @@ mod tests {
 
     #[test]
     fn the_tasks_end_when_their_timing_says() {
-        let instant = Tasks::new(TaskTiming { result_after: Duration::ZERO, fail_after: Duration::ZERO, long: Duration::ZERO });
+        let instant = Tasks::new(TaskTiming { result_after: Duration::ZERO, fail_after: Duration::ZERO, long: Duration::ZERO, ..TaskTiming::default() });
         let lasting = Tasks::default();
         for (tool, ended) in [(TOOL_TASK_RESULT, Status::Completed), (TOOL_TASK_FAIL, Status::Failed), (TOOL_TASK_LONG, Status::Completed)] {
             instant.start(tool, tool).unwrap();
@@ -326,5 +337,14 @@ mod tests {
             assert_eq!(instant.get(tool).unwrap().0, ended, "{tool}");
             assert_eq!(lasting.get(tool).unwrap().0, Status::Working, "{tool}");
         }
+    }
+
+    #[test]
+    fn every_task_asks_for_the_poll_interval_its_timing_says() {
+        let quick = Tasks::new(TaskTiming { poll_interval: Duration::from_millis(100), ..TaskTiming::default() });
+        assert_eq!(quick.start(TOOL_TASK_RESULT, "t1").unwrap()["pollIntervalMs"], 100);
+        assert_eq!(quick.get("t1").unwrap().1["pollIntervalMs"], 100);
+        assert_eq!(quick.start_legacy(TOOL_TASK_RESULT, "t2").unwrap()["task"]["pollInterval"], 100);
+        assert_eq!(Tasks::default().start(TOOL_TASK_RESULT, "t1").unwrap()["pollIntervalMs"], POLL_INTERVAL_MS);
     }
 }

@@ -36,19 +36,29 @@ fn task_id_of(result: &Value) -> Option<&str> {
     result.get("task")?.get("taskId")?.as_str()
 }
 
-/// A task the server handed the client: the call, the answer that carried the task, its id.
+/// The poll interval (ms) a task the server handed asks for: `pollIntervalMs` (2025-11-25:
+/// `pollInterval`), [`POLL_INTERVAL_MS`] where the answer names none.
+fn asked_interval_ms(result: &Value) -> u64 {
+    let task = result.get("task").unwrap_or(result);
+    task.get("pollIntervalMs").or_else(|| task.get("pollInterval")).and_then(Value::as_u64).unwrap_or(POLL_INTERVAL_MS)
+}
+
+/// A task the server handed the client: the call, the answer that carried the task, its id and
+/// the poll interval it asked for.
 struct Handed<'a> {
     call: &'a Frame,
     answer: &'a Frame,
     task_id: String,
+    interval_ms: u64,
 }
 
 /// The task handed for the first call of `tool`, if the server handed one.
 fn handed<'a>(o: &'a Observations, tool: &'a str) -> Option<Handed<'a>> {
     o.tool_calls(tool).find_map(|call| {
         let answer = o.answer_to(call)?;
-        let task_id = task_id_of(answer.result()?)?.to_string();
-        Some(Handed { call, answer, task_id })
+        let result = answer.result()?;
+        let task_id = task_id_of(result)?.to_string();
+        Some(Handed { call, answer, task_id, interval_ms: asked_interval_ms(result) })
     })
 }
 
@@ -176,15 +186,18 @@ fn judge_followed(o: &Observations) -> Verdict {
 
 /// A `tasks/get` sooner than half the asked interval after the one before it counts as too soon
 /// (timers are not exact; a client that honours the interval never comes near it).
-const TOO_SOON_US: u64 = POLL_INTERVAL_MS * 1000 / 2;
+fn too_soon_us(interval_ms: u64) -> u64 {
+    interval_ms * 1000 / 2
+}
 /// More polls too soon than this is a busy loop.
 const BUSY_LOOP: usize = 2;
 
 probe! {
     /// Evidence (server journal): the `tasks/get` requests about each task the server handed,
-    /// whose poll interval is 200 ms (`pollIntervalMs`; in 2025-11-25 `pollInterval`). Both
-    /// generations say a client should poll no faster; a poll less than 100 ms after the one
-    /// before it about the same task counts as too soon.
+    /// and the poll interval the task asked for (`pollIntervalMs`; in 2025-11-25 `pollInterval`;
+    /// 200 ms as served to clients). Both generations say a client should poll no faster; a poll
+    /// less than half that interval after the one before it about the same task counts as too
+    /// soon (100 ms for clients).
     /// None too soon is yes; one or two is partial; more is no (a busy loop); the detail gives
     /// how many polls there were and how many came too soon. No task polled is not-reached.
     PollInterval {
@@ -198,16 +211,20 @@ fn judge_poll_interval(o: &Observations) -> Verdict {
     let declared = declared(o);
     let (mut count, mut too_soon) = (0, Vec::new());
     let mut first = None;
-    for task in all_handed(o) {
+    let handed = all_handed(o);
+    for task in &handed {
         let asked: Vec<&Frame> = about(o, "tasks/get", &task.task_id).collect();
         count += asked.len();
         first = first.or(asked.first().map(|f| f.seq));
-        too_soon.extend(asked.windows(2).filter(|pair| pair[1].t_us.saturating_sub(pair[0].t_us) < TOO_SOON_US).map(|pair| pair[1].seq));
+        let soon = too_soon_us(task.interval_ms);
+        too_soon.extend(asked.windows(2).filter(|pair| pair[1].t_us.saturating_sub(pair[0].t_us) < soon).map(|pair| pair[1].seq));
     }
     let Some(first) = first else {
         return Verdict::new(Outcome::NotReached, "no task was polled").declared(declared);
     };
-    let counted = format!("{}, {} of them less than {} ms after the one before", polls(count), too_soon.len(), TOO_SOON_US / 1000);
+    // Every task of a server asks for the same interval: the detail names the first's.
+    let soon_ms = too_soon_us(handed.first().map_or(POLL_INTERVAL_MS, |t| t.interval_ms)) / 1000;
+    let counted = format!("{}, {} of them less than {soon_ms} ms after the one before", polls(count), too_soon.len());
     match too_soon.len() {
         0 => Verdict::new(Outcome::Yes, counted).declared(declared).evidence([first]),
         n if n <= BUSY_LOOP => Verdict::new(Outcome::Partial, counted).declared(declared).evidence(too_soon.clone()).opportunity([first]),

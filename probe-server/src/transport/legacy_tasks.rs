@@ -166,7 +166,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_legacy_task_runs_as_long_as_the_taps_timing_says() {
-        let instant = crate::tasks::TaskTiming { result_after: Duration::ZERO, fail_after: Duration::ZERO, long: Duration::ZERO };
+        let instant = crate::tasks::TaskTiming { result_after: Duration::ZERO, fail_after: Duration::ZERO, long: Duration::ZERO, ..Default::default() };
         for (tasks, status) in [(LegacyTasks::new(instant), "completed"), (LegacyTasks::default(), "working")] {
             let created = tasks.answer(&request("tools/call", json!({"name": crate::tasks::TOOL_TASK_LONG, "task": {"ttl": 1000}}))).await;
             let task_id = created.pointer("/result/task/taskId").and_then(Value::as_str).unwrap().to_string();

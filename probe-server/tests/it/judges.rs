@@ -431,3 +431,26 @@ fn a_settled_turn_lasts_as_long_as_the_stub_meant_it_to_and_a_real_clients_a_sec
     assert!(settled(600, Some(600)));
     assert!(!settled(500, Some(600)), "held back less than the settle meant");
 }
+
+#[test]
+fn polls_are_judged_against_the_interval_each_task_asked_for() {
+    let text = std::fs::read_to_string(format!("{}/../fixtures/journals/reference-stdio-legacy-tasks-full.jsonl", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    // The recorded run polled every 200 ms, as its tasks asked; the same polls judged against
+    // tasks that asked for another interval.
+    let judged = |interval_ms: u64| {
+        let asked = text.replace(r#"pollInterval\":200"#, &format!(r#"pollInterval\":{interval_ms}"#));
+        assert!(interval_ms == 200 || asked != text, "the recorded tasks ask for 200 ms");
+        let observations = Observations::from_text(&asked).unwrap();
+        registry::judge_all(&observations).into_iter().find(|v| v.probe == "tasks.poll_interval").unwrap()
+    };
+    let as_recorded = judged(200);
+    assert_eq!(as_recorded.outcome.label(), "yes", "{}", as_recorded.detail);
+    assert!(as_recorded.detail.ends_with("0 of them less than 100 ms after the one before"), "{}", as_recorded.detail);
+    let quicker = judged(100);
+    assert_eq!(quicker.outcome.label(), "yes", "{}", quicker.detail);
+    assert!(quicker.detail.ends_with("less than 50 ms after the one before"), "{}", quicker.detail);
+    // Asked for a second, every poll after the first about a task came too soon.
+    let slower = judged(1000);
+    assert_eq!(slower.outcome.label(), "no", "{}", slower.detail);
+    assert!(slower.detail.contains("less than 500 ms"), "{}", slower.detail);
+}

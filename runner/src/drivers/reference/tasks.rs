@@ -16,18 +16,24 @@ use serde_json::{json, Value};
 
 use super::{Ablation, Client};
 
-/// How long the task tools run in the reference runs: shorter than a real host is given, so that
-/// the runs that follow every task one after another take seconds less; the long task is left as
-/// it is, since the reference client gives up on it.
-pub const REFERENCE_TIMING: TaskTiming =
-    TaskTiming { result_after: Duration::from_millis(700), fail_after: Duration::from_millis(300), long: Duration::from_millis(probe_server::tasks::LONG_MS) };
+/// How long the task tools run in the reference runs, and how often their tasks ask to be
+/// polled: shorter than a real host is given, so that the runs that follow every task one after
+/// another take seconds less; the long task is left as it is, since the reference client gives up
+/// on it. Polled every 100 ms (real clients are asked for 200 ms), a task is seen done sooner, and
+/// the first poll comes long before the task with a result completes: under the
+/// stop-polling-early ablation that first poll must still see it working (at 0.4 s with 200 ms
+/// polls, one delayed by load did not, with 128 self-test runs at once).
+pub const REFERENCE_TIMING: TaskTiming = TaskTiming {
+    result_after: Duration::from_millis(700),
+    fail_after: Duration::from_millis(300),
+    long: Duration::from_millis(probe_server::tasks::LONG_MS),
+    poll_interval: Duration::from_millis(100),
+};
 
-/// How long the reference client follows a task before it gives up on it: 1.3 s past the task
-/// that completes (a loaded machine may delay the polls by hundreds of milliseconds; 0.5 s was
-/// too little room), well before the long one ends. The task that completes must outlast a
-/// first poll delayed by load, or the stop-polling-early ablation cannot show itself: at 0.4 s
-/// it did not, with 128 self-test runs at once.
-pub const GIVE_UP_AFTER: Duration = Duration::from_millis(REFERENCE_TIMING.result_after.as_millis() as u64 + 1300);
+/// How long the reference client follows a task before it gives up on it: 0.8 s past the task
+/// that completes (a loaded machine delays the polls by up to hundreds of milliseconds; 0.5 s was
+/// too little room), well before the long one ends.
+pub const GIVE_UP_AFTER: Duration = Duration::from_millis(REFERENCE_TIMING.result_after.as_millis() as u64 + 800);
 /// The interval of the busy-poll-tasks ablation.
 const BUSY_POLL: Duration = Duration::from_millis(10);
 
