@@ -34,6 +34,12 @@ pub struct BenchReport {
     pub self_test_run_histogram: [usize; 6],
     /// The slowest self-test runs (what bounds the wall time), slowest first.
     pub self_test_slowest: Vec<SlowRun>,
+    /// Loopback TCP connections in TIME_WAIT before the self-test and after it (Linux; none
+    /// elsewhere). A self-test closes thousands of connections, each of which stays there a
+    /// minute: a bench started within a minute of another finds the ephemeral ports crowded and
+    /// its connections slower, so figures are comparable only from a like start.
+    pub tcp_time_wait_before: Option<u64>,
+    pub tcp_time_wait_after: Option<u64>,
     /// Rendering a 50-column × 100-row matrix (markdown, then terminal table), per render.
     pub render_markdown_ms: f64,
     pub render_terminal_ms: f64,
@@ -196,9 +202,11 @@ pub async fn run(frames: u64, jobs: usize, server_exe: std::path::PathBuf) -> Re
     let (journal_seconds, journal_bytes) = tokio::task::spawn_blocking(move || journal_throughput(frames)).await??;
     let specs = selftest::plan(&[Transport::Stdio, Transport::Http]);
     let kept = tempfile::tempdir()?;
+    let tcp_time_wait_before = tcp_time_wait();
     let start = Instant::now();
     let results = selftest::execute(specs, server_exe, jobs, Some(kept.path().to_path_buf())).await;
     let self_test_seconds = start.elapsed().as_secs_f64();
+    let tcp_time_wait_after = tcp_time_wait();
     let answer_latency = AnswerLatency::of_journals(kept.path())?;
     let report = selftest::evaluate(&results);
     let matrix = synthetic_matrix(50, 100);
@@ -219,5 +227,32 @@ pub async fn run(frames: u64, jobs: usize, server_exe: std::path::PathBuf) -> Re
         self_test_run_histogram: histogram(&results),
         answer_latency,
         self_test_slowest: slowest(&results, 25),
+        tcp_time_wait_before,
+        tcp_time_wait_after,
     })
+}
+
+/// TCP sockets in TIME_WAIT now (`tw` in `/proc/net/sockstat`), where the system says.
+fn tcp_time_wait() -> Option<u64> {
+    time_wait_of(&std::fs::read_to_string("/proc/net/sockstat").ok()?)
+}
+
+fn time_wait_of(sockstat: &str) -> Option<u64> {
+    let tcp = sockstat.lines().find(|l| l.starts_with("TCP:"))?;
+    let mut words = tcp.split_whitespace();
+    words.find(|w| *w == "tw")?;
+    words.next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_wait_is_read_from_the_tcp_line_of_sockstat() {
+        let sockstat = "sockets: used 8\nTCP: inuse 1 orphan 0 tw 7749 alloc 1 mem 40\nUDP: inuse 0 mem 0\n";
+        assert_eq!(time_wait_of(sockstat), Some(7749));
+        assert_eq!(time_wait_of("sockets: used 8\nUDP: inuse 0 mem 0\n"), None);
+        assert_eq!(time_wait_of("TCP: inuse 1 orphan 0\n"), None);
+    }
 }

@@ -118,6 +118,9 @@ pub async fn dispatch(command: Command, schemas: Option<std::path::PathBuf>) -> 
                     for mismatch in &report.self_test_mismatches {
                         crate::out!("  {mismatch}");
                     }
+                    if let (Some(before), Some(after)) = (report.tcp_time_wait_before, report.tcp_time_wait_after) {
+                        crate::out!("TCP connections in TIME_WAIT: {before} before the self-test, {after} after (compare benches started alike)");
+                    }
                     let a = &report.answer_latency;
                     crate::out!(
                         "answers to the server's questions ({}): slowest at-once {:.1} ms ({:.1} ms under the {} ms threshold), quickest by the person {:.1} ms ({:.1} ms over it)",
