@@ -223,10 +223,11 @@ async fn probe(
     // Each run has its own scratch directory, stub, server and journals: they run at once, as
     // many as the slots allow (the longest kinds first), and come back in the variants' order.
     let headless_runs = futures::future::try_join_all(headless.into_iter().map(|variant| async move {
-        // A host whose sign-in callback has a fixed port signs in one run at a time; a run waits
-        // for its turn before it takes a slot, so that waiting holds none.
+        // A host whose sign-in callback has a fixed port signs in one run at a time, and with the
+        // other profiles of its program (same port); a run waits for its turn before it takes a
+        // slot, so that waiting holds none.
         let _signing_in = match target.profile.auth.as_ref().filter(|a| a.one_at_a_time && variant.is_auth()) {
-            Some(_) => Some(super::sign_in::one_at_a_time(&target.profile.name).await),
+            Some(_) => Some(super::sign_in::one_at_a_time(super::sign_in::program_of(&target.profile)).await),
             None => None,
         };
         let _slot = slots.take(start_place(variant)).await;

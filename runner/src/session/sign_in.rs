@@ -148,13 +148,22 @@ impl Watch {
     }
 }
 
+/// The program a profile launches, as its installation names it: the profile whose installation
+/// it shares (fast-agent-harness launches fast-agent), else its own name. Two profiles of one
+/// program listen for their sign-in callback on the same fixed port.
+pub fn program_of(profile: &crate::clients::profile::Profile) -> &str {
+    profile.install.shares.as_deref().unwrap_or(&profile.name)
+}
+
 /// Holds the sign-in of one host at a time, for a host whose callback listens on a fixed port
-/// (its profile's `one_at_a_time`): the guard is held for the whole run.
-pub async fn one_at_a_time(profile: &str) -> tokio::sync::OwnedMutexGuard<()> {
+/// (its profile's `one_at_a_time`), per `program` ([`program_of`]): the guard is held for the
+/// whole run. Keyed by profile, fast-agent's and fast-agent-harness's auth runs could sign in side
+/// by side in one refresh, both waiting for their callback on port 3030.
+pub async fn one_at_a_time(program: &str) -> tokio::sync::OwnedMutexGuard<()> {
     static LOCKS: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<tokio::sync::Mutex<()>>>>> = std::sync::OnceLock::new();
     let lock = {
         let mut locks = LOCKS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
-        locks.entry(profile.to_string()).or_default().clone()
+        locks.entry(program.to_string()).or_default().clone()
     };
     lock.lock_owned().await
 }
@@ -173,6 +182,15 @@ pub fn plan_note(plan: Option<&crate::clients::profile::AuthPlan>, login: &[Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_profiles_of_one_program_sign_in_one_at_a_time_together() {
+        let profiles = crate::clients::profile::load_all(&crate::clients::profile::default_dir()).unwrap();
+        let program = |name: &str| program_of(profiles.iter().find(|p| p.name == name).unwrap()).to_string();
+        assert_eq!(program("fast-agent-harness"), "fast-agent");
+        assert_eq!(program("fast-agent"), "fast-agent");
+        assert_eq!(program("opencode"), "opencode");
+    }
 
     #[test]
     fn only_a_loopback_authorization_url_is_followed() {
