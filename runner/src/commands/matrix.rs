@@ -123,17 +123,17 @@ fn compact(records: &Path) -> Result<u8> {
     Ok(crate::exit::OK)
 }
 
+/// Every verdict of `records`, with its place.
+fn placed(records: &[Located]) -> impl Iterator<Item = (VerdictKey, &probe_server::Verdict)> {
+    records.iter().flat_map(|l| {
+        let r = &l.record;
+        r.verdicts.iter().map(move |v| ((r.client.clone(), r.version.clone(), r.column_transport(), v.probe.clone()), v))
+    })
+}
+
 /// (outcome, declared) per (client, transport, probe): what `--check` compares.
 fn essentials(records: &[Located]) -> Essentials {
-    records
-        .iter()
-        .flat_map(|l| {
-            let r = &l.record;
-            r.verdicts
-                .iter()
-                .map(move |v| ((r.client.clone(), r.version.clone(), r.column_transport(), v.probe.clone()), (v.outcome.label().to_string(), v.declared.label().to_string())))
-        })
-        .collect()
+    placed(records).map(|(key, v)| (key, (v.outcome.label().to_string(), v.declared.label().to_string()))).collect()
 }
 
 async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs: usize, keep: Option<&Path>, server_exe: &Path) -> Result<u8> {
@@ -179,7 +179,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
     let committed = essentials(&committed_records);
     let first = differing(&fresh, &committed);
     // What the judges said of each differing verdict, the last run made again's last.
-    let mut observed = details(&fresh_records);
+    let mut observed = details(&fresh_records, &first);
     // A verdict can hang on a race inside a client (two of its own timers of the same length,
     // which even a quiet machine tips either way now and then): the runs whose verdicts differed
     // are made again, one at a time, up to AGAIN times; a verdict differs only if no run made
@@ -209,7 +209,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
                 made => made?,
             };
             let made = [Located { relative: PathBuf::new(), record }];
-            observed.extend(details(&made));
+            observed.extend(details(&made, &first));
             again_seen.extend(essentials(&made));
         }
         crate::progress::end();
@@ -240,25 +240,18 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
     Ok(if differences == 0 { crate::exit::OK } else { crate::exit::MISMATCH })
 }
 
-/// What the judge said of each verdict (its detail), by place.
-fn details(records: &[Located]) -> BTreeMap<VerdictKey, String> {
-    records
-        .iter()
-        .flat_map(|l| {
-            let r = &l.record;
-            r.verdicts.iter().map(move |v| ((r.client.clone(), r.version.clone(), r.column_transport(), v.probe.clone()), v.detail.clone()))
-        })
-        .collect()
+/// What the judge said of each verdict of `records` whose place is in `wanted` (its detail).
+fn details<V>(records: &[Located], wanted: &BTreeMap<VerdictKey, V>) -> BTreeMap<VerdictKey, String> {
+    placed(records).filter(|(key, _)| wanted.contains_key(key)).map(|(key, v)| (key, v.detail.clone())).collect()
 }
 
-/// Refuses a directory to keep journals in that already holds something: nothing is overwritten.
+/// Refuses a directory to keep journals in that already holds something (nothing is
+/// overwritten) or that cannot be written, as `probe --keep-journals` does.
 fn empty_or_new(dir: &Path) -> Result<()> {
-    match std::fs::read_dir(dir).map(|mut entries| entries.next().is_none()) {
-        Ok(false) => Err(crate::exit::bad_input(format!("{} is not empty: give a new or empty directory to keep the journals in", dir.display()))),
-        Ok(true) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(std::fs::create_dir_all(dir)?),
-        Err(e) => Err(crate::exit::bad_input(format!("cannot keep the journals in {}: {e}", dir.display()))),
+    if std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
+        return Err(crate::exit::bad_input(format!("{} is not empty: give a new or empty directory to keep the journals in", dir.display())));
     }
+    super::probe::check_writable(dir)
 }
 
 /// A verdict's place: (client, version, column, probe).

@@ -157,6 +157,7 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         (vec!["matrix", "refresh", "--check", "--client", "nosuch"], "no client profile named \"nosuch\" (known: "),
         (vec!["matrix", "refresh", "--keep-journals", "kept"], "--check"),
         (vec!["matrix", "refresh", "--check", "--keep-journals", &full], "is not empty"),
+        (vec!["matrix", "refresh", "--check", "--keep-journals", "/proc/no-such-dir"], "cannot write into /proc/no-such-dir"),
         (vec!["matrix", "render", "--records", "/nonexistent/records"], "cannot read /nonexistent/records"),
         (vec!["matrix", "render", "--records", &bad_json], "is not valid"),
         (vec!["matrix", "check", "--records", "/nonexistent/records"], "cannot read /nonexistent/records"),
