@@ -131,9 +131,8 @@ pub fn plan(transports: &[Transport]) -> Vec<RunSpec> {
 pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep_dir: Option<PathBuf>) -> Vec<RunResult> {
     let exe = Arc::new(server_exe);
     let keep = Arc::new(keep_dir);
-    let mut order: Vec<usize> = (0..specs.len()).collect();
     crate::progress::begin(specs.len() as u64, "self-test");
-    order.sort_by_key(|&i| std::cmp::Reverse(expected_length(&specs[i])));
+    let order = start_order(&specs);
     let total = specs.len();
     let mut results: Vec<Option<RunResult>> = vec![None; total];
     // A run is spawned only when a slot is free, in the order above.
@@ -156,6 +155,33 @@ pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep
     results.into_iter().zip(specs).map(|(result, spec)| result.unwrap_or_else(|| RunResult::failed(spec, "the run was never started".into()))).collect()
 }
 
+/// The order in which the runs start: the ranks of [`expected_length`] from the slowest down,
+/// except that the host's conversations are spread among the HTTP and plain runs that follow
+/// them instead of starting in one block. Started together, the hosts' conversations reach their
+/// settled turns together and hold most slots idle at once (the CPU idled for half a second two
+/// seconds in); spread out, the runs beside them keep the CPU busy. The plain runs, the
+/// shortest, still come last.
+fn start_order(specs: &[RunSpec]) -> Vec<usize> {
+    let mut ranked: Vec<usize> = (0..specs.len()).collect();
+    ranked.sort_by_key(|&i| std::cmp::Reverse(expected_length(&specs[i])));
+    let host_rank = |i: &usize| expected_length(&specs[*i]) == HOST_CONVERSATION;
+    let (first, rest): (Vec<usize>, Vec<usize>) = ranked.into_iter().partition(|&i| expected_length(&specs[i]) > HOST_CONVERSATION);
+    let (hosts, others): (Vec<usize>, Vec<usize>) = rest.into_iter().partition(host_rank);
+    // The hosts go among the first two thirds of the others, evenly.
+    let between = (others.len() * 2 / 3).checked_div(hosts.len()).unwrap_or(0).max(1);
+    let mut order = first;
+    let mut others = others.into_iter();
+    for host in hosts {
+        order.push(host);
+        order.extend(others.by_ref().take(between));
+    }
+    order.extend(others);
+    order
+}
+
+/// The rank of the host's conversations with the model stub in [`expected_length`].
+const HOST_CONVERSATION: u8 = 2;
+
 /// A rank of how long a run usually takes: the host's calls that run for seconds (tasks it
 /// follows, calls it times out), a person working a form in a terminal, the client's runs that
 /// wait seconds (tasks, an unanswered discover, an expiring token), then the host's
@@ -169,7 +195,7 @@ fn expected_length(spec: &RunSpec) -> u8 {
         s if s.host && runs_for_seconds => 5,
         s if s.variant.is_interactive() => 4,
         _ if runs_for_seconds => 3,
-        s if s.host => 2,
+        s if s.host => HOST_CONVERSATION,
         s if s.transport == Transport::Http => 1,
         _ => 0,
     }
@@ -369,5 +395,25 @@ mod tests {
         assert_eq!(report.mismatches.len(), variation.effects().len(), "{:?}", report.mismatches);
         assert!(report.mismatches.iter().all(|m| m.problem.contains("no where only auto-answered is right")), "{:?}", report.mismatches);
         assert!(evaluate(&[full, result(spec(Some(variation)), &all(Outcome::AutoAnswered))]).passed());
+    }
+
+    #[test]
+    fn the_hosts_conversations_start_spread_among_the_shorter_runs_and_the_plain_runs_last() {
+        let specs = plan(&[Transport::Stdio, Transport::Http]);
+        let order = start_order(&specs);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..specs.len()).collect::<Vec<_>>(), "every run starts once");
+        let ranks: Vec<u8> = order.iter().map(|&i| expected_length(&specs[i])).collect();
+        // The runs that wait seconds on purpose go first, slowest rank first.
+        let first_short = ranks.iter().position(|&r| r <= HOST_CONVERSATION).expect("shorter runs");
+        assert!(ranks[..first_short].windows(2).all(|w| w[0] >= w[1]), "{ranks:?}");
+        assert!(ranks[first_short..].iter().all(|&r| r <= HOST_CONVERSATION), "{ranks:?}");
+        // No long block of host conversations; the last third holds none of them.
+        let hosts: Vec<usize> = ranks.iter().enumerate().filter(|(_, &r)| r == HOST_CONVERSATION).map(|(at, _)| at).collect();
+        assert!(hosts.len() > 10, "the plan has host conversations: {}", hosts.len());
+        assert!(hosts.windows(2).all(|w| w[1] - w[0] > 1), "two host conversations in a row: {hosts:?}");
+        assert!(*hosts.last().unwrap() < first_short + (ranks.len() - first_short) * 3 / 4, "{hosts:?}");
+        assert_eq!(*ranks.last().unwrap(), 0, "a plain run is the last to start");
     }
 }
