@@ -209,6 +209,12 @@ impl Observations {
         self.events.iter().filter(|e| e.kind == EventKind::HttpRequest)
     }
 
+    /// Adds a note after the last event (as [`JournalRead::push_note`] does to a journal read).
+    pub fn push_note(&mut self, session: &str, transport: crate::journal::Transport, detail: Value) {
+        let note = crate::journal::Event::note_after(&self.events, session, transport, detail);
+        self.events.push(note);
+    }
+
     /// Adds the model stub's journal of the same run.
     pub fn with_model(mut self, model: JournalRead) -> Self {
         self.model = model.events;

@@ -482,10 +482,10 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         joined.push_note(transport.as_str(), transport, files_on_disk(&[home, work], Path::new(skills_dir)));
     }
     // The client's frames against the official schemas, where the process has them.
-    super::wire::add_check(&mut joined, transport)?;
-    let journal_path = out_dir.join(journal_name(pass, variant));
-    write_events(&journal_path, &joined.events).map_err(RunError::journal(&journal_path))?;
     let mut observations = Observations::from_read(joined);
+    super::wire::add_check(&mut observations, transport)?;
+    let journal_path = out_dir.join(journal_name(pass, variant));
+    write_events(&journal_path, &observations.events).map_err(RunError::journal(&journal_path))?;
     if let Some(model) = session.model_journal().and_then(|path| read_journal(path).ok()) {
         // Each model request repeats the conversation so far: the record keeps it compacted.
         if let Some(path) = &kept_model {

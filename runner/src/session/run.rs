@@ -132,13 +132,14 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
 fn judge_and_keep(spec: RunSpec, transport: Transport, journal_path: &Path, model_path: Option<&Path>, keep_dir: Option<&Path>, harness_error: Option<String>) -> RunResult {
     // The client's frames against the official schemas, where the process has them: the note
     // joins the journal as read (the file itself is left as the server wrote it).
-    let read = read_journal(journal_path).map_err(|e| format!("cannot read the journal: {e}")).and_then(|mut read| {
-        super::wire::add_check(&mut read, transport).map_err(|e| format!("cannot check the client's frames: {e}"))?;
-        Ok(read)
+    let observations = read_journal(journal_path).map_err(|e| format!("cannot read the journal: {e}")).and_then(|read| {
+        let mut observations = Observations::from_read(read);
+        super::wire::add_check(&mut observations, transport).map_err(|e| format!("cannot check the client's frames: {e}"))?;
+        Ok(observations)
     });
     // The note as added, for a kept copy of the journal.
-    let checked = read.as_ref().ok().and_then(|r| r.events.last()).filter(|e| Note::of(e) == Some(Note::WireChecked)).and_then(|e| e.detail.clone());
-    let mut result = judge_read(spec, read, model_path);
+    let checked = observations.as_ref().ok().and_then(|o| o.events.last()).filter(|e| Note::of(e) == Some(Note::WireChecked)).and_then(|e| e.detail.clone());
+    let mut result = judge_observed(spec, observations, model_path);
     if result.harness_error.is_none() {
         result.harness_error = harness_error;
     }
@@ -169,14 +170,11 @@ impl RunResult {
     }
 }
 
-/// Judges a run's journal as read back (with the model stub's journal of the run, if any).
-fn judge_read(spec: RunSpec, read: Result<probe_server::journal::JournalRead, String>, model: Option<&Path>) -> RunResult {
-    let observations = read.and_then(|read| {
-        let observations = Observations::from_read(read);
-        match model {
-            Some(model) => read_journal(model).map(|m| observations.with_model(m)).map_err(|e| format!("cannot read the model's journal: {e}")),
-            None => Ok(observations),
-        }
+/// Judges a run's observations (with the model stub's journal of the run, if any).
+fn judge_observed(spec: RunSpec, observations: Result<Observations, String>, model: Option<&Path>) -> RunResult {
+    let observations = observations.and_then(|observations| match model {
+        Some(model) => read_journal(model).map(|m| observations.with_model(m)).map_err(|e| format!("cannot read the model's journal: {e}")),
+        None => Ok(observations),
     });
     match observations {
         Ok(observations) => RunResult {

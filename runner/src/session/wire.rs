@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use probe_server::journal::{JournalRead, Transport};
+use probe_server::journal::Transport;
 use probe_server::observe::Observations;
 use probe_server::wire_schema::{check_client_frames, SchemaDir, SchemaDirError};
 use serde_json::Value;
@@ -38,11 +38,11 @@ pub fn configured() -> bool {
     schemas().is_some()
 }
 
-/// Adds the `wire_checked` note after the last event of a session's journal, when the process
-/// has the schemas.
-pub fn add_check(read: &mut JournalRead, transport: Transport) -> Result<(), SchemaDirError> {
-    if let Some(note) = check_note(&Observations::from_read(read.clone()))? {
-        read.push_note(transport.as_str(), transport, note);
+/// Adds the `wire_checked` note after the last event of a session's observations, when the
+/// process has the schemas.
+pub fn add_check(observations: &mut Observations, transport: Transport) -> Result<(), SchemaDirError> {
+    if let Some(note) = check_note(observations)? {
+        observations.push_note(transport.as_str(), transport, note);
     }
     Ok(())
 }
