@@ -186,17 +186,20 @@ const HOST_CONVERSATION: u8 = 2;
 /// follows, calls it times out), a person working a form in a terminal, the client's runs that
 /// wait seconds (tasks, an unanswered discover, an expiring token), then the host's
 /// conversations with the model stub (each with a settled turn), then the HTTP runs (a
-/// loopback server, streams that drop and sessions that expire), then the client's plain runs.
+/// loopback server, sessions that expire) and the client's runs that wait a moment on purpose,
+/// then the client's plain runs.
 fn expected_length(spec: &RunSpec) -> u8 {
     // The variants whose runs wait seconds on purpose: tasks, long calls, an unanswered
-    // discover, a token left to expire.
-    let runs_for_seconds = matches!(spec.variant, Variant::Tasks | Variant::LongCalls | Variant::DiscoverUnanswered | Variant::AuthRefresh);
+    // discover, a token left to expire, a dropped stream the client stays a settled time after.
+    let runs_for_seconds = matches!(spec.variant, Variant::Tasks | Variant::LongCalls | Variant::DiscoverUnanswered | Variant::AuthRefresh | Variant::StreamDrop);
+    // The variations in which the client waits 300 ms before it acts.
+    let waits_a_moment = matches!(spec.variation, Some(Variation::RefetchAfter300Ms | Variation::UnattendedSlowCancel));
     match spec {
         s if s.host && runs_for_seconds => 5,
         s if s.variant.is_interactive() => 4,
         _ if runs_for_seconds => 3,
         s if s.host => HOST_CONVERSATION,
-        s if s.transport == Transport::Http => 1,
+        s if s.transport == Transport::Http || waits_a_moment => 1,
         _ => 0,
     }
 }
