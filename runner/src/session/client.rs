@@ -411,6 +411,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
             }
         };
         records.push(record);
+        tokio::time::sleep(after_login(variant)).await;
     }
     for (index, args) in launches.iter().enumerate() {
         let server_args = session::stdio_server_args(&session.server_journal(index), variant, pass.eras);
@@ -512,6 +513,20 @@ fn terminal_login_record(signed: &TerminalSignIn, took: Duration, swept: usize) 
 /// a timeout would wait on the call, or the discover, that never answers until its profile's
 /// timeout).
 pub const LONG_CALLS_BOUND_SECS: u64 = 45;
+
+/// How long the host's first launch waits after its login. In the auth-refresh variant, until the
+/// tokens the login obtained have expired (they live `SHORT_TOKEN_LIFETIME`), so that every host
+/// starts with an expired token: before, whether it did depended on how long the host took to
+/// start. A host that started within the token's life (Kimi CLI once, 1.9 s after its login
+/// against 3.3 s in its record) used the still-valid token, later tried to refresh it where it had
+/// not looked up the token endpoint, signed in again and finished inside the new token's life:
+/// no request after a lifetime, not-reached, where the record says yes.
+fn after_login(variant: Variant) -> Duration {
+    match variant {
+        Variant::AuthRefresh => probe_server::auth::SHORT_TOKEN_LIFETIME + Duration::from_millis(250),
+        _ => Duration::ZERO,
+    }
+}
 
 /// The run's directories and the probe server's executable.
 struct RunPaths<'a> {
@@ -656,6 +671,14 @@ fn describe_run(records: &[LaunchRecord]) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn in_the_auth_refresh_variant_the_first_launch_waits_out_the_logins_tokens() {
+        assert!(after_login(Variant::AuthRefresh) > probe_server::auth::SHORT_TOKEN_LIFETIME);
+        for variant in [Variant::Auth, Variant::AuthStepUp, Variant::Standard] {
+            assert_eq!(after_login(variant), Duration::ZERO, "{variant}");
+        }
+    }
 
     #[test]
     fn the_kinds_of_run_that_take_longest_ask_first() {
