@@ -277,7 +277,7 @@ pub struct ServeArgs {
     pub progress_gap_ms: Option<u64>,
 }
 
-/// How many reference runs at once by default: 48 per core in a release build, 4 in a debug
+/// How many reference runs at once by default: 48 per core in a release build, 6 in a debug
 /// one. A run spends most of its time waiting (a simulated person's pause, a settled turn), not
 /// computing; a debug build computes about eight times as long. Measured with `bench` and
 /// `self-test` on 2 cores, the kernel's huge pages off (see `main`), the reference runs' scratch
@@ -285,9 +285,10 @@ pub struct ServeArgs {
 /// four rounds (72 ms or more inside the 100 ms auto-answer threshold) and no self-test had a
 /// mismatch; at 128 the fake terminal host's focus once seemed not to move within its 1 s, and
 /// (with shorter timings than the reference runs keep now) a progress came too late; in a debug
-/// build at 64, two self-tests in two saw a 3 ms decline take over 100 ms, and at 8 none did.
+/// build at 64, two self-tests in two saw a 3 ms decline take over 100 ms; `bench` on a debug
+/// build gave the slowest at-once answer 9.5 ms at 8, 15.4 ms at 12, 30 ms at 16, 70.5 ms at 32.
 pub fn default_jobs() -> usize {
-    let per_core = if cfg!(debug_assertions) { 4 } else { 48 };
+    let per_core = if cfg!(debug_assertions) { 6 } else { 48 };
     std::thread::available_parallelism().map_or(2, |n| n.get()) * per_core
 }
 
@@ -443,9 +444,9 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
     pub repeat: u32,
     /// How many runs at once: server variants and transports of a client (a profile may allow
-    /// fewer; default 1); for the reference client, its runs.
-    #[arg(long, value_name = "N", default_value_t = default_client_jobs(), value_parser = jobs_in_range)]
-    pub jobs: usize,
+    /// fewer; default 1); for the reference client, its runs (default: as the self-test's).
+    #[arg(long, value_name = "N", value_parser = jobs_in_range)]
+    pub jobs: Option<usize>,
     #[command(flatten)]
     pub view: ViewArgs,
     /// Output format.
@@ -487,7 +488,7 @@ pub struct SelfTestArgs {
     /// Which transports to test.
     #[arg(long, value_enum, default_value_t = TransportChoice::Both)]
     pub transport: TransportChoice,
-    /// How many runs at once (default: 48 per core, 4 in a debug build; the runs mostly wait).
+    /// How many runs at once (default: 48 per core, 6 in a debug build; the runs mostly wait).
     #[arg(long, default_value_t = default_jobs(), value_parser = jobs_in_range)]
     pub jobs: usize,
     /// Keep each run's journal in this directory (to see why a run came out as it did).
@@ -502,7 +503,7 @@ pub struct BenchArgs {
     /// How many small frames to journal.
     #[arg(long, default_value_t = 1_000_000)]
     pub frames: u64,
-    /// How many self-test runs at once (default: 48 per core, 4 in a debug build).
+    /// How many self-test runs at once (default: 48 per core, 6 in a debug build).
     #[arg(long, default_value_t = default_jobs(), value_parser = jobs_in_range)]
     pub jobs: usize,
     /// Bench probing this real client instead (a profile name): the headless probe one run at a

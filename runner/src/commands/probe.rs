@@ -36,7 +36,8 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
             }
         }
     }
-    let results = selftest::execute(specs, own_exe()?, args.jobs, args.keep_journals).await;
+    let jobs = args.jobs.unwrap_or_else(cli::default_jobs);
+    let results = selftest::execute(specs, own_exe()?, jobs, args.keep_journals).await;
     for failed in results.iter().filter_map(|r| r.harness_error.as_ref()) {
         eprintln!("mcp-client-probe: harness error: {failed}");
     }
@@ -252,7 +253,7 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     let mut repeats_differ = false;
     for round in 1..=args.repeat {
         let mut round_records = Vec::new();
-        let slots = client::RunSlots::new(crate::session::slots::Slots::new(args.jobs), target.profile.launch.max_parallel);
+        let slots = client::RunSlots::new(crate::session::slots::Slots::new(args.jobs.unwrap_or_else(cli::default_client_jobs)), target.profile.launch.max_parallel);
         let exe = own_exe()?;
         let transports = args.transport.transports();
         crate::progress!(

@@ -54,7 +54,8 @@ fn a_modern_only_server_refuses_initialize_but_keeps_serving() {
 #[test]
 fn a_request_accepted_before_end_of_input_is_still_answered() {
     // The client asks for a tool that needs its answer, then leaves: the server waits out its own
-    // timeout for the answer and still answers the accepted tools/call before it stops.
+    // timeout for the answer (shortened here to 300 ms) and still answers the accepted tools/call
+    // before it stops.
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("j.jsonl");
     let input = concat!(
@@ -65,7 +66,7 @@ fn a_request_accepted_before_end_of_input_is_still_answered() {
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"probe_elicit_form"}}"#,
         "\n",
     );
-    let output = probe_cmd().args(["serve", "--stdio", "--journal", journal.to_str().unwrap()]).write_stdin(input).output().unwrap();
+    let output = probe_cmd().args(["serve", "--stdio", "--answer-timeout-ms", "300", "--journal", journal.to_str().unwrap()]).write_stdin(input).output().unwrap();
     assert!(output.status.success());
     let replies: Vec<serde_json::Value> = String::from_utf8(output.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let answer = replies.iter().find(|r| r["id"] == 2 && r.get("method").is_none()).expect("the accepted tools/call is answered");
