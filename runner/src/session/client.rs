@@ -161,9 +161,15 @@ fn start_place(variant: Variant) -> usize {
     match variant {
         v if v.is_interactive() => 0,
         v if v.is_auth() || v.is_standard() => 1,
-        Variant::LongCalls | Variant::DiscoverUnanswered => 2,
+        v if mostly_waits(v) => 2,
         _ => 3,
     }
+}
+
+/// Whether a run of `variant` mostly waits for its bound (a call held for seconds, a discovery
+/// never answered): such runs hold at most half the slots (see [`RunSlots::take_to_wait`]).
+fn mostly_waits(variant: Variant) -> bool {
+    matches!(variant, Variant::LongCalls | Variant::DiscoverUnanswered)
 }
 
 /// Whether every probe judged on `variant` reads the model's side (and some probe is judged
@@ -230,7 +236,10 @@ async fn probe(
             Some(_) => Some(super::sign_in::one_at_a_time(super::sign_in::program_of(&target.profile)).await),
             None => None,
         };
-        let _slot = slots.take(start_place(variant)).await;
+        let _slot = match mostly_waits(variant) {
+            true => slots.take_to_wait(start_place(variant)).await,
+            false => slots.take(start_place(variant)).await,
+        };
         let run = run_variant(target, pass, variant, server_exe, out_dir).await?;
         crate::run_finished!("{} {} {variant}: {}", target.profile.name, pass.stem(), describe_run(&run.launches));
         if variant.is_standard() {

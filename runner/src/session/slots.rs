@@ -5,7 +5,9 @@
 //! asks for a slot with its place (0 first: the kinds of run that take longest); a free slot goes
 //! to the waiting run of the lowest place whose client has room, the earliest among equals. So a
 //! long run of one pass does not wait behind the short runs of another, and the last run to finish
-//! is not a long one that started late.
+//! is not a long one that started late. The runs that mostly wait (a call held for seconds, a
+//! discovery never answered, stopped at their bound) hold at most half the slots (at least one):
+//! when they held every slot, the machine idled while the runs that compute waited.
 
 use std::sync::{Arc, Mutex};
 
@@ -14,6 +16,8 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 /// The runs at once across one command, and the runs waiting for one.
 pub struct Slots {
     all: Arc<Semaphore>,
+    /// The share of `all` the runs that mostly wait may hold.
+    waiting_out: Arc<Semaphore>,
     waiting: Mutex<Waiting>,
     /// Told when a slot is freed or the waiting runs change.
     changed: Notify,
@@ -29,11 +33,20 @@ struct Waiter {
     place: usize,
     arrival: u64,
     client: Arc<Semaphore>,
+    /// A run that mostly waits: it needs a permit of [`Slots::waiting_out`] too.
+    waits: bool,
+}
+
+impl Waiter {
+    fn has_room(&self, waiting_out: &Semaphore) -> bool {
+        self.client.available_permits() > 0 && (!self.waits || waiting_out.available_permits() > 0)
+    }
 }
 
 impl Slots {
     pub fn new(jobs: usize) -> Arc<Slots> {
-        Arc::new(Slots { all: Arc::new(Semaphore::new(jobs.max(1))), waiting: Mutex::default(), changed: Notify::new() })
+        let jobs = jobs.max(1);
+        Arc::new(Slots { all: Arc::new(Semaphore::new(jobs)), waiting_out: Arc::new(Semaphore::new(jobs.div_ceil(2))), waiting: Mutex::default(), changed: Notify::new() })
     }
 
     fn waiting(&self) -> std::sync::MutexGuard<'_, Waiting> {
@@ -43,14 +56,18 @@ impl Slots {
     /// The slot, if the waiter that arrived `arrival`-th is the one to go now and a slot is free.
     fn try_take(self: &Arc<Self>, arrival: u64) -> Option<Slot> {
         let mut waiting = self.waiting();
-        let next = waiting.runs.iter().filter(|w| w.client.available_permits() > 0).min_by_key(|w| (w.place, w.arrival))?;
+        let next = waiting.runs.iter().filter(|w| w.has_room(&self.waiting_out)).min_by_key(|w| (w.place, w.arrival))?;
         if next.arrival != arrival {
             return None;
         }
-        let client = next.client.clone().try_acquire_owned().ok()?;
         let all = self.all.clone().try_acquire_owned().ok()?;
+        let client = next.client.clone().try_acquire_owned().ok()?;
+        let waits = match next.waits {
+            true => Some(self.waiting_out.clone().try_acquire_owned().ok()?),
+            false => None,
+        };
         waiting.runs.retain(|w| w.arrival != arrival);
-        Some(Slot { permits: Some((client, all)), slots: self.clone() })
+        Some(Slot { permits: Some((client, all, waits)), slots: self.clone() })
     }
 }
 
@@ -71,11 +88,21 @@ impl RunSlots {
     /// Waits for a slot, behind every waiting run of a lower place (and of the same place that
     /// asked earlier) whose client has room; the run holds it until the value is dropped.
     pub async fn take(&self, place: usize) -> Slot {
+        self.take_as(place, false).await
+    }
+
+    /// [`RunSlots::take`] for a run that mostly waits (stopped at a bound): it also waits for
+    /// room in the half of the slots such runs may hold.
+    pub async fn take_to_wait(&self, place: usize) -> Slot {
+        self.take_as(place, true).await
+    }
+
+    async fn take_as(&self, place: usize, waits: bool) -> Slot {
         let arrival = {
             let mut waiting = self.slots.waiting();
             waiting.arrivals += 1;
             let arrival = waiting.arrivals;
-            waiting.runs.push(Waiter { place, arrival, client: self.client.clone() });
+            waiting.runs.push(Waiter { place, arrival, client: self.client.clone(), waits });
             arrival
         };
         // Leaving the queue (with the slot, or dropped while waiting) may make another run next.
@@ -107,7 +134,7 @@ impl Drop for Leave<'_> {
 
 /// One run's share of the slots; freed when dropped.
 pub struct Slot {
-    permits: Option<(OwnedSemaphorePermit, OwnedSemaphorePermit)>,
+    permits: Option<(OwnedSemaphorePermit, OwnedSemaphorePermit, Option<OwnedSemaphorePermit>)>,
     slots: Arc<Slots>,
 }
 
@@ -175,6 +202,26 @@ mod tests {
         drop(second);
         drop(busy);
         tokio::time::timeout(Duration::from_secs(5), waiting).await.expect("the waiting run goes once its client has room").unwrap();
+    }
+
+    #[tokio::test]
+    async fn the_runs_that_mostly_wait_hold_at_most_half_the_slots() {
+        // Four slots: two runs that wait take two; a third waits although two slots are free,
+        // and a later run that computes (a later place, too) takes one of them.
+        let slots = Slots::new(4);
+        let client = RunSlots::new(slots.clone(), None);
+        let (first, _second) = (client.take_to_wait(0).await, client.take_to_wait(0).await);
+        let third = tokio::spawn({
+            let client = client.clone();
+            async move { client.take_to_wait(0).await }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!third.is_finished(), "a third run that waits got a slot beside two");
+        assert_eq!(slots.waiting().runs.len(), 1);
+        let computing = tokio::time::timeout(Duration::from_secs(5), client.take(3)).await.expect("a run that computes takes a free slot");
+        drop(first);
+        tokio::time::timeout(Duration::from_secs(5), third).await.expect("the third goes once one of the two ends").unwrap();
+        drop(computing);
     }
 
     #[tokio::test]
