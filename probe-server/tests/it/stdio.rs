@@ -299,3 +299,20 @@ async fn a_frame_of_too_many_values_is_refused_before_parsing() {
     assert!(kept.sha256.is_some() && kept.raw_len > 2 * MAX_VALUES, "{kept:?}");
     assert!(kept.detail.as_ref().and_then(|d| d["values"].as_u64()).is_some_and(|n| n as usize > MAX_VALUES));
 }
+
+/// A session that fails because the input ended is not served again. The task that reads the
+/// input closed its channel a moment before it was finished, and the server looked at the task:
+/// in that moment it served a new session on the closed channel, failed, and served again,
+/// journalling each failure (117 in one run of a real host on a loaded machine). That moment
+/// cannot be made to last from here; the server now looks at the channel, and this guards the
+/// outcome: one failure for the session that saw the input end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_that_fails_on_closed_input_is_journalled_once() {
+    let (dir, mut client_write, _replies, serving) = serve_in_memory();
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n").await;
+    client_write.shutdown().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(30), serving).await.expect("the server ends at end of input").unwrap().unwrap();
+    let events = read_journal(&dir.path().join("journal.jsonl")).unwrap().events;
+    let failures: Vec<_> = events.iter().filter_map(|e| e.detail.as_ref().filter(|d| d["event"] == "session_failed")).collect();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+}
