@@ -33,6 +33,8 @@ pub enum SetupError {
     Stub(#[source] std::io::Error),
     #[error("cannot serve on loopback")]
     Loopback(#[source] std::io::Error),
+    #[error("cannot compile the official schemas")]
+    Schemas(#[source] probe_server::wire_schema::SchemaDirError),
 }
 
 /// Why a run could not be made or finished: the harness's failure, never the client's. Each
@@ -186,6 +188,7 @@ pub struct Session {
 impl Session {
     /// Opens a run's session as `harness` says.
     pub async fn open(transport: Transport, options: ServeOptions, model: ModelJournal, harness: &Harness) -> Result<Session, SetupError> {
+        wire::compiled().await.map_err(SetupError::Schemas)?;
         let scratch = Scratch::new_in(&harness.scratch_root)?;
         let model_journal = match model {
             ModelJournal::None => None,
