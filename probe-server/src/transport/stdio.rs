@@ -425,11 +425,14 @@ where
             Err(err) => journal.log(Entry::note(SESSION, Transport::Stdio, Note::SessionFailed.detail(json!({"error": err.to_string()})))),
         }
         // A new session is served while input may still come, or frames already read wait. The
-        // channel, not the pump's task, says whether input may still come: the pump closes it
-        // before its task is finished, and a session that failed on the closed channel in between
-        // was served again at once, over and over, each failure journalled.
-        let input = inbound.lock().await;
-        if (input.is_closed() || pump.is_finished()) && input.is_empty() {
+        // channel, not the pump's task, says whether input may still come (the pump holds its only
+        // sender): the pump closes it before its task is finished, and a session that failed on
+        // the closed channel in between was served again at once, over and over, each journalled.
+        let input_done = {
+            let input = inbound.lock().await;
+            input.is_closed() && input.is_empty()
+        };
+        if input_done {
             break;
         }
     }
