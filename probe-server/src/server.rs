@@ -206,8 +206,14 @@ impl ProbeServer {
         match self.shared.options.variant {
             Variant::InteractiveWithdrawn => self.shared.options.withdraw_after.unwrap_or(WITHDRAW_AFTER),
             s if s.is_interactive() => PERSON_ANSWER_TIMEOUT,
-            _ => self.shared.options.answer_timeout.unwrap_or(CLIENT_ANSWER_TIMEOUT),
+            _ => self.machine_answer_timeout(),
         }
+    }
+
+    /// How long a request that no person answers (ping) may wait for the client's answer, in
+    /// every variant.
+    fn machine_answer_timeout(&self) -> Duration {
+        self.shared.options.answer_timeout.unwrap_or(CLIENT_ANSWER_TIMEOUT)
     }
 
     fn next_serial(&self) -> u64 {
@@ -332,11 +338,22 @@ impl ProbeServer {
         let unknown = CustomNotification::new(s::UNKNOWN_NOTIFICATION, Some(json!({"note": "no revision defines this notification"})));
         let _ = ctx.peer.send_notification(ServerNotification::CustomNotification(unknown)).await;
         let ping = ServerRequest::PingRequest(PingRequest { method: Default::default(), extensions: Default::default() });
-        let pinged = ctx.peer.send_request(ping).await;
+        // The ping waits one answer timeout, as every other server→client request does (no
+        // person answers it): a client that never answers must not hold the call forever.
+        let options = rmcp::service::PeerRequestOptions::with_timeout(self.machine_answer_timeout());
+        let pinged = match ctx.peer.send_request_with_option(ping, options).await {
+            Ok(handle) => handle.await_response().await,
+            Err(e) => Err(e),
+        };
         // Then a request no revision defines, which the client should answer with -32601. Its answer
-        // is journalled whenever it comes; the tool waits for it only briefly.
+        // is journalled whenever it comes; the tool waits for it only briefly, and not at all after
+        // a ping that went unanswered (the call then ends one answer timeout after it began).
         let unknown = ServerRequest::CustomRequest(CustomRequest::new(s::UNKNOWN_REQUEST, Some(json!({}))));
-        let _ = tokio::time::timeout(UNKNOWN_REQUEST_WAIT, ctx.peer.send_request(unknown)).await;
+        if let Ok(handle) = ctx.peer.send_request_with_option(unknown, rmcp::service::PeerRequestOptions::no_options()).await {
+            if pinged.is_ok() {
+                let _ = tokio::time::timeout(UNKNOWN_REQUEST_WAIT, handle.await_response()).await;
+            }
+        }
         match pinged {
             Ok(_) => text_result("the client answered ping"),
             Err(err) => CallToolResult::error(vec![ContentBlock::text(format!("ping failed: {err}"))]),

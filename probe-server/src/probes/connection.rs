@@ -18,8 +18,16 @@ probe! {
 }
 
 fn judge_initialized(o: &Observations) -> Verdict {
-    let Some(init) = o.client_requests("initialize").next() else { return Verdict::new(Outcome::NotReached, "no initialize") };
-    let Some(answer) = o.answer_to(init) else { return Verdict::new(Outcome::NotReached, "initialize never answered") };
+    let Some(first) = o.client_requests("initialize").next() else { return Verdict::new(Outcome::NotReached, "no initialize") };
+    // The opening to acknowledge is the first initialize the server accepted: a refused one
+    // (an error answer) opened nothing.
+    let accepted = o.client_requests("initialize").find_map(|init| Some((init, o.answer_to(init).filter(|a| a.result().is_some())?)));
+    let Some((init, answer)) = accepted else {
+        return match o.answer_to(first) {
+            Some(refused) => Verdict::new(Outcome::NotReached, "the server refused initialize: no session opened to acknowledge").evidence([first.seq, refused.seq]),
+            None => Verdict::new(Outcome::NotReached, "initialize never answered"),
+        };
+    };
     let Some(sent) = o.client_notifications("notifications/initialized").find(|f| f.seq > answer.seq) else {
         return Verdict::new(Outcome::No, "never sent notifications/initialized").evidence([init.seq, answer.seq]).opportunity([answer.seq]);
     };
@@ -131,6 +139,11 @@ probe! {
 }
 
 fn judge_instructions(o: &Observations) -> Verdict {
+    // Instructions come in the answer that opens a session: without one there were none to pass on.
+    // (The check's lines are the server's; this verdict's lines are the model's.)
+    if let Err(not_reached) = super::opportunity::session(o) {
+        return Verdict::new(Outcome::NotReached, not_reached.detail);
+    }
     let places = |v| crate::observe::mention_places(v, surface::INSTRUCTIONS_CANARY);
     if let Some((seq, _)) = o.model_views().find(|(_, v)| places(v).iter().any(|p| p == "context")) {
         return Verdict::new(Outcome::Yes, "the canary is in the model's context").evidence([seq]);

@@ -132,6 +132,8 @@ fn judge_delete(o: &Observations) -> Verdict {
     match deletes.iter().find(|e| header(e, "mcp-session-id") == Some(id.as_str())) {
         Some(delete) => Verdict::new(Outcome::Yes, "sent DELETE with its session id").evidence([delete.seq]),
         None if !deletes.is_empty() => Verdict::new(Outcome::Partial, "sent DELETE without its session id").evidence([deletes[0].seq]).opportunity([minted]),
+        // A client the harness stopped at the run's bound never got to exit by itself.
+        None if o.stopped_at_bound().is_some() => Verdict::new(Outcome::NotReached, "the harness stopped the client at the run's bound: it never exited by itself"),
         None => Verdict::new(Outcome::No, "never sent DELETE").opportunity([minted]),
     }
 }
@@ -208,8 +210,8 @@ fn expected_name(frame: &crate::observe::Frame) -> Option<&str> {
 }
 
 probe! {
-    /// Evidence (2026-07-28): every POSTed request and notification carries `Mcp-Method` equal to
-    /// its body's method, and `tools/call`, `prompts/get` and `resources/read` carry `Mcp-Name`
+    /// Evidence (2026-07-28): every POSTed request carries `Mcp-Method` equal to its body's
+    /// method (a notification's POST is not judged: the revision leaves its headers undefined), and `tools/call`, `prompts/get` and `resources/read` carry `Mcp-Name`
     /// equal to the tool or prompt name or the URI (Base64 sentinel decoded).
     StandardHeaders {
         id: "http.standard_headers", area: Http, title: "Mcp-Method and Mcp-Name mirror the body",
@@ -219,7 +221,9 @@ probe! {
 }
 
 fn judge_standard_headers(o: &Observations) -> Verdict {
-    let posted: Vec<&crate::observe::Frame> = o.frames.iter().filter(|f| f.dir == crate::journal::Direction::ClientToServer && f.method().is_some()).collect();
+    // Requests only: 2026-07-28 (Transports, Streamable HTTP) defines the headers for requests and
+    // leaves those of a notification's POST undefined.
+    let posted: Vec<&crate::observe::Frame> = o.frames.iter().filter(|f| f.dir == crate::journal::Direction::ClientToServer && f.is_request()).collect();
     if posted.is_empty() {
         return Verdict::new(Outcome::NotReached, "no request was posted");
     }
@@ -235,12 +239,12 @@ fn judge_standard_headers(o: &Observations) -> Verdict {
         })
         .collect();
     match wrong.first() {
-        None => Verdict::new(Outcome::Yes, format!("all {} posted messages carry matching headers", posted.len())).evidence([posted[0].seq]),
+        None => Verdict::new(Outcome::Yes, format!("all {} posted requests carry matching headers", posted.len())).evidence([posted[0].seq]),
         Some(_) if wrong.len() == posted.len() => {
-            Verdict::new(Outcome::No, "no posted message carries matching standard headers").evidence([wrong[0].0.seq]).opportunity([posted[0].seq])
+            Verdict::new(Outcome::No, "no posted request carries matching standard headers").evidence([wrong[0].0.seq]).opportunity([posted[0].seq])
         }
         Some((frame, header)) => {
-            Verdict::new(Outcome::Partial, format!("{} of {} posted messages lack a matching {header} ({} first)", wrong.len(), posted.len(), frame.method().unwrap_or("")))
+            Verdict::new(Outcome::Partial, format!("{} of {} posted requests lack a matching {header} ({} first)", wrong.len(), posted.len(), frame.method().unwrap_or("")))
                 .evidence([frame.seq])
                 .opportunity([posted[0].seq])
         }

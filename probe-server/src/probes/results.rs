@@ -196,10 +196,17 @@ pub(super) fn result_of_call(o: &Observations, call: u64) -> Option<(u64, &str, 
 }
 
 fn judge_rpc_error(o: &Observations) -> Verdict {
-    match called(o, s::TOOL_RPC_ERROR) {
-        Ok(call) => error_told(o, call, s::RPC_ERROR_CANARY),
-        Err(verdict) => verdict,
+    let call = match called(o, s::TOOL_RPC_ERROR) {
+        Ok(call) => call,
+        Err(verdict) => return verdict,
+    };
+    // The error the model should be told is the server's answer: a call the server took and never
+    // answered (the run ended first) left nothing to tell.
+    if let Some(sent) = o.tool_calls(s::TOOL_RPC_ERROR).next().filter(|sent| o.answer_to(sent).is_none()) {
+        return Verdict::new(Outcome::NotReached, format!("the server never answered probe_rpc_error's call (server journal line {}): the run ended first", sent.seq))
+            .evidence([call]);
     }
+    error_told(o, call, s::RPC_ERROR_CANARY)
 }
 
 /// Whether the model was told a server error whose message carries `canary`, after its call at

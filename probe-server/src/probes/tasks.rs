@@ -27,6 +27,22 @@ fn declared(o: &Observations) -> Declaration {
     }
 }
 
+/// The first legacy revision with tasks (experimental, 2025-11-25).
+const TASKS_SINCE: &str = "2025-11-25";
+
+/// `judge`'s verdict where tasks exist; n/a in a legacy session that negotiated a revision older
+/// than [`TASKS_SINCE`], where neither side could use them.
+fn where_tasks_exist(o: &Observations, judge: fn(&Observations) -> Verdict) -> Verdict {
+    let negotiated = o.lifecycle().filter(|l| l.era == Era::Legacy).and_then(|l| l.negotiated_version);
+    match negotiated {
+        // Revisions are dates: they sort as text.
+        Some(version) if version.as_str() < TASKS_SINCE => {
+            Verdict::new(Outcome::NotApplicable, format!("the session negotiated {version}; tasks exist since {TASKS_SINCE}")).declared(declared(o))
+        }
+        _ => judge(o),
+    }
+}
+
 /// The id of the task an answer hands over: 2026-07-28's `{"resultType": "task", "taskId"}`
 /// or 2025-11-25's `{"task": {"taskId"}}`.
 fn task_id_of(result: &Value) -> Option<&str> {
@@ -130,7 +146,7 @@ probe! {
     AugmentedCall {
         id: "tasks.augmented_call", area: Tasks, title: "a tool that requires a task is called with params.task",
         revisions: ["2025-11-25"], eras: LEGACY, variant: Tasks, serves: "capabilities.tasks.requests.tools.call; the task tools have execution.taskSupport \"required\"",
-        judge: judge_augmented_call, reads_model: true,
+        judge: |o| where_tasks_exist(o, judge_augmented_call), reads_model: true,
     }
 }
 
@@ -159,7 +175,7 @@ probe! {
     Followed {
         id: "tasks.followed", area: Tasks, title: "a task handed for a call is followed",
         revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "the task tools answer with tasks (2026-07-28: to a client that declared the extension; 2025-11-25: to a task-augmented call)",
-        judge: judge_followed, reads_model: true,
+        judge: |o| where_tasks_exist(o, judge_followed), reads_model: true,
     }
 }
 
@@ -203,7 +219,7 @@ probe! {
     PollInterval {
         id: "tasks.poll_interval", area: Tasks, title: "tasks are polled no faster than pollIntervalMs",
         revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "every task asks for a poll interval of 200 ms (pollIntervalMs; 2025-11-25: pollInterval)",
-        judge: judge_poll_interval,
+        judge: |o| where_tasks_exist(o, judge_poll_interval),
     }
 }
 
@@ -241,7 +257,7 @@ probe! {
     ResultFetched {
         id: "tasks.result_fetched", area: Tasks, title: "a task is followed until its result",
         revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "probe_task_result: a task that completes after 1 s",
-        judge: judge_result_fetched, reads_model: true,
+        judge: |o| where_tasks_exist(o, judge_result_fetched), reads_model: true,
     }
 }
 
@@ -288,7 +304,7 @@ probe! {
     InputAnswered {
         id: "tasks.input_answered", area: Tasks, title: "a task's input request is answered with tasks/update",
         revisions: ["2026-07-28"], eras: MODERN, variant: Tasks, serves: "probe_task_input: input_required with one form elicitation until tasks/update answers it",
-        judge: judge_input_answered, reads_model: true,
+        judge: |o| where_tasks_exist(o, judge_input_answered), reads_model: true,
     }
 }
 
@@ -319,7 +335,7 @@ probe! {
     CancelTask {
         id: "tasks.cancel", area: Tasks, title: "a task given up on is cancelled with tasks/cancel",
         revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "probe_task_long: a task that works for 20 s unless cancelled",
-        judge: judge_cancel, reads_model: true,
+        judge: |o| where_tasks_exist(o, judge_cancel), reads_model: true,
     }
 }
 
@@ -353,7 +369,7 @@ probe! {
     ResultToModel {
         id: "tasks.result_to_model", area: Tasks, title: "a completed task's result reaches the model",
         revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "probe_task_result's task completes with a text result",
-        judge: judge_result_to_model, needs_model: true,
+        judge: |o| where_tasks_exist(o, judge_result_to_model), needs_model: true,
     }
 }
 
@@ -368,7 +384,7 @@ probe! {
     FailedToModel {
         id: "tasks.failed_to_model", area: Tasks, title: "a failed task is reported to the model",
         revisions: ["2025-11-25"], eras: BOTH, variant: Tasks, serves: "probe_task_fail's task fails with a JSON-RPC error",
-        judge: judge_failed_to_model, needs_model: true,
+        judge: |o| where_tasks_exist(o, judge_failed_to_model), needs_model: true,
     }
 }
 
@@ -397,7 +413,7 @@ probe! {
     TaskNameHeader {
         id: "tasks.mcp_name_header", area: Tasks, title: "task requests carry the task id in Mcp-Name",
         revisions: ["2026-07-28"], eras: MODERN, transports: HTTP_ONLY, variant: Tasks, serves: "Streamable HTTP; the tasks extension",
-        judge: judge_name_header,
+        judge: |o| where_tasks_exist(o, judge_name_header),
     }
 }
 

@@ -107,6 +107,13 @@ fn judge_edge_name(o: &Observations, edge: edge_names::EdgeTool) -> Verdict {
         if o.client_requests("tools/list").next().is_none() {
             return Verdict::new(Outcome::NotReached, "the host never listed the server's tools");
         }
+        // A model offered no MCP tool at all was never shown the server's catalogue: nothing
+        // says this tool's name was the trouble.
+        if o.offered_probe_tools().is_empty()
+            && !o.offered_tools().iter().any(|(_, t)| edge_names::EDGE_TOOLS.iter().any(|e| t.get("schema").is_some_and(|s| has_property(s, e.marker))))
+        {
+            return Verdict::new(Outcome::NotReached, "no MCP tool was offered to the model");
+        }
         return match o.model_views().next() {
             None => Verdict::new(Outcome::NotReached, "the host never asked its model anything"),
             Some((seq, _)) => Verdict::new(Outcome::No, format!("the host never showed {} to its model", shown(edge.name))).evidence([seq]).opportunity([seq]),

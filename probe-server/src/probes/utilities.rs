@@ -69,7 +69,17 @@ probe! {
 
 fn judge_unknown_request(o: &Observations) -> Verdict {
     let Some(request) = o.server_requests(surface::UNKNOWN_REQUEST).next() else {
-        return Verdict::new(Outcome::NotReached, "the server never sent its unknown request: probe_ping was not called");
+        let ping = o.server_requests("ping").next();
+        return match (o.tool_calls(surface::TOOL_PING).next(), ping.and_then(|p| o.answer_to(p))) {
+            (None, _) => Verdict::new(Outcome::NotReached, "the server never sent its unknown request: probe_ping was not called"),
+            (Some(call), Some(_)) => {
+                Verdict::new(Outcome::NotReached, "probe_ping was called and its ping answered, but the server sent no unknown request after it").evidence([call.seq])
+            }
+            (Some(call), None) => {
+                Verdict::new(Outcome::NotReached, "probe_ping was called, but the run ended while the server's ping waited for its answer: the unknown request never went out")
+                    .evidence([call.seq])
+            }
+        };
     };
     match o.answer_to(request) {
         Some(a) => match a.error().map(|e| e.get("code").and_then(Value::as_i64)) {

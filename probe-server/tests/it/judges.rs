@@ -78,6 +78,8 @@ fn ablated_journals_flip_their_target_probe() {
         ("reference-stdio-legacy-sampling-refuse-preferences", "sampling.create_message", "yes"),
         // Every POST accepts JSON and an event stream, or one accepts JSON alone (and meets a 406).
         ("reference-http-legacy-full", "http.post_accept", "yes"),
+        // A refused initialize (406 for an Accept without event streams) opened nothing to acknowledge.
+        ("reference-http-legacy-accept-json-only", "connection.initialized", "not-reached"),
         ("reference-http-legacy-accept-json-only", "http.post_accept", "no"),
         // A tool schema's remote $ref: left alone, or fetched by the host before it offers its tools.
         ("reference-stdio-legacy-tool-names-host-full", "affordances.schema_remote_ref_not_fetched", "yes"),
@@ -453,4 +455,127 @@ fn polls_are_judged_against_the_interval_each_task_asked_for() {
     let slower = judged(1000);
     assert_eq!(slower.outcome.label(), "no", "{}", slower.detail);
     assert!(slower.detail.contains("less than 500 ms"), "{}", slower.detail);
+}
+
+/// A recorded journal's events, each changed by `edit` (which drops an event by returning false),
+/// as journal text.
+fn edited(text: &str, mut edit: impl FnMut(&mut serde_json::Value) -> bool) -> String {
+    text.lines()
+        .filter_map(|line| {
+            let mut event: serde_json::Value = serde_json::from_str(line).unwrap();
+            edit(&mut event).then(|| format!("{event}\n"))
+        })
+        .collect()
+}
+
+fn fixture_text(journal: &str) -> String {
+    std::fs::read_to_string(format!("{}/../fixtures/journals/{journal}.jsonl", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+fn verdict_of(o: &Observations, id: &str) -> probe_server::Verdict {
+    registry::judge_all(o).into_iter().find(|v| v.probe == id).unwrap()
+}
+
+/// Issue 49, item 2: a host that negotiated 2024-11-05 was judged no on every task probe; tasks
+/// do not exist in that revision.
+#[test]
+fn tasks_are_not_applicable_to_a_session_that_negotiated_a_revision_without_them() {
+    let text = fixture_text("reference-stdio-legacy-tasks-full");
+    let older = text.replace(r#"protocolVersion\":\"2025-11-25"#, r#"protocolVersion\":\"2024-11-05"#);
+    assert_ne!(older, text, "the recorded session negotiated 2025-11-25");
+    let (as_recorded, downgraded) = (Observations::from_text(&text).unwrap(), Observations::from_text(&older).unwrap());
+    assert_eq!(downgraded.lifecycle().unwrap().negotiated_version.as_deref(), Some("2024-11-05"));
+    assert_eq!(verdict_of(&as_recorded, "tasks.followed").outcome.label(), "yes");
+    // (Those judged from the model's side have nothing to judge without the model's journal.)
+    for verdict in registry::judge_all(&downgraded).into_iter().filter(|v| v.probe.starts_with("tasks.") && !v.detail.starts_with("no model transcript")) {
+        assert_eq!(verdict.outcome.label(), "n/a", "{}: {}", verdict.probe, verdict.detail);
+        // (The 2026-07-28-only and HTTP-only ones are n/a here whatever was negotiated.)
+        assert!(verdict.detail.contains("2024-11-05") || verdict.detail.contains("era") || verdict.detail.contains("transport"), "{}", verdict.detail);
+    }
+}
+
+/// Issue 49, item 4: the tool-name probes said no when the model was offered no MCP tool at all;
+/// the host never showed the server's catalogue, so nothing says a name was the trouble.
+#[test]
+fn a_tool_name_is_not_blamed_when_the_model_was_offered_no_mcp_tool() {
+    let journal = "reference-stdio-legacy-tool-names-host-full";
+    let model = std::fs::read_to_string(format!("{}/../fixtures/journals/models/{journal}.jsonl", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let judged = |model: &str| {
+        let o = recorded(journal).with_model(probe_server::journal::parse_journal(model).unwrap());
+        ["tools.name_dots", "tools.name_dashes", "tools.name_128_chars"].map(|id| verdict_of(&o, id))
+    };
+    for verdict in judged(&model) {
+        assert_eq!(verdict.outcome.label(), "yes", "{}: {}", verdict.probe, verdict.detail);
+    }
+    // The model offered only a host tool of its own.
+    let bare = edited(&model, |event| {
+        if let Some(tools) = event.pointer_mut("/detail/tools") {
+            *tools = serde_json::json!([{"name": "Bash", "namespace": null, "schema": {"type": "object", "properties": {"command": {"type": "string"}}}}]);
+        }
+        true
+    });
+    for verdict in judged(&bare) {
+        assert_eq!(verdict.outcome.label(), "not-reached", "{}: {}", verdict.probe, verdict.detail);
+        assert_eq!(verdict.detail, "no MCP tool was offered to the model");
+    }
+    // Offered the probe's other tools but never the edge one: that is the host's doing.
+    let without_dots = edited(&model, |event| {
+        if let Some(tools) = event.pointer_mut("/detail/tools").and_then(serde_json::Value::as_array_mut) {
+            tools.retain(|t| !t["name"].as_str().unwrap_or_default().contains("dotted"));
+        }
+        true
+    });
+    let dots = &judged(&without_dots)[0];
+    assert_eq!(dots.outcome.label(), "no", "{}", dots.detail);
+}
+
+/// Issue 49, item 5: `http.delete_on_exit` was judged no on a run the harness stopped at its
+/// bound: the client never got to exit by itself.
+#[test]
+fn a_client_stopped_at_the_bound_is_not_blamed_for_a_missing_delete() {
+    let text = fixture_text("reference-http-legacy-full");
+    let without_delete = edited(&text, |event| event.pointer("/detail/method").and_then(serde_json::Value::as_str) != Some("DELETE"));
+    assert_ne!(without_delete.lines().count(), text.lines().count(), "the recorded client sent DELETE");
+    let last = without_delete.lines().count() as u64;
+    let stopped = format!(
+        "{without_delete}{}\n",
+        serde_json::json!({"format_version": 1, "seq": last + 1, "t_us": 9_000_000, "session": "", "transport": "http", "dir": "note", "kind": "note", "raw_len": 0,
+            "detail": {"event": "client_exited", "launch": 1, "ending": {"kind": "timed_out"}}})
+    );
+    let verdict = |text: &str| verdict_of(&Observations::from_text(text).unwrap(), "http.delete_on_exit");
+    assert_eq!(verdict(&text).outcome.label(), "yes");
+    assert_eq!(verdict(&without_delete).outcome.label(), "no", "{}", verdict(&without_delete).detail);
+    let at_bound = verdict(&stopped);
+    assert_eq!(at_bound.outcome.label(), "not-reached", "{}", at_bound.detail);
+    assert!(at_bound.detail.contains("bound"), "{}", at_bound.detail);
+}
+
+/// Issue 49, item 8: 2026-07-28 defines `Mcp-Method` for requests; a notification's POST
+/// without it is not judged.
+#[test]
+fn standard_headers_are_judged_on_requests_only() {
+    let text = fixture_text("reference-http-modern-full");
+    let verdict = |text: &str| verdict_of(&Observations::from_text(text).unwrap(), "http.standard_headers");
+    let as_recorded = verdict(&text);
+    assert_eq!(as_recorded.outcome.label(), "yes", "{}", as_recorded.detail);
+    // A notification posted without Mcp-Method (2026-07-28 has few of them; the reference sends none).
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let session = text.lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()).rfind(|e| e["kind"] == "frame").unwrap()["session"].clone();
+    let raw = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    let notification = serde_json::json!({"format_version": 1, "seq": last["seq"].as_u64().unwrap() + 1, "t_us": last["t_us"].as_u64().unwrap() + 1, "session": session,
+        "transport": "http", "dir": "c2s", "kind": "frame", "raw": raw, "raw_len": raw.len(), "method": "notifications/cancelled",
+        "detail": {"headers": {"content-type": "application/json", "mcp-protocol-version": "2026-07-28"}}});
+    let with_notification = format!("{text}{notification}\n");
+    let judged = verdict(&with_notification);
+    assert_eq!(judged.outcome.label(), "yes", "{}", judged.detail);
+    // A request without its header counts.
+    let mut stripped = 0;
+    let bare_request = edited(&text, |event| {
+        if stripped == 0 && event["kind"] == "frame" && event["dir"] == "c2s" && event.get("id").is_some() && event.get("method").is_some() {
+            stripped += usize::from(event.pointer_mut("/detail/headers").and_then(serde_json::Value::as_object_mut).and_then(|h| h.remove("mcp-method")).is_some());
+        }
+        true
+    });
+    assert_eq!(stripped, 1);
+    assert_eq!(verdict(&bare_request).outcome.label(), "partial", "{}", verdict(&bare_request).detail);
 }

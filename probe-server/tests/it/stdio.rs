@@ -316,3 +316,38 @@ async fn a_session_that_fails_on_closed_input_is_journalled_once() {
     let failures: Vec<_> = events.iter().filter_map(|e| e.detail.as_ref().filter(|d| d["event"] == "session_failed")).collect();
     assert_eq!(failures.len(), 1, "{failures:?}");
 }
+
+/// Issue 49, item 1: the server's ping waited for the client's answer forever, so a host that
+/// never answers ping spent its own tool timeout and its run's bound on `probe_ping`. Now the ping
+/// waits one answer timeout (10 s, as elicitation does) and is then cancelled; the request no
+/// revision defines still goes out, unwaited, and the call is answered within 12 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unanswered_ping_is_given_up_after_one_answer_timeout() {
+    let (dir, mut client_write, mut replies, serving) = serve_in_memory();
+    open_session(&mut client_write, &mut replies).await;
+    let called = std::time::Instant::now();
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"probe_ping\"}}\n").await;
+    let bound = probe_server::server::CLIENT_ANSWER_TIMEOUT + Duration::from_secs(2);
+    let mut seen = Vec::new();
+    let answer = loop {
+        let mut line = String::new();
+        let left = bound.saturating_sub(called.elapsed());
+        tokio::time::timeout(left, replies.read_line(&mut line)).await.expect("probe_ping answered within 12 s").unwrap();
+        let frame: Value = serde_json::from_str(&line).unwrap();
+        if frame["id"] == 2 && frame.get("method").is_none() {
+            break frame;
+        }
+        seen.push(frame["method"].as_str().unwrap_or("an answer").to_string());
+    };
+    assert!(called.elapsed() >= probe_server::server::CLIENT_ANSWER_TIMEOUT, "the ping was given its whole answer timeout");
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(answer["result"]["content"][0]["text"].as_str().unwrap().contains("ping failed"), "{answer}");
+    assert_eq!(
+        seen,
+        ["notifications/probe/unknown", "ping", "notifications/cancelled", probe_server::surface::UNKNOWN_REQUEST],
+        "the ping is cancelled and the unknown request still goes out"
+    );
+    client_write.shutdown().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(30), serving).await.expect("the server ends at end of input").unwrap().unwrap();
+    assert!(read_journal(&dir.path().join("journal.jsonl")).unwrap().events.iter().any(|e| e.method.as_deref() == Some(probe_server::surface::UNKNOWN_REQUEST)));
+}
