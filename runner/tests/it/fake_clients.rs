@@ -107,7 +107,7 @@ fn a_host_without_a_profile_gets_affordance_verdicts_through_the_model_stub() {
     let dir = tempfile::tempdir().unwrap();
     let exe = env!("CARGO_BIN_EXE_mcp-client-probe");
     let (records, record) =
-        probe_chat_host(dir.path(), &[], &format!("{exe} reference-host --tool-timeout-ms 1000 --model-url {{stub_url}} {{server}}"), "mcp-client-probe/unversioned");
+        probe_chat_host(dir.path(), &[], &format!("{exe} reference-host --tool-timeout-ms 10000 --model-url {{stub_url}} {{server}}"), "mcp-client-probe/unversioned");
     let affordances = affordances_of(&record);
     assert!(affordances.len() >= 12);
     for verdict in affordances {
@@ -150,7 +150,7 @@ fn a_host_is_probed_from_one_command_line_with_env_and_file_only() {
     let dir = tempfile::tempdir().unwrap();
     let exe = env!("CARGO_BIN_EXE_mcp-client-probe");
     let extra = ["--name", "fake-host", "--client-version", "1.2.3", "--env", "MCP_CLIENT_PROBE_MODEL_URL={stub_url}", "--file", "server.txt={server_command_line}"];
-    let (_, record) = probe_chat_host(dir.path(), &extra, &format!("'{exe}' reference-host --tool-timeout-ms 1000 --server-file server.txt"), "fake-host/1.2.3");
+    let (_, record) = probe_chat_host(dir.path(), &extra, &format!("'{exe}' reference-host --tool-timeout-ms 10000 --server-file server.txt"), "fake-host/1.2.3");
     assert_eq!((record["client"].as_str(), record["version"].as_str()), (Some("fake-host"), Some("1.2.3")));
     let affordances = affordances_of(&record);
     assert!(affordances.len() >= 12);

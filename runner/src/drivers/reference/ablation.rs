@@ -172,7 +172,7 @@ ablations! {
     ViewWithoutStructuredContent => "view-without-structured-content", "apps.view_receives_result", "hands a view the tool's result without its structuredContent";
     NoTaskAugmentation => "no-task-augmentation", "tasks.augmented_call", "calls a tool that requires a task without params.task (2025-11-25)";
     IgnoreTasks => "ignore-tasks", "tasks.followed", "takes the task a call is answered with for the call's result and never asks about it";
-    BusyPollTasks => "busy-poll-tasks", "tasks.poll_interval", "asks tasks/get every 10 ms whatever pollIntervalMs says";
+    BusyPollTasks => "busy-poll-tasks", "tasks.poll_interval", "asks tasks/get every 10 ms, two at once, whatever pollIntervalMs says";
     StopPollingEarly => "stop-polling-early", "tasks.result_fetched", "asks tasks/get about a task once, then stops, without cancelling it";
     IgnoreTaskInput => "ignore-task-input", "tasks.input_answered", "never answers a task's input request";
     NeverCancelTasks => "never-cancel-tasks", "tasks.cancel", "gives up on a task without tasks/cancel";

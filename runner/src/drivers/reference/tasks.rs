@@ -34,7 +34,10 @@ pub const REFERENCE_TIMING: TaskTiming = TaskTiming {
 /// that completes (a loaded machine delays the polls by up to hundreds of milliseconds; 0.5 s was
 /// too little room), well before the long one ends.
 pub const GIVE_UP_AFTER: Duration = Duration::from_millis(REFERENCE_TIMING.result_after.as_millis() as u64 + 800);
-/// The interval of the busy-poll-tasks ablation.
+/// The interval of the busy-poll-tasks ablation, which also sends each poll twice at once: two
+/// polls in flight together reach the server a moment apart however loaded the machine is, where
+/// one poll after another's answer may not (the judge counts polls less than half the asked
+/// interval apart).
 const BUSY_POLL: Duration = Duration::from_millis(10);
 
 /// How a call ended, as the caller hands it on.
@@ -147,7 +150,9 @@ async fn follow(client: &Client, generation: Generation, handle: &Value, ablatio
             return Ended::Failed(format!("gave up on task {task_id}"));
         }
         polls += 1;
-        let task = match generation.get(client, &task_id).await {
+        let polled =
+            if skip(Ablation::BusyPollTasks) { tokio::join!(generation.get(client, &task_id), generation.get(client, &task_id)).0 } else { generation.get(client, &task_id).await };
+        let task = match polled {
             Ok(task) => task,
             Err(e) => return Ended::Failed(format!("tasks/get failed: {e}")),
         };
