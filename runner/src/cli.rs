@@ -343,7 +343,8 @@ pub struct ViewArgs {
     /// After the table, the judge's detail of every cell that is not a yes.
     #[arg(long)]
     pub explain: bool,
-    /// Only the probes whose id contains this (`elicitation.`, `skills.get`).
+    /// Only the probes whose id contains this (`elicitation.`, `skills.get`), and only the runs
+    /// they are judged on (a client's record is then partial: give --records DIR).
     #[arg(long, value_name = "PATTERN")]
     pub only: Option<String>,
     /// Also write the baseline these verdicts meet (what --expect reads) to FILE.

@@ -13,6 +13,10 @@ pub const MISMATCH: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
 /// The harness itself failed: a server, stub or client could not be started, or a run broke.
 pub const HARNESS: u8 = 3;
+/// The probed client started but never opened an MCP session in any run: its record (every
+/// verdict not-reached) is written to `--records`, never to the committed records, and the tail
+/// of its stderr is printed.
+pub const NEVER_CONNECTED: u8 = 4;
 /// Interrupted by SIGINT (Ctrl-C): every process of the run was killed, temporaries removed, no
 /// record written.
 pub const INTERRUPTED: u8 = 130;

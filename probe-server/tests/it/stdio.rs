@@ -342,6 +342,10 @@ async fn an_unanswered_ping_is_given_up_after_one_answer_timeout() {
     assert!(called.elapsed() >= probe_server::server::CLIENT_ANSWER_TIMEOUT, "the ping was given its whole answer timeout");
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     assert!(answer["result"]["content"][0]["text"].as_str().unwrap().contains("ping failed"), "{answer}");
+    // The unknown request is queued before the call's answer, but the two may leave in either order.
+    if seen.len() < 4 {
+        seen.push(next_reply(&mut replies).await["method"].as_str().unwrap_or("an answer").to_string());
+    }
     assert_eq!(
         seen,
         ["notifications/probe/unknown", "ping", "notifications/cancelled", probe_server::surface::UNKNOWN_REQUEST],

@@ -76,7 +76,7 @@ async fn probe(target: &Target, runs: RunKinds, jobs: usize, server_exe: &Path, 
     let slots = RunSlots::new(crate::session::slots::Slots::new(jobs), target.profile.launch.max_parallel);
     let started = Instant::now();
     let transports: &[Transport] = if runs.headless() { &[Transport::Stdio, Transport::Http] } else { &[Transport::Stdio] };
-    let passes = transports.iter().map(|&t| client::probe_all(target, t, runs, &slots, server_exe, dir));
+    let passes = transports.iter().map(|&t| client::probe_all(target, t, runs, None, &slots, server_exe, dir));
     let records = futures::future::try_join_all(passes).await?.into_iter().flatten().collect();
     Ok((started.elapsed().as_millis() as u64, records))
 }

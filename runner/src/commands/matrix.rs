@@ -323,7 +323,7 @@ async fn probe_passes(passes: &[(&client::Target, Transport)], all: &std::sync::
         let dir = records::record_dir(root, &target.profile.name, &target.version);
         let done = &done;
         async move {
-            client::probe_all(target, transport, crate::cli::RunKinds::All, &slots, server_exe, &dir).await?;
+            client::probe_all(target, transport, crate::cli::RunKinds::All, None, &slots, server_exe, &dir).await?;
             let finished = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
             crate::progress!("[{finished}/{total}] {}@{} over {} done", target.profile.name, target.version, transport.as_str());
             anyhow::Ok(())

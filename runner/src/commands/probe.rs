@@ -2,7 +2,7 @@
 //! (installed, launched against every server variant, recorded).
 
 use anyhow::Result;
-use probe_server::Era;
+use probe_server::{Era, Variant};
 
 use super::own_exe;
 use crate::cli;
@@ -27,6 +27,7 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     if let Some(dir) = &args.keep_journals {
         check_writable(dir)?;
     }
+    let selected = selected_probes(args.view.only.as_deref())?;
     let ablation = args.ablation;
     let mut specs = Vec::new();
     for transport in args.transport.transports() {
@@ -35,6 +36,12 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
                 specs.extend(selftest::variants(transport, era, host).into_iter().map(|variant| RunSpec { transport, era, variant, host, variation: None, ablation }));
             }
         }
+    }
+    // With --only, the runs on which a selected probe is judged, and no other.
+    if let Some(probes) = &selected {
+        let planned = specs.len();
+        specs.retain(|s| probes.iter().any(|p| p.variant() == s.variant && p.needs_model() == s.host && p.eras().contains(&s.era) && p.transports().contains(&s.transport)));
+        crate::progress!("--only: {} of the {planned} reference runs", specs.len());
     }
     let jobs = args.jobs.unwrap_or_else(cli::default_jobs);
     let results = selftest::execute(specs, own_exe()?, jobs, args.keep_journals).await;
@@ -55,6 +62,25 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     let matrix = matrix::from_runs("reference", &runs);
     super::print_matrix(&matrix, args.format, &args.view);
     Ok(if results.iter().any(|r| r.harness_error.is_some()) { exit::HARNESS } else { exit::OK })
+}
+
+/// The probes `--only PATTERN` selects (None without it); a pattern no probe id contains is bad
+/// input, with the areas' prefixes to choose from.
+fn selected_probes(pattern: Option<&str>) -> Result<Option<Vec<&'static dyn probe_server::Probe>>> {
+    let Some(pattern) = pattern else { return Ok(None) };
+    let probes: Vec<&'static dyn probe_server::Probe> = probe_server::registry::probes().iter().copied().filter(|p| p.id().contains(pattern)).collect();
+    if probes.is_empty() {
+        let mut prefixes: Vec<&str> = probe_server::registry::probes().iter().filter_map(|p| p.id().split_once('.').map(|(area, _)| area)).collect();
+        prefixes.dedup();
+        return Err(bad_input(format!("--only {pattern:?}: no probe id contains it (`probes` lists them; they start with {}.)", prefixes.join(". "))));
+    }
+    Ok(Some(probes))
+}
+
+/// The server variants a client's pass runs for `--only`: those on which a selected probe is
+/// judged, and the standard one (its run decides the era the rest is judged in).
+fn selected_variants(selected: &[&'static dyn probe_server::Probe]) -> std::collections::BTreeSet<Variant> {
+    selected.iter().map(|p| p.variant()).chain([Variant::Standard]).collect()
 }
 
 /// How a client given by command line is described: `--name`, `--client-version`, `--env`,
@@ -199,6 +225,14 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     if args.runs != cli::RunKinds::All && updates_committed {
         return Err(bad_input("--runs headless or interactive makes a partial record: give --records DIR so it does not replace the committed one"));
     }
+    let selected = selected_probes(args.view.only.as_deref())?;
+    if selected.is_some() && updates_committed {
+        return Err(bad_input("--only makes a partial record: give --records DIR so it does not replace the committed one"));
+    }
+    // With --only, the variants and transports its probes are judged on, and no other.
+    let only_variants = selected.as_deref().map(selected_variants);
+    let transports: Vec<run::Transport> =
+        args.transport.transports().into_iter().filter(|t| selected.as_ref().is_none_or(|probes| probes.iter().any(|p| p.transports().contains(t)))).collect();
     let baseline = match &args.expect {
         Some(path) => Some(baseline::Baseline::load(path).map_err(crate::exit::bad_input_from)?),
         None => None,
@@ -255,7 +289,6 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
         let mut round_records = Vec::new();
         let slots = client::RunSlots::new(crate::session::slots::Slots::new(args.jobs.unwrap_or_else(cli::default_client_jobs)), target.profile.launch.max_parallel);
         let exe = own_exe()?;
-        let transports = args.transport.transports();
         crate::progress!(
             "probing {}@{} over {} (round {round} of {})",
             target.profile.name,
@@ -263,7 +296,7 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
             transports.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" and "),
             args.repeat
         );
-        let passes = transports.iter().map(|&transport| client::probe_all(&target, transport, args.runs, &slots, &exe, &dir));
+        let passes = transports.iter().map(|&transport| client::probe_all(&target, transport, args.runs, only_variants.as_ref(), &slots, &exe, &dir));
         crate::progress::begin(0, &format!("{}@{} round {round}", target.profile.name, target.version));
         let passes = futures::future::try_join_all(passes).await;
         crate::progress::end();
@@ -292,6 +325,16 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
             _ => None,
         });
         anyhow::bail!("every launch of {} failed to start ({}); no record written", target.profile.name, why.unwrap_or_default());
+    }
+    // A client that started and never opened a session is told apart from one that did nothing
+    // right: it gets its own exit code, and its words on stderr beside what the harness saw.
+    let never_connected = never_connected(&records);
+    if never_connected {
+        report_never_connected(&target.profile, &dir, &records);
+        if updates_committed {
+            eprintln!("mcp-client-probe: nothing written to the committed records");
+            return Ok(exit::NEVER_CONNECTED);
+        }
     }
     staging.commit().map_err(|e| anyhow::anyhow!("cannot move the records into {}: {e}", final_dir.display()))?;
     crate::progress!("records in {}", final_dir.display());
@@ -323,7 +366,68 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
             return Ok(exit::MISMATCH);
         }
     }
+    if never_connected {
+        eprintln!("mcp-client-probe: {} never opened an MCP session: its record is in {} (exit {})", target.profile.name, final_dir.display(), exit::NEVER_CONNECTED);
+        return Ok(exit::NEVER_CONNECTED);
+    }
     Ok(exit::OK)
+}
+
+/// Whether no run of these records opened an MCP session: no era, and nothing judged but
+/// not-reached and n/a.
+fn never_connected(records: &[record::Record]) -> bool {
+    use probe_server::Outcome;
+    !records.is_empty() && records.iter().all(|r| r.era.is_none() && r.verdicts.iter().all(|v| matches!(v.outcome, Outcome::NotReached | Outcome::NotApplicable)))
+}
+
+/// How many lines of a client's stderr are shown when it never connected.
+const STDERR_TAIL_LINES: usize = 12;
+
+/// On stderr: how the launches ended, whether the model stub was ever asked anything, and the
+/// tail of what the client wrote to stderr (the files beside the record keep all of it).
+fn report_never_connected(profile: &profile::Profile, dir: &std::path::Path, records: &[record::Record]) {
+    let launches: Vec<_> = records.iter().flat_map(|r| r.launches.iter()).collect();
+    let mut endings: Vec<String> = launches.iter().map(|l| client::describe_ending(&l.ending)).collect();
+    endings.sort();
+    endings.dedup();
+    eprintln!("mcp-client-probe: {} never opened an MCP session in any of its {} launches ({})", profile.name, launches.len(), endings.join("; "));
+    let model = match profile.dialect {
+        None => "no model stub ran (the client has no model dialect)".to_string(),
+        Some(_) => {
+            let asked_in = |path: &std::path::PathBuf| {
+                probe_server::journal::read_journal(path).is_ok_and(|read| read.events.iter().any(|e| e.kind == probe_server::journal::EventKind::HttpRequest))
+            };
+            let asked = files_ending(dir, ".model.jsonl").iter().any(asked_in);
+            if asked {
+                "the model stub was called".to_string()
+            } else {
+                "the model stub was never called".to_string()
+            }
+        }
+    };
+    eprintln!("mcp-client-probe: {model}");
+    // The file holds every launch of the pass, each after a `=== <variant> launch <n>` header;
+    // the first is the standard run's first launch, what the other launches mostly repeat.
+    for path in files_ending(dir, ".stderr.txt") {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let mut sections = text.split("\n=== ");
+        let first: Vec<&str> = sections.next().unwrap_or_default().lines().filter(|l| !l.trim().is_empty()).collect();
+        let (header, lines) = first.split_first().map_or(("", &[][..]), |(h, rest)| (*h, rest));
+        let tail = &lines[lines.len().saturating_sub(STDERR_TAIL_LINES)..];
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        eprintln!("mcp-client-probe: {name}, {}: the last {} line(s) of {}:", header.trim_start_matches("=== "), tail.len(), lines.len());
+        for line in tail {
+            eprintln!("  | {line}");
+        }
+    }
+}
+
+/// The files in `dir` whose names end with `ending`, sorted.
+fn files_ending(dir: &std::path::Path, ending: &str) -> Vec<std::path::PathBuf> {
+    let mut found: Vec<std::path::PathBuf> =
+        std::fs::read_dir(dir).map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.to_string_lossy().ends_with(ending)).collect()).unwrap_or_default();
+    found.sort();
+    found
 }
 
 /// The probes whose outcome or detail differs between two records of the same transport.

@@ -92,6 +92,7 @@ pub async fn probe_all(
     target: &Target,
     transport: Transport,
     runs_wanted: crate::cli::RunKinds,
+    only: Option<&BTreeSet<Variant>>,
     slots: &RunSlots,
     server_exe: &Path,
     out_dir: &Path,
@@ -99,14 +100,15 @@ pub async fn probe_all(
     // What the dual pass cannot show depends only on the era its standard run chose: the one-era
     // run or pass starts as soon as that is known, beside the dual pass's other runs.
     let (chosen, era) = tokio::sync::oneshot::channel();
-    let main = probe(target, Pass::dual(transport), runs_wanted, None, slots, server_exe, out_dir, Some(chosen));
+    let main = probe(target, Pass::dual(transport), runs_wanted, only, slots, server_exe, out_dir, Some(chosen));
     let one_era = async {
         match era.await {
             Ok(Some(Era::Modern)) => {
-                let legacy = probe(target, Pass { transport, eras: EraPolicy::Legacy }, runs_wanted, None, slots, server_exe, out_dir, None).await?;
+                let legacy = probe(target, Pass { transport, eras: EraPolicy::Legacy }, runs_wanted, only, slots, server_exe, out_dir, None).await?;
                 Ok(OneEra::Pass(Box::new(legacy)))
             }
-            Ok(Some(Era::Legacy)) => {
+            // (A pass of some probes only has no use for the fall-forward note.)
+            Ok(Some(Era::Legacy)) if only.is_none() => {
                 let pass = Pass { transport, eras: EraPolicy::Modern };
                 crate::progress::plan_more(1);
                 let _slot = slots.take(start_place(Variant::Standard)).await;
@@ -115,7 +117,7 @@ pub async fn probe_all(
                 Ok(OneEra::FallForward(format!("{} (journal {})", fall_forward_note(&run), journal_name(pass, Variant::Standard))))
             }
             // No session, or no headless runs: nothing the other era could add.
-            Ok(None) | Err(_) => Ok(OneEra::None),
+            Ok(_) | Err(_) => Ok(OneEra::None),
         }
     };
     let (mut main, one_era) = futures::try_join!(main, one_era)?;
@@ -660,16 +662,18 @@ fn files_on_disk(roots: &[&Path], skills_dir: &Path) -> serde_json::Value {
 }
 
 fn describe_endings(records: &[LaunchRecord]) -> String {
-    let parts: Vec<String> = records
-        .iter()
-        .map(|r| match &r.ending {
-            Ending::Exited { code } => format!("exited with code {code}"),
-            Ending::Signalled { signal } => format!("was killed by signal {signal}"),
-            Ending::TimedOut => "timed out and was stopped".to_string(),
-            Ending::FailedToStart { error } => format!("failed to start ({error})"),
-        })
-        .collect();
+    let parts: Vec<String> = records.iter().map(|r| describe_ending(&r.ending)).collect();
     parts.join("; ")
+}
+
+/// How one launch ended, in words.
+pub fn describe_ending(ending: &Ending) -> String {
+    match ending {
+        Ending::Exited { code } => format!("exited with code {code}"),
+        Ending::Signalled { signal } => format!("was killed by signal {signal}"),
+        Ending::TimedOut => "timed out and was stopped".to_string(),
+        Ending::FailedToStart { error } => format!("failed to start ({error})"),
+    }
 }
 
 /// How the launches ended and how long they took, for a progress line.

@@ -140,6 +140,10 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         (vec!["probe", "codex", "--expect", "/nonexistent/baseline.toml"], "cannot read"),
         (vec!["probe", "codex", "--expect", &bad_baseline], "baseline"),
         (vec!["probe", "codex", "--records", "/proc/no-such-dir"], "cannot write into /proc/no-such-dir"),
+        // --only: a pattern no probe id contains, and a partial record where the committed one would go.
+        (vec!["probe", "--only", "nosuchprobe"], "no probe id contains it"),
+        (vec!["probe", "codex", "--only", "nosuchprobe", "--records", "recs"], "no probe id contains it"),
+        (vec!["probe", "codex", "--only", "tools.", "--update"], "--only makes a partial record"),
         // probe: a client by path or command line
         (vec!["probe", "./no/such/client"], "no client executable at ./no/such/client"),
         (vec!["probe", &not_exec], "is not executable"),
@@ -227,7 +231,9 @@ fn output_into_a_closed_pipe_ends_quietly() {
         let output = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+        // The fake client never connects: exit 4, unless its output met the closed pipe first.
+        let expected: &[i32] = if args.contains(&fake.as_str()) { &[0, 4] } else { &[0] };
+        assert!(output.status.code().is_some_and(|c| expected.contains(&c)), "{args:?}: {:?} {stderr}", output.status.code());
     }
 }
 
@@ -235,4 +241,22 @@ fn output_into_a_closed_pipe_ends_quietly() {
 fn the_committed_probe_catalogue_is_current() {
     let committed = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../PROBES.md")).unwrap();
     assert!(committed == stdout_of(&["probes", "--catalogue"]), "PROBES.md is stale: run `cargo run -- probes --catalogue > PROBES.md`");
+}
+
+/// Issue 49, item 15: `--only` filtered the printed table but made every run. Now the reference
+/// client makes only the runs on which a selected probe is judged: fewer than a tenth of a full
+/// probe's for one probe of the standard variant.
+#[test]
+fn only_makes_the_runs_its_probes_are_judged_on() {
+    let output = probe_cmd().args(["probe", "--only", "connection.client_info", "--format", "json"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let counted = stderr.lines().find_map(|l| l.strip_prefix("mcp-client-probe: --only: ")).expect("the plan is reported");
+    let numbers: Vec<usize> = counted.split(' ').filter_map(|w| w.parse().ok()).collect();
+    let [made, planned] = numbers[..] else { panic!("{counted}") };
+    assert!(made > 0 && made * 10 < planned, "{made} of {planned} runs");
+    let matrix: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let rows = matrix["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert!(rows[0]["cells"].as_array().unwrap().iter().all(|c| c["outcome"] == "yes"), "{}", rows[0]);
 }

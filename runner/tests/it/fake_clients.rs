@@ -29,7 +29,10 @@ fn probe_fake(mode: &str, dir: &Path) -> (Value, String) {
         .env("OPENAI_API_KEY", "sk-real-secret-never-forwarded")
         .output()
         .unwrap();
-    assert!(output.status.success(), "{mode}: {}", String::from_utf8_lossy(&output.stderr));
+    // None of the fake clients ever opens a session: the never-connected exit, with the record.
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(4), "{mode}: {stderr}");
+    assert!(stderr.contains("never opened an MCP session in any of its"), "{mode}: {stderr}");
     let record_dir = records.join("mcp-client-probe/unversioned");
     let record: Value = serde_json::from_str(&std::fs::read_to_string(record_dir.join("stdio.json")).unwrap()).unwrap();
     let stdout = std::fs::read_to_string(record_dir.join("stdio.stdout.txt")).unwrap_or_default();
@@ -212,4 +215,61 @@ fn a_client_that_never_starts_is_no_record() {
     assert!(stderr.contains("failed to start"), "{stderr}");
     let left: Vec<_> = std::fs::read_dir(&records).map(|d| d.map(|e| e.unwrap().file_name()).collect()).unwrap_or_default();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// Issue 49, item 15: `--only` on a client makes the runs of the variants its probes are judged
+/// on (and the standard run, which decides the era), not all of them.
+#[test]
+fn only_probes_a_client_against_the_variants_its_probes_need() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = env!("CARGO_BIN_EXE_mcp-client-probe");
+    let (records, record) = probe_chat_host(
+        dir.path(),
+        &["--only", "tools.name_dots"],
+        &format!("{exe} reference-host --tool-timeout-ms 10000 --model-url {{stub_url}} {{server}}"),
+        "mcp-client-probe/unversioned",
+    );
+    let dots = record["verdicts"].as_array().unwrap().iter().find(|v| v["probe"] == "tools.name_dots").unwrap();
+    assert_eq!(dots["outcome"], "yes", "{dots}");
+    let journals: Vec<String> = std::fs::read_dir(records.join("mcp-client-probe/unversioned"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".jsonl") && !name.contains(".model."))
+        .collect();
+    assert_eq!(journals.len(), 2, "the standard and tool-names runs only: {journals:?}");
+}
+
+/// Issue 49, item 12: a client that never opens a session got a successful probe (exit 0, a
+/// record, no hint). Now it exits 4, prints how its launches ended, whether the model stub was
+/// called and the tail of its stderr, and with `--update` writes nothing.
+#[test]
+fn a_client_that_never_connects_exits_4_with_its_stderr_and_updates_nothing() {
+    let cwd = tempfile::tempdir().unwrap();
+    let output = probe_cmd()
+        .current_dir(cwd.path())
+        .args(["probe", "--transport", "stdio", "--update", "--dialect", "chat", "--format", "json", "--command"])
+        .arg("sh -c 'echo the-client-says-why >&2; exit 1' {server}")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("  | the-client-says-why"), "the tail of its stderr: {stderr}");
+    assert!(stderr.contains("exited with code 1"), "{stderr}");
+    assert!(stderr.contains("the model stub was never called"), "{stderr}");
+    assert!(stderr.contains("nothing written to the committed records"), "{stderr}");
+    let written: Vec<_> = walk(cwd.path()).into_iter().filter(|p| p.is_file()).collect();
+    assert!(written.is_empty(), "{written:?}");
+}
+
+/// Every path under `dir`.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        }
+        found.push(path);
+    }
+    found
 }
