@@ -412,6 +412,14 @@ pub struct ProbeArgs {
     /// client's working directory, TEXT with placeholders, e.g. `--file mcp.json={"url":"{server_url}"}`).
     #[arg(long = "file", value_name = "PATH=TEXT", requires = "command", value_parser = parse_assignment)]
     pub files: Vec<(String, String)>,
+    /// For --command: as --file, written only for the stdio runs (a configuration that names the
+    /// server's command line; give the HTTP runs theirs with --file-http).
+    #[arg(long = "file-stdio", value_name = "PATH=TEXT", requires = "command", value_parser = parse_assignment)]
+    pub files_stdio: Vec<(String, String)>,
+    /// For --command: as --file, written only for the HTTP runs (a configuration that names
+    /// `{server_url}`).
+    #[arg(long = "file-http", value_name = "PATH=TEXT", requires = "command", value_parser = parse_assignment)]
+    pub files_http: Vec<(String, String)>,
     /// Where records go: `<DIR>/<client>/<version>/<transport>.json` with journals beside them
     /// (default: `records` under the cache directory; never the committed records unless asked).
     #[arg(long, value_name = "DIR", conflicts_with = "update")]

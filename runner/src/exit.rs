@@ -87,6 +87,10 @@ pub fn code_of(error: &anyhow::Error) -> u8 {
     if error.downcast_ref::<crate::commands::serve::BadInput>().is_some() {
         return BAD_INPUT;
     }
+    // A client configured for the other transport: what it was given, not the harness.
+    if let Some(crate::session::RunError::WrongTransport { .. }) = error.downcast_ref::<crate::session::RunError>() {
+        return BAD_INPUT;
+    }
     HARNESS
 }
 

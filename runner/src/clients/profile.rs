@@ -589,6 +589,11 @@ pub fn find(dir: &Path, spec: &str) -> Result<Profile, ProfileError> {
     Ok(profile)
 }
 
+/// The placeholders that name the probe server (its command line, its arguments or its URL):
+/// a client given by command line must use one of them somewhere.
+pub const SERVER_PLACEHOLDERS: [&str; 7] =
+    ["{server}", "{server_url}", "{server_command_line}", "{server_argv_json}", "{server_command}", "{server_command_json}", "{server_args_json}"];
+
 /// Placeholder values for one run.
 #[derive(Debug, Clone, Default)]
 pub struct Vars {

@@ -93,6 +93,9 @@ pub struct CommandClient<'a> {
     pub version: Option<&'a str>,
     pub env: &'a [(String, String)],
     pub files: &'a [(String, String)],
+    /// Files for the stdio runs only, and for the HTTP runs only.
+    pub files_stdio: &'a [(String, String)],
+    pub files_http: &'a [(String, String)],
 }
 
 /// The dummy keys a host given by command line gets with a model dialect, as profiles give them.
@@ -109,10 +112,10 @@ fn command_profile(client: &CommandClient<'_>) -> Result<(profile::Profile, std:
     let command_line = client.command_line;
     let words = shell_words::split(command_line).map_err(|e| bad_input(format!("--command {command_line:?}: {e}")))?;
     let Some((program, args)) = words.split_first() else { return Err(bad_input("--command is empty")) };
-    const SERVER_PLACEHOLDERS: [&str; 4] = ["{server}", "{server_url}", "{server_command_line}", "{server_argv_json}"];
     // Where placeholders may stand: the arguments, the --env values, the --file texts.
-    let texts: Vec<&String> = args.iter().chain(client.env.iter().map(|(_, v)| v)).chain(client.files.iter().map(|(_, t)| t)).collect();
-    if !texts.iter().any(|a| SERVER_PLACEHOLDERS.iter().any(|p| a.contains(p))) {
+    let file_texts = client.files.iter().chain(client.files_stdio).chain(client.files_http).map(|(_, t)| t);
+    let texts: Vec<&String> = args.iter().chain(client.env.iter().map(|(_, v)| v)).chain(file_texts).collect();
+    if !texts.iter().any(|a| profile::SERVER_PLACEHOLDERS.iter().any(|p| a.contains(p))) {
         return Err(bad_input(format!(
             "--command {command_line:?} never names the probe server: put {{server}} (or {{server_url}}, {{server_command_line}}) where it goes, in the command line, an --env or a --file"
         )));
@@ -120,20 +123,13 @@ fn command_profile(client: &CommandClient<'_>) -> Result<(profile::Profile, std:
     if client.dialect.is_none() && texts.iter().any(|t| t.contains("{stub_url}")) {
         return Err(bad_input("{stub_url} needs --dialect: the model stub only runs for a host that speaks a model dialect"));
     }
+    let files = command_files(client)?;
     let program = find_program(program)?.display().to_string();
     let mut env: std::collections::BTreeMap<String, String> = Default::default();
     if client.dialect.is_some() {
         env.extend(DUMMY_KEYS.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     }
     env.extend(client.env.iter().cloned());
-    let files = client
-        .files
-        .iter()
-        .map(|(path, text)| {
-            let path = if path.starts_with('/') || path.starts_with('{') { path.clone() } else { format!("{{work}}/{path}") };
-            profile::ConfigFile { path, content: Some(text.clone()), stdio: None, http: None }
-        })
-        .collect();
     let name = client.name.map(str::to_string).unwrap_or_else(|| std::path::Path::new(&program).file_name().and_then(|n| n.to_str()).unwrap_or("command").to_string());
     let profile = profile::Profile {
         name,
@@ -157,6 +153,55 @@ fn command_profile(client: &CommandClient<'_>) -> Result<(profile::Profile, std:
         auth: None,
     };
     Ok((profile, std::path::PathBuf::from(program)))
+}
+
+/// The files a command-line client is handed: `--file` for both transports, `--file-stdio` and
+/// `--file-http` for one (the same path in both is one file with a text per transport). Every
+/// path stays inside the client's sandbox: relative to its working directory, or under `{work}/`
+/// or `{home}/`; an absolute path or a `..` is bad input.
+fn command_files(client: &CommandClient<'_>) -> Result<Vec<profile::ConfigFile>> {
+    let mut files: Vec<profile::ConfigFile> = Vec::new();
+    let given = client
+        .files
+        .iter()
+        .map(|f| (f, None))
+        .chain(client.files_stdio.iter().map(|f| (f, Some(run::Transport::Stdio))))
+        .chain(client.files_http.iter().map(|f| (f, Some(run::Transport::Http))));
+    for ((path, text), only) in given {
+        let path = sandboxed_path(path)?;
+        let index = match files.iter().position(|f| f.path == path) {
+            Some(index) => index,
+            None => {
+                files.push(profile::ConfigFile { path: path.clone(), content: None, stdio: None, http: None });
+                files.len() - 1
+            }
+        };
+        let file = &mut files[index];
+        let slot = match only {
+            None => &mut file.content,
+            Some(run::Transport::Stdio) => &mut file.stdio,
+            Some(run::Transport::Http) => &mut file.http,
+        };
+        if slot.replace(text.clone()).is_some() {
+            return Err(bad_input(format!("{path:?} is given twice for the same transport")));
+        }
+    }
+    Ok(files)
+}
+
+/// Where a `--file` path goes: under the client's working directory unless it starts with
+/// `{work}/` or `{home}/`; never outside them.
+fn sandboxed_path(path: &str) -> Result<String> {
+    let outside = || bad_input(format!("--file {path:?}: a path must stay inside the client's sandbox (relative to its working directory, or under {{work}}/ or {{home}}/)"));
+    let (root, rest) = match ["{work}/", "{home}/"].iter().find_map(|root| path.strip_prefix(root).map(|rest| (&root[..root.len() - 1], rest))) {
+        Some(found) => found,
+        None => ("{work}", path),
+    };
+    let parts = std::path::Path::new(rest).components();
+    if rest.is_empty() || parts.clone().any(|c| !matches!(c, std::path::Component::Normal(_))) || rest.contains('{') {
+        return Err(outside());
+    }
+    Ok(format!("{root}/{rest}"))
 }
 
 /// The program a command line starts: a path (relative to the current directory) or a name on
@@ -251,6 +296,8 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
             version: args.client_version.as_deref(),
             env: &args.envs,
             files: &args.files,
+            files_stdio: &args.files_stdio,
+            files_http: &args.files_http,
         };
         let (profile, executable) = command_profile(&client)?;
         check_runs(&profile, &args)?;
@@ -259,7 +306,7 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
         let spec = args.client.clone().unwrap_or_default();
         if spec.contains('/') {
             let command_line = format!("{} {{server}}", shell_words::quote(&spec));
-            let client = CommandClient { command_line: &command_line, timeout, dialect: None, name: None, version: None, env: &[], files: &[] };
+            let client = CommandClient { command_line: &command_line, timeout, dialect: None, name: None, version: None, env: &[], files: &[], files_stdio: &[], files_http: &[] };
             let (profile, executable) = command_profile(&client)?;
             client::Target { version: profile.install.version.clone(), profile, executable }
         } else {
@@ -444,4 +491,39 @@ fn verdict_differences(before: &record::Record, now: &record::Record) -> Vec<Str
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client<'a>(command_line: &'a str, files: &'a [(String, String)], files_stdio: &'a [(String, String)], files_http: &'a [(String, String)]) -> CommandClient<'a> {
+        CommandClient { command_line, timeout: 60, dialect: None, name: None, version: None, env: &[], files, files_stdio, files_http }
+    }
+
+    /// Issue 49, item 14: the documented JSON placeholders were refused as naming no server.
+    #[test]
+    fn every_server_placeholder_names_the_server() {
+        for placeholder in profile::SERVER_PLACEHOLDERS {
+            let files = [("mcp.json".to_string(), format!("{{\"server\": {placeholder}}}"))];
+            let made = command_profile(&client("sh -c true", &files, &[], &[]));
+            assert!(made.is_ok(), "{placeholder}: {:?}", made.err());
+        }
+        assert!(command_profile(&client("sh -c true", &[("mcp.json".into(), "{}".into())], &[], &[])).is_err());
+    }
+
+    /// Issue 49, item 13: one file text served both transports; now each may have its own, and a
+    /// path given for one transport only is written for that one.
+    #[test]
+    fn a_file_may_have_a_text_per_transport() {
+        let stdio = [("mcp.json".to_string(), "{server_argv_json}".to_string()), ("only-stdio.txt".to_string(), "x".to_string())];
+        let http = [("mcp.json".to_string(), "{server_url}".to_string())];
+        let (profile, _) = command_profile(&client("sh -c true", &[], &stdio, &http)).unwrap();
+        let mcp = profile.files.iter().find(|f| f.path == "{work}/mcp.json").unwrap();
+        assert_eq!((mcp.content.as_deref(), mcp.stdio.as_deref(), mcp.http.as_deref()), (None, Some("{server_argv_json}"), Some("{server_url}")));
+        let only = profile.files.iter().find(|f| f.path == "{work}/only-stdio.txt").unwrap();
+        assert_eq!((only.stdio.as_deref(), only.http.as_deref()), (Some("x"), None));
+        assert_eq!(sandboxed_path("{home}/.config/x.json").unwrap(), "{home}/.config/x.json");
+        assert_eq!(sandboxed_path("sub/x.json").unwrap(), "{work}/sub/x.json");
+    }
 }

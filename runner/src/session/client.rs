@@ -495,6 +495,11 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     }
     // The client's frames against the official schemas, where the process has them.
     let mut observations = Observations::from_read(joined);
+    // A configuration that names the server's command line in an HTTP run (or its URL in a stdio
+    // one) makes a run of the other transport: it is refused, not recorded under this one.
+    if let Some(seen) = observations.transport().filter(|seen| *seen != transport) {
+        return Err(RunError::WrongTransport { client: profile.name.clone(), pass: transport.as_str(), seen: seen.as_str() });
+    }
     super::wire::add_check(&mut observations, transport)?;
     let journal_path = out_dir.join(journal_name(pass, variant));
     write_events(&journal_path, &observations.events).map_err(RunError::journal(&journal_path))?;
@@ -571,13 +576,17 @@ fn run_vars(paths: RunPaths<'_>, stub_url: &str, prompt: &str, server_url: &str,
     vars
 }
 
-/// Writes a profile's configuration files with the run's placeholders filled.
+/// Writes a profile's configuration files with the run's placeholders filled. A file with a text
+/// for the other transport only is not written.
 fn write_files<'a>(files: impl Iterator<Item = &'a crate::clients::profile::ConfigFile>, vars: &Vars, transport: Transport) -> Result<(), RunError> {
     for file in files {
         let content = match transport {
             Transport::Stdio => file.stdio.as_ref().or(file.content.as_ref()),
             Transport::Http => file.http.as_ref().or(file.content.as_ref()),
         };
+        if content.is_none() && (file.stdio.is_some() || file.http.is_some()) {
+            continue;
+        }
         let path = PathBuf::from(vars.fill(&file.path));
         if let Some(parent) = path.parent() {
             let _ = std::fs::create_dir_all(parent);

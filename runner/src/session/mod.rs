@@ -55,6 +55,8 @@ pub enum RunError {
     Terminal(#[from] crate::drivers::terminal::DriveError),
     #[error("the stdio probe server did not finish its journal within {0:?}")]
     Unfinished(Duration),
+    #[error("{client} connected over {seen} in a run over {pass}: its configuration names the server the other transport's way (give each transport its own with --file-stdio and --file-http, or --transport {seen})")]
+    WrongTransport { client: String, pass: &'static str, seen: &'static str },
     #[error("no run of {client} applies over {transport} with the runs asked for")]
     NothingToRun { client: String, transport: &'static str },
     #[error("cannot write the record")]

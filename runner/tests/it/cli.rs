@@ -156,6 +156,11 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         (vec!["probe", "--command", "/nonexistent/program {server}"], "no client executable at /nonexistent/program"),
         (vec!["probe", "--command", "no-such-program-anywhere {server}"], "no program named \"no-such-program-anywhere\" on PATH"),
         (vec!["probe", "--command", "   "], "--command is empty"),
+        // --file paths stay inside the client's sandbox; one path, one text per transport.
+        (vec!["probe", "--command", "echo {server}", "--file", "/tmp/x=1"], "must stay inside the client's sandbox"),
+        (vec!["probe", "--command", "echo {server}", "--file", "../x=1"], "must stay inside the client's sandbox"),
+        (vec!["probe", "--command", "echo {server}", "--file", "{home}/../x=1"], "must stay inside the client's sandbox"),
+        (vec!["probe", "--command", "echo {server}", "--file-http", "a=1", "--file-http", "a=2"], "is given twice for the same transport"),
         (vec!["probe", "--command", "x {server}", "some-client"], "cannot be used with"),
         // matrix
         (vec!["matrix", "refresh", "--check", "--client", "nosuch"], "no client profile named \"nosuch\" (known: "),

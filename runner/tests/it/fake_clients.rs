@@ -273,3 +273,24 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     found
 }
+
+/// Issue 49, item 13: a stdio-shaped configuration given to the HTTP runs made an HTTP record
+/// entirely of a stdio session. Such a run is refused (exit 2) and nothing is recorded.
+#[test]
+fn a_run_over_the_other_transport_is_refused_not_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = env!("CARGO_BIN_EXE_mcp-client-probe");
+    let records = dir.path().join("records");
+    let output = probe_cmd()
+        .args(["probe", "--transport", "http", "--dialect", "chat", "--only", "connection.client_info", "--records", records.to_str().unwrap()])
+        .args(["--env", "MCP_CLIENT_PROBE_MODEL_URL={stub_url}", "--file", "server.txt={server_command_line}"])
+        .arg("--command")
+        .arg(format!("'{exe}' reference-host --tool-timeout-ms 10000 --server-file server.txt"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("connected over stdio in a run over http"), "{stderr}");
+    let written: Vec<_> = walk(&records).into_iter().filter(|p| p.is_file()).collect();
+    assert!(written.is_empty(), "{written:?}");
+}
