@@ -194,6 +194,21 @@ pub enum MatrixCommand {
         #[arg(long, value_name = "DIR", requires = "check")]
         keep_journals: Option<PathBuf>,
     },
+    /// Judge every record's journals again with today's judges and rewrite the verdicts that
+    /// changed (and MATRIX.md). With --check, write nothing: exit 1 when an outcome or a
+    /// declaration differs from the committed one. A verdict whose journals are not beside its
+    /// record stays as recorded.
+    Rejudge {
+        /// Write nothing; exit 1 when a verdict's outcome or declaration would change.
+        #[arg(long)]
+        check: bool,
+        /// The records directory (or one client's, one version's, or one record).
+        #[arg(long, default_value = "matrices/records")]
+        records: PathBuf,
+        /// Where the rendered matrix goes (when the records are the committed ones).
+        #[arg(long, default_value = "matrices/MATRIX.md")]
+        out: PathBuf,
+    },
     /// Store the model journals beside the records compacted: each model request kept as a change
     /// to the one before (it repeats the conversation so far), read back byte for byte. Journals
     /// already compacted are left as they are; `probe` and `refresh` write them compacted.

@@ -83,6 +83,7 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
             Ok(crate::exit::OK)
         }
         MatrixCommand::Compact { records } => compact(&records),
+        MatrixCommand::Rejudge { check, records, out } => rejudge(check, &records, &out),
         MatrixCommand::Site { records, out, check } => super::site::run(&records, &out, check),
         MatrixCommand::Refresh { check, records, out, clients, jobs, keep_journals } => refresh(check, &records, &out, &clients, jobs, keep_journals.as_deref(), &server_exe).await,
         MatrixCommand::Schema { out, check } => {
@@ -120,6 +121,60 @@ fn compact(records: &Path) -> Result<u8> {
         }
     }
     crate::out!("{count} model journals: {before} bytes before, {after} after");
+    Ok(crate::exit::OK)
+}
+
+/// `matrix rejudge`: every record's journals judged again; the changed verdicts listed, and
+/// (without `check`) written back, with MATRIX.md rendered again when the records are the
+/// committed ones.
+fn rejudge(check: bool, records: &Path, out: &Path) -> Result<u8> {
+    let located = load_records(records)?;
+    let base = if records.is_file() { records.parent().unwrap_or(Path::new(".")) } else { records };
+    let (mut changed, mut differing, mut compared) = (0usize, 0usize, 0usize);
+    for l in &located {
+        let path = base.join(&l.relative);
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let fresh = records::rejudge::rejudge(dir, &l.record).map_err(crate::exit::bad_input_from)?;
+        let r = &l.record;
+        compared += fresh.len();
+        let mut any = false;
+        for (before, after) in r.verdicts.iter().zip(&fresh) {
+            if before == after {
+                continue;
+            }
+            any = true;
+            let essential = (before.outcome, &before.declared) != (after.outcome, &after.declared);
+            differing += usize::from(essential);
+            let label = if essential { "DIFFERS" } else { "DETAIL" };
+            crate::out!(
+                "{label} {} {} {} {}: {}/{} -> {}/{} ({})",
+                r.client,
+                r.version,
+                r.column_transport(),
+                before.probe,
+                before.outcome.label(),
+                before.declared.label(),
+                after.outcome.label(),
+                after.declared.label(),
+                after.detail
+            );
+        }
+        if any {
+            changed += 1;
+            if !check {
+                let record = Record { verdicts: fresh, ..r.clone() };
+                records::write(&record, dir).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            }
+        }
+    }
+    crate::out!("{compared} verdicts judged again in {} records: {differing} outcomes or declarations differ; {changed} records changed", located.len());
+    if check {
+        return Ok(if differing == 0 { crate::exit::OK } else { crate::exit::MISMATCH });
+    }
+    if changed > 0 && records == Path::new(crate::cli::COMMITTED_RECORDS) {
+        std::fs::write(out, markdown(records, out)?)?;
+        eprintln!("mcp-client-probe: {} rendered again", out.display());
+    }
     Ok(crate::exit::OK)
 }
 

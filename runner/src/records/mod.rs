@@ -5,6 +5,7 @@ pub mod baseline;
 pub mod diff;
 pub mod findings;
 pub mod matrix;
+pub mod rejudge;
 
 use std::path::{Path, PathBuf};
 

@@ -237,3 +237,34 @@ fn the_matrix_starts_with_the_summary_and_no_line_is_wider_than_it() {
     let wider: Vec<String> = text.lines().filter(|l| l.chars().count() > widest).map(|l| l.chars().take(100).collect()).collect();
     assert!(wider.is_empty(), "{} lines wider than the summary's {widest} characters: {wider:?}", wider.len());
 }
+
+/// Judging is a pure function of the journals: the committed records judged again give their own
+/// verdicts, and a verdict edited in a copy is found (exit 1) and written back as judged.
+#[test]
+fn rejudge_check_passes_on_the_committed_records_and_catches_an_edited_verdict() {
+    let (code, out) = run(&["matrix", "rejudge", "--check", "--records", repo().join("matrices/records").to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(" 0 outcomes or declarations differ"), "{out}");
+    // One version of one client, copied with its journals, one verdict edited.
+    let dir = tempfile::tempdir().unwrap();
+    let source = std::fs::read_dir(repo().join("matrices/records/codex")).unwrap().map(|e| e.unwrap().path()).find(|p| p.is_dir()).unwrap();
+    for entry in std::fs::read_dir(&source).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+    }
+    let record = dir.path().join("stdio.json");
+    let mut value: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let verdict = value["verdicts"].as_array_mut().unwrap().iter_mut().find(|v| v["probe"] == "tools.list").unwrap();
+    let judged = verdict["outcome"].clone();
+    verdict["outcome"] = serde_json::json!(if judged == "yes" { "no" } else { "yes" });
+    std::fs::write(&record, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    let records = dir.path().to_str().unwrap();
+    let (code, out) = run(&["matrix", "rejudge", "--check", "--records", records]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("DIFFERS codex") && out.contains("tools.list"), "{out}");
+    let (code, out) = run(&["matrix", "rejudge", "--records", records]);
+    assert_eq!(code, 0, "{out}");
+    let mended: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    assert_eq!(mended["verdicts"].as_array().unwrap().iter().find(|v| v["probe"] == "tools.list").unwrap()["outcome"], judged);
+    assert_eq!(run(&["matrix", "rejudge", "--check", "--records", records]).0, 0);
+}

@@ -1,0 +1,80 @@
+//! `matrix rejudge`: a record's journals judged again by today's judges. Judging is a pure
+//! function of the journals, so a change to a judge reaches every committed record without
+//! running a client again.
+//!
+//! A verdict is judged again only where its evidence is all there: the journal of its server
+//! variant, and the model stub's journal of that variant when the client had a model (a variant
+//! whose model journal was not kept is judged from the model's side by no probe, but its
+//! opportunities may read it). Every other verdict stays as recorded.
+
+use std::path::Path;
+
+use probe_server::journal::read_journal;
+use probe_server::observe::Observations;
+use probe_server::{registry, Variant, Verdict};
+
+use super::Record;
+use crate::session::model_journal_of_variant;
+
+/// A journal beside a record that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read the journal {path}")]
+pub struct RejudgeError {
+    pub path: String,
+    #[source]
+    pub source: probe_server::JournalError,
+}
+
+/// The record's verdicts as today's judges give them, in the record's order: judged again where
+/// the journals of their variant are beside the record (`dir`), as recorded elsewhere.
+pub fn rejudge(dir: &Path, record: &Record) -> Result<Vec<Verdict>, RejudgeError> {
+    let mut runs: Vec<(Variant, Observations)> = Vec::new();
+    let journals = std::iter::once((Variant::Standard, record.journal.clone()))
+        .chain(record.variant_journals.iter().filter_map(|(variant, name)| Some((variant.parse::<Variant>().ok()?, name.clone()))));
+    for (variant, name) in journals {
+        let path = dir.join(&name);
+        if !path.is_file() {
+            continue;
+        }
+        let read = read_journal(&path).map_err(|source| RejudgeError { path: path.display().to_string(), source })?;
+        let mut observations = Observations::from_read(read);
+        if let Some(standard) = &record.model_journal {
+            let Some(model_path) = model_journal_of_variant(standard, variant).map(|name| dir.join(name)).filter(|p| p.is_file()) else { continue };
+            let model = read_journal(&model_path).map_err(|source| RejudgeError { path: model_path.display().to_string(), source })?;
+            observations = observations.with_model(model);
+        }
+        runs.push((variant, observations));
+    }
+    let observed: Vec<(Variant, &Observations)> = runs.iter().map(|(v, o)| (*v, o)).collect();
+    let judged = registry::judge_runs(&observed);
+    Ok(record
+        .verdicts
+        .iter()
+        .map(|recorded| match judged.iter().find(|v| v.probe == recorded.probe).filter(|v| observed.iter().any(|(variant, _)| *variant == v.variant)) {
+            Some(fresh) => fresh.clone(),
+            None => recorded.clone(),
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A committed record judged again is unchanged (`matrix rejudge` keeps them so); a verdict
+    /// edited in it is put back as the journal says.
+    #[test]
+    fn a_committed_record_judged_again_keeps_its_verdicts_and_mends_an_edited_one() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../matrices/records/codex");
+        let version = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.join("stdio.json").is_file()).unwrap();
+        let mut record = super::super::read(&version.join("stdio.json")).unwrap();
+        let again = rejudge(&version, &record).unwrap();
+        let outcome = |v: &Verdict| (v.probe.clone(), v.outcome, v.declared.clone());
+        let differing: Vec<_> = record.verdicts.iter().zip(&again).filter(|(a, b)| outcome(a) != outcome(b)).map(|(a, b)| (a.probe.clone(), a.outcome, b.outcome)).collect();
+        assert!(differing.is_empty(), "run `matrix rejudge`: {differing:?}");
+        let index = record.verdicts.iter().position(|v| v.probe == "tools.list").unwrap();
+        let as_judged = again[index].clone();
+        record.verdicts[index].outcome = if as_judged.outcome == probe_server::Outcome::Yes { probe_server::Outcome::No } else { probe_server::Outcome::Yes };
+        assert_eq!(rejudge(&version, &record).unwrap()[index].outcome, as_judged.outcome);
+    }
+}
