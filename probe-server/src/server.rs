@@ -36,6 +36,8 @@ pub struct ServeOptions {
     /// How long a server→client request waits for its answer outside the interactive variants
     /// (default [`CLIENT_ANSWER_TIMEOUT`]).
     pub answer_timeout: Option<Duration>,
+    /// How long the server's ping waits for its answer (default: the answer timeout above).
+    pub ping_timeout: Option<Duration>,
     /// Over HTTP: how long a request head, or the next chunk of a body, may take to arrive
     /// (default [`crate::transport::http::READ_TIMEOUT`]).
     pub read_timeout: Option<Duration>,
@@ -216,6 +218,11 @@ impl ProbeServer {
         self.shared.options.answer_timeout.unwrap_or(CLIENT_ANSWER_TIMEOUT)
     }
 
+    /// How long the server's ping waits for its answer.
+    fn ping_timeout(&self) -> Duration {
+        self.shared.options.ping_timeout.unwrap_or_else(|| self.machine_answer_timeout())
+    }
+
     fn next_serial(&self) -> u64 {
         self.shared.serial.fetch_add(1, Ordering::SeqCst) + 1
     }
@@ -340,7 +347,7 @@ impl ProbeServer {
         let ping = ServerRequest::PingRequest(PingRequest { method: Default::default(), extensions: Default::default() });
         // The ping waits one answer timeout, as every other server→client request does (no
         // person answers it): a client that never answers must not hold the call forever.
-        let options = rmcp::service::PeerRequestOptions::with_timeout(self.machine_answer_timeout());
+        let options = rmcp::service::PeerRequestOptions::with_timeout(self.ping_timeout());
         let pinged = match ctx.peer.send_request_with_option(ping, options).await {
             Ok(handle) => handle.await_response().await,
             Err(e) => Err(e),

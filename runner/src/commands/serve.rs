@@ -33,6 +33,7 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
         variant: args.variant,
         withdraw_after: args.withdraw_after_ms.map(std::time::Duration::from_millis),
         answer_timeout: args.answer_timeout_ms.map(std::time::Duration::from_millis),
+        ping_timeout: None,
         read_timeout: None,
         long_call: args.long_call_ms.map(std::time::Duration::from_millis),
         progress_gap: args.progress_gap_ms.map(std::time::Duration::from_millis),

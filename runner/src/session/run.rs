@@ -206,12 +206,19 @@ async fn drive(endpoint: &Endpoint, spec: RunSpec, model_url: Option<&str>) -> R
 /// The probe server's options in a reference run: the long-calls variant's slow call shortened
 /// to [`REFERENCE_LONG_CALL`], the tasks' lengths the reference client's
 /// ([`reference::tasks::REFERENCE_TIMING`]), and no gap before `probe_progress`'s result (the
-/// reference client reads its frames in order).
+/// reference client reads its frames in order), and the ping given up after
+/// [`REFERENCE_PING_TIMEOUT`].
 fn reference_options(variant: Variant) -> ServeOptions {
     let long_call = (variant == Variant::LongCalls).then_some(REFERENCE_LONG_CALL);
     let task_timing = reference::tasks::REFERENCE_TIMING;
-    ServeOptions { variant, era: EraPolicy::Dual, long_call, progress_gap: Some(Duration::ZERO), task_timing, ..ServeOptions::default() }
+    let ping_timeout = Some(REFERENCE_PING_TIMEOUT);
+    ServeOptions { variant, era: EraPolicy::Dual, long_call, progress_gap: Some(Duration::ZERO), task_timing, ping_timeout, ..ServeOptions::default() }
 }
+
+/// How long the reference runs' server waits for the answer to its ping: the reference client
+/// answers at once (milliseconds, even under load), the never-answers-ping variation never; the
+/// run that waits it out stays short.
+pub const REFERENCE_PING_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The slow call's length in the reference runs: twice the reference host's tool timeout, with
 /// progress every eighth of it.

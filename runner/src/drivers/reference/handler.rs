@@ -191,6 +191,10 @@ impl ClientHandler for ReferenceHandler {
         if self.is(Ablation::PingError) {
             return Err(McpError::internal_error("ping refused", None));
         }
+        if self.variation == Some(Variation::NeverAnswersPing) {
+            // Dropped when the server cancels the ping or the session ends.
+            std::future::pending::<()>().await;
+        }
         Ok(())
     }
 

@@ -64,6 +64,7 @@ variations! {
     UnattendedSlowCancel => "unattended-slow-cancel", Client, "cancels every form and URL request after 300 ms in a run the runner journals as unattended (a headless host with nobody at it)";
     CancelAfterCompletedCalls => "cancel-after-completed-calls", Client, "sends notifications/cancelled for every tools/call that already completed";
     PingsServer => "pings-server", Client, "pings the server before its script";
+    NeverAnswersPing => "never-answers-ping", Client, "never answers the server's ping (the server gives it up and goes on)";
     ExperimentalCapability => "experimental-capability", Client, "declares an experimental capability of its own";
     CursorFocusLabelsAbove => "cursor-focus-labels-above", Terminal, "draws each form label above its value and shows the focus only by the terminal's cursor";
 }
@@ -85,6 +86,8 @@ impl Variation {
         match self {
             // A client that stops at the first page misses only what is on page two.
             Variation::FirstToolsPageOnly => &["tools.pagination"],
+            // The ping itself goes unanswered; the rest of probe_ping must not be judged on it.
+            Variation::NeverAnswersPing => &["utilities.ping"],
             // Every form answered at once: each is auto-answered, and they must agree.
             Variation::DeclineIn3Ms => &FORMS[..6],
             // Every form and URL request cancelled with nobody at the host: each is auto-answered,
