@@ -490,6 +490,22 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     if let Some(answer) = state.auth.as_deref().and_then(|authority| super::auth_gate::well_known(authority, journal, &session, parts.uri.path())) {
         return answer;
     }
+    // Only the endpoint's own path serves MCP, as a real server's does: a request to any other
+    // path is answered 404, its body journalled beside the refusal (not as a frame of the session).
+    if parts.uri.path() != MCP_PATH {
+        let mut entry = Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::Refused)
+            .with_detail(json!({"path": parts.uri.path(), "status": 404, "why": format!("not the MCP endpoint ({MCP_PATH})")}));
+        let body = match read_body(body, MAX_BODY, state.read_timeout).await {
+            BodyRead::Whole(bytes) => crate::journal::RawText::from_bytes(&bytes),
+            BodyRead::Oversize(summary) => summary.raw(),
+            BodyRead::Cut { raw, .. } => raw,
+        };
+        if body.len > 0 {
+            entry.raw = Some(body);
+        }
+        journal.log(entry);
+        return (StatusCode::NOT_FOUND, format!("no MCP endpoint at {}: it is at {MCP_PATH}", parts.uri.path())).into_response();
+    }
     if parts.method == axum::http::Method::DELETE && session != "-" && !state.session_open(&session).await {
         return json_error(journal, &session, StatusCode::NOT_FOUND, -32001, format!("no open session {session}"));
     }

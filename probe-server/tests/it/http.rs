@@ -427,3 +427,31 @@ async fn the_sdks_own_refusals_carry_an_id() {
     let events = served.stop().await.events;
     assert!(events.iter().any(|e| e.detail.as_ref().is_some_and(|d| d["sdk_body"].as_str().is_some_and(|b| b.contains("2099-01-01")))), "what the SDK said is kept");
 }
+
+/// Issue 49, item 9: the server answered MCP on any path under its endpoint (`/mcp/rpc`,
+/// `/mcp/health`), so a host posting to the wrong path was judged on its headers instead of its
+/// real fault. Now only the endpoint's path serves: another is 404, journalled as refused with
+/// its body, and never a frame of a session.
+#[tokio::test]
+async fn only_the_endpoints_own_path_serves_mcp() {
+    let served = Served::start(probe_server::Variant::Standard).await;
+    let addr = served.addr;
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    for path in ["/mcp/rpc", "/mcp/health", "/other"] {
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{ping}",
+            ping.len()
+        );
+        let answer = request(addr, &head).await;
+        assert!(answer.starts_with("HTTP/1.1 404"), "{path}: {answer}");
+    }
+    let served_answer =
+        post(addr, "", r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#)
+            .await;
+    assert!(served_answer.starts_with("HTTP/1.1 200"), "{served_answer}");
+    let events = served.stop().await.events;
+    let refused: Vec<_> = events.iter().filter(|e| e.kind == EventKind::Refused).collect();
+    assert_eq!(refused.len(), 3, "{refused:?}");
+    assert!(refused.iter().all(|e| e.raw.as_deref() == Some(ping) && e.detail.as_ref().is_some_and(|d| d["status"] == 404)), "{refused:?}");
+    assert_eq!(events.iter().filter(|e| e.kind == EventKind::Frame && e.method.as_deref() == Some("ping")).count(), 0, "no refused body became a frame");
+}

@@ -169,6 +169,9 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
                 if variation == Some(Variation::GetBeforeSession) {
                     reachability_get(url).await;
                 }
+                if variation == Some(Variation::PostsToAnotherPath) {
+                    stray_post(url).await;
+                }
                 let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .reinit_on_expired_session(ablation != Some(Ablation::NoReinitialize));
                 let authorizer = std::sync::Arc::new(auth::Authorizer::new(url, ablation));
@@ -255,6 +258,16 @@ pub(crate) fn loopback_http() -> reqwest::Result<reqwest::Client> {
 async fn reachability_get(url: &str) {
     if let Ok(http) = loopback_http() {
         let _ = http.get(url).header("accept", "*/*").send().await;
+    }
+}
+
+/// The posts-to-another-path variation: a ping posted under the endpoint's path (`<url>/rpc`),
+/// as a host that guesses its server's layout does first; the 404 is ignored.
+async fn stray_post(url: &str) {
+    if let Ok(http) = loopback_http() {
+        let body = json!({"jsonrpc": "2.0", "id": "stray-1", "method": "ping"}).to_string();
+        let request = http.post(format!("{}/rpc", url.trim_end_matches('/'))).header("accept", "application/json, text/event-stream").header("content-type", "application/json");
+        let _ = request.body(body).send().await;
     }
 }
 

@@ -60,6 +60,7 @@ variations! {
     RefetchAfter300Ms => "refetch-after-300ms", Client, "refetches the changed lists 300 ms after the notifications arrived";
     FirstToolsPageOnly => "first-tools-page-only", Client, "stops at the first tools/list page";
     GetBeforeSession => "get-before-session", Client, "sends a reachability GET with Accept: */* before initialize";
+    PostsToAnotherPath => "posts-to-another-path", Client, "posts a ping to a path under the endpoint (<url>/rpc) before it connects, and is answered 404";
     DeclineIn3Ms => "decline-in-3ms", Client, "declines every form in 3 ms, nobody asked";
     UnattendedSlowCancel => "unattended-slow-cancel", Client, "cancels every form and URL request after 300 ms in a run the runner journals as unattended (a headless host with nobody at it)";
     CancelAfterCompletedCalls => "cancel-after-completed-calls", Client, "sends notifications/cancelled for every tools/call that already completed";
@@ -132,7 +133,7 @@ impl Variation {
     /// The transports over which the variation means anything.
     pub fn applies_over(self, transport: Transport) -> bool {
         match self {
-            Variation::GetBeforeSession => transport == Transport::Http,
+            Variation::GetBeforeSession | Variation::PostsToAnotherPath => transport == Transport::Http,
             _ => true,
         }
     }
