@@ -67,6 +67,13 @@ pub(crate) const LEGACY: &[crate::era::Era] = &[crate::era::Era::Legacy];
 pub(crate) const MODERN: &[crate::era::Era] = &[crate::era::Era::Modern];
 pub(crate) const HTTP_ONLY: &[crate::journal::Transport] = &[crate::journal::Transport::Http];
 
+/// The version a legacy session negotiated, where it is older than `since` (revisions are dates:
+/// they sort as text): what a feature that came in `since` cannot be judged against.
+pub(crate) fn negotiated_before(observations: &Observations, since: &str) -> Option<String> {
+    let lifecycle = observations.lifecycle().filter(|l| l.era == crate::era::Era::Legacy)?;
+    lifecycle.negotiated_version.filter(|version| version.as_str() < since)
+}
+
 /// An answer faster than this, with nobody asked, counts as automatic.
 pub const AUTO_ANSWER_US: u64 = 100_000;
 

@@ -102,7 +102,13 @@ fn judge_link(o: &Observations) -> Verdict {
             content.iter().find(|c| c.get("type").and_then(Value::as_str) == Some("resource_link")).and_then(|c| c.get("uri")?.as_str()).map(|u| (f.seq, u.to_string()))
         })
         .collect();
-    let Some((seq, uri)) = links.first() else { return Verdict::new(Outcome::NotReached, "no resource_link was handed out") };
+    let Some((seq, uri)) = links.first() else {
+        // Resource links came in 2025-06-18: an older session is handed none.
+        return match super::negotiated_before(o, "2025-06-18") {
+            Some(version) => Verdict::new(Outcome::NotApplicable, format!("the session negotiated {version}; resource links exist since 2025-06-18")),
+            None => Verdict::new(Outcome::NotReached, "no resource_link was handed out"),
+        };
+    };
     let uri = uri.clone();
     let read = reads(o, move |u| u == uri).find(|f| f.seq > *seq).map(|f| f.seq);
     match read {

@@ -33,13 +33,9 @@ const TASKS_SINCE: &str = "2025-11-25";
 /// `judge`'s verdict where tasks exist; n/a in a legacy session that negotiated a revision older
 /// than [`TASKS_SINCE`], where neither side could use them.
 fn where_tasks_exist(o: &Observations, judge: fn(&Observations) -> Verdict) -> Verdict {
-    let negotiated = o.lifecycle().filter(|l| l.era == Era::Legacy).and_then(|l| l.negotiated_version);
-    match negotiated {
-        // Revisions are dates: they sort as text.
-        Some(version) if version.as_str() < TASKS_SINCE => {
-            Verdict::new(Outcome::NotApplicable, format!("the session negotiated {version}; tasks exist since {TASKS_SINCE}")).declared(declared(o))
-        }
-        _ => judge(o),
+    match super::negotiated_before(o, TASKS_SINCE) {
+        Some(version) => Verdict::new(Outcome::NotApplicable, format!("the session negotiated {version}; tasks exist since {TASKS_SINCE}")).declared(declared(o)),
+        None => judge(o),
     }
 }
 

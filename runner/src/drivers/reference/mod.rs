@@ -129,7 +129,8 @@ const UNBOUNDED_DISCOVER_GIVES_UP: Duration = Duration::from_millis(2500);
 async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandler) -> Result<(Client, ReferenceHandler), ReferenceError> {
     let (ablation, variation) = (handler.ablation(), handler.variation());
     let discover = || ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
-    let mut initialize_version = None;
+    // The negotiates-2024-11-05 variation asks for the oldest revision, as older hosts still do.
+    let mut initialize_version = (variation == Some(Variation::Negotiates20241105)).then_some(ProtocolVersion::V_2024_11_05);
     let (mode, discover_wait) = match (opening, endpoint) {
         (Opening::Era(Era::Legacy), _) => (ClientLifecycleMode::Initialize, None),
         (Opening::Era(Era::Modern), _) => (discover(), None),

@@ -67,6 +67,7 @@ variations! {
     PingsServer => "pings-server", Client, "pings the server before its script";
     NeverAnswersPing => "never-answers-ping", Client, "never answers the server's ping (the server gives it up and goes on)";
     ExperimentalCapability => "experimental-capability", Client, "declares an experimental capability of its own";
+    Negotiates20241105 => "negotiates-2024-11-05", Client, "asks for protocol version 2024-11-05 in initialize (the server agrees to it)";
     CursorFocusLabelsAbove => "cursor-focus-labels-above", Terminal, "draws each form label above its value and shows the focus only by the terminal's cursor";
 }
 
@@ -89,6 +90,8 @@ impl Variation {
             Variation::FirstToolsPageOnly => &["tools.pagination"],
             // The ping itself goes unanswered; the rest of probe_ping must not be judged on it.
             Variation::NeverAnswersPing => &["utilities.ping"],
+            // What 2024-11-05 lacks is n/a: priming events, the version header, resource links.
+            Variation::Negotiates20241105 => &["http.priming_events", "http.protocol_version_header", "resources.link_followed"],
             // Every form answered at once: each is auto-answered, and they must agree.
             Variation::DeclineIn3Ms => &FORMS[..6],
             // Every form and URL request cancelled with nobody at the host: each is auto-answered,
