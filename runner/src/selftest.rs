@@ -114,7 +114,7 @@ pub fn plan(transports: &[Transport]) -> Vec<RunSpec> {
                         (false, false) => Runner::Client,
                     };
                     let judged_here = |v: &Variation| v.variant().map_or(variant.is_standard() || variant.is_interactive(), |only| only == variant);
-                    for &variation in Variation::ALL.iter().filter(|v| judged_here(v) && v.runner() == runner && v.applies_over(transport)) {
+                    for &variation in Variation::ALL.iter().filter(|v| judged_here(v) && v.runner() == runner && v.applies_over(transport) && v.applies_in(era)) {
                         specs.push(RunSpec { transport, era, variant, host, ablation: None, variation: Some(variation) });
                     }
                 }

@@ -74,7 +74,8 @@ fn judge_model_preferences(o: &Observations) -> Verdict {
 
 probe! {
     /// Evidence: with `sampling.tools` declared, a request offering a tool with
-    /// `toolChoice: required` is answered with a `tool_use` block and `stopReason: toolUse`.
+    /// `toolChoice: required` is answered with a `tool_use` block and `stopReason: toolUse`. A
+    /// legacy session older than 2025-11-25 has no sampling with tools (n/a).
     SamplingTools {
         id: "sampling.tools", area: Sampling, title: "sampling with tools",
         revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, serves: "probe_sampling_tools offers one tool, toolChoice required",
@@ -84,6 +85,9 @@ probe! {
 
 fn judge_sampling_tools(o: &Observations) -> Verdict {
     let declared = Declaration::from_bool(o.declares(&["sampling", "tools"]));
+    if let Some(version) = super::negotiated_before(o, "2025-11-25") {
+        return Verdict::new(Outcome::NotApplicable, format!("the session negotiated {version}; sampling with tools exists since 2025-11-25")).declared(declared);
+    }
     if declared == Declaration::NotDeclared {
         // Opportunity: the tool was called; the server answered that the capability is missing.
         let chance = chance!(opportunity::tool_called(o, surface::TOOL_SAMPLING_TOOLS));

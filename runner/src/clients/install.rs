@@ -132,9 +132,11 @@ pub async fn ensure_installed(profile: &Profile) -> Result<Installed, InstallErr
     if !executable.exists() {
         return Err(InstallError::Missing { client: profile.name.clone(), path: executable.display().to_string() });
     }
-    let (version, version_ms) = read_version(profile, &executable).await?;
-    if version != profile.install.version {
-        return Err(InstallError::WrongVersion { client: profile.name.clone(), expected: profile.install.version.clone(), found: version });
+    let (reported, version_ms) = read_version(profile, &executable).await?;
+    let expected = profile.version.expected_for(&profile.install.version);
+    if reported != expected {
+        return Err(InstallError::WrongVersion { client: profile.name.clone(), expected: expected.to_string(), found: reported });
     }
-    Ok(Installed { executable, version, version_ms })
+    // The record names the package version the pin installed, whatever the client prints.
+    Ok(Installed { executable, version: profile.install.version.clone(), version_ms })
 }

@@ -446,6 +446,18 @@ pub struct VersionCheck {
     pub args: Vec<String>,
     /// Which whitespace-separated word of the first output line is the version (1-based).
     pub word: usize,
+    /// What that word is for a package version whose client prints something else (its own
+    /// build number, say): `reports = { "1.2.3" = "1.2.3-build.7" }`. Without an entry the word
+    /// must be the package version.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reports: BTreeMap<String, String>,
+}
+
+impl VersionCheck {
+    /// What the version word must be for package version `version`.
+    pub fn expected_for<'a>(&'a self, version: &'a str) -> &'a str {
+        self.reports.get(version).map_or(version, String::as_str)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -666,5 +678,17 @@ timeout_secs = 5
         vars.server = vec!["/bin/probe".into(), "serve".into()];
         assert_eq!(vars.fill("{home}/.config"), "/h/.config");
         assert_eq!(vars.fill_args(&["--x".into(), "{server}".into(), "{home}".into()]), vec!["--x", "/bin/probe", "serve", "/h"]);
+    }
+
+    /// Issue 49, item 16: a client whose `--version` prints something other than its package
+    /// version could not be profiled (every install ended "expected version"). The profile names
+    /// what it prints per package version.
+    #[test]
+    fn a_profile_names_what_its_client_prints_for_a_package_version() {
+        let check: VersionCheck = toml::from_str("args = [\"--version\"]\nword = 2\nreports = { \"1.2.3\" = \"1.2.3-build.7\" }").unwrap();
+        assert_eq!(check.expected_for("1.2.3"), "1.2.3-build.7");
+        assert_eq!(check.expected_for("1.2.4"), "1.2.4", "without an entry the package version itself");
+        let plain: VersionCheck = toml::from_str("args = []\nword = 1").unwrap();
+        assert!(plain.reports.is_empty());
     }
 }

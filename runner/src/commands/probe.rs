@@ -144,7 +144,7 @@ fn command_profile(client: &CommandClient<'_>) -> Result<(profile::Profile, std:
             executable: program.clone(),
             shares: None,
         },
-        version: profile::VersionCheck { args: Vec::new(), word: 1 },
+        version: profile::VersionCheck { args: Vec::new(), word: 1, reports: Default::default() },
         files,
         launch: profile::Launch { args: args.to_vec(), steps: Vec::new(), env, prompt: String::new(), timeout_secs: client.timeout, max_parallel: None },
         skills: None,

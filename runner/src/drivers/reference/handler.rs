@@ -126,6 +126,10 @@ fn capabilities(variation: Option<Variation>) -> ClientCapabilities {
     if variation == Some(Variation::ExperimentalCapability) {
         declared["experimental"] = json!({"io.example/reference-probe": {"enabled": true}});
     }
+    if variation == Some(Variation::Negotiates20241105) {
+        // Sampling with tools came in 2025-11-25: a client of 2024-11-05 does not declare it.
+        declared["sampling"] = json!({});
+    }
     serde_json::from_value(declared).unwrap_or_default()
 }
 

@@ -67,6 +67,8 @@ variations! {
     PingsServer => "pings-server", Client, "pings the server before its script";
     NeverAnswersPing => "never-answers-ping", Client, "never answers the server's ping (the server gives it up and goes on)";
     ExperimentalCapability => "experimental-capability", Client, "declares an experimental capability of its own";
+    VendorMeta => "vendor-meta", Client, "adds a key of its own (com.example.host/trace) to every request's _meta";
+    StringProgressTokens => "string-progress-tokens", Client, "sends its progress tokens as strings, not integers";
     Negotiates20241105 => "negotiates-2024-11-05", Client, "asks for protocol version 2024-11-05 in initialize (the server agrees to it)";
     CursorFocusLabelsAbove => "cursor-focus-labels-above", Terminal, "draws each form label above its value and shows the focus only by the terminal's cursor";
 }
@@ -90,8 +92,9 @@ impl Variation {
             Variation::FirstToolsPageOnly => &["tools.pagination"],
             // The ping itself goes unanswered; the rest of probe_ping must not be judged on it.
             Variation::NeverAnswersPing => &["utilities.ping"],
-            // What 2024-11-05 lacks is n/a: priming events, the version header, resource links.
-            Variation::Negotiates20241105 => &["http.priming_events", "http.protocol_version_header", "resources.link_followed"],
+            // What 2024-11-05 lacks is n/a: priming events, the version header, resource links,
+            // sampling with tools (which such a client does not declare).
+            Variation::Negotiates20241105 => &["http.priming_events", "http.protocol_version_header", "resources.link_followed", "sampling.tools"],
             // Every form answered at once: each is auto-answered, and they must agree.
             Variation::DeclineIn3Ms => &FORMS[..6],
             // Every form and URL request cancelled with nobody at the host: each is auto-answered,
@@ -130,6 +133,15 @@ impl Variation {
             Variation::SanitizedNames => Some(probe_server::Variant::ToolNames),
             Variation::PrefetchViews => Some(probe_server::Variant::Apps),
             _ => None,
+        }
+    }
+
+    /// The eras in which the variation means anything (asking for a legacy revision means
+    /// nothing to a 2026-07-28 session).
+    pub fn applies_in(self, era: probe_server::Era) -> bool {
+        match self {
+            Variation::Negotiates20241105 => era == probe_server::Era::Legacy,
+            _ => true,
         }
     }
 

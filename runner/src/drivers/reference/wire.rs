@@ -11,12 +11,41 @@ use std::time::Duration;
 use futures::future::Either;
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::ablation::Ablation;
 use super::variation::Variation;
 
 const CLIENT_INFO_META: &str = "io.modelcontextprotocol/clientInfo";
+
+/// A variation's rewrite of an outgoing request, legal either way: a vendor key of the host's
+/// own in every request's `_meta`, or progress tokens sent as strings (the specification allows
+/// a string or an integer).
+pub fn vary(variation: Variation, mut frame: Value) -> Value {
+    let is_request = frame.get("method").is_some() && frame.get("id").is_some();
+    let id = frame.get("id").cloned().unwrap_or_default();
+    let Some(params) = frame.as_object_mut().filter(|_| is_request).map(|f| f.entry("params").or_insert_with(|| json!({}))) else { return frame };
+    let Some(params) = params.as_object_mut() else { return frame };
+    match variation {
+        Variation::VendorMeta => {
+            let meta = params.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.insert(VENDOR_META_KEY.into(), json!(format!("trace-{id}")));
+            }
+        }
+        Variation::StringProgressTokens => {
+            if let Some(token) = params.get_mut("_meta").and_then(|m| m.get_mut("progressToken")).filter(|t| t.is_number()) {
+                *token = json!(format!("progress-{token}"));
+            }
+        }
+        _ => {}
+    }
+    frame
+}
+
+/// The key the vendor-meta variation adds to every request's `_meta` (a prefix of its own, as
+/// the specification asks of implementations).
+pub const VENDOR_META_KEY: &str = "com.example.host/trace";
 
 /// Wraps any client transport and applies one ablation's rewrite to outgoing frames.
 pub struct Rewriting<T> {
@@ -34,6 +63,8 @@ pub struct Rewriting<T> {
     default_result_type: bool,
     /// Ids of the 2026-07-28 requests sent (those with a protocol version in their `_meta`).
     modern_ids: Vec<Value>,
+    /// The variation whose rewrite every outgoing request gets ([`vary`]), if it has one.
+    varying: Option<Variation>,
 }
 
 impl<T> Rewriting<T> {
@@ -46,6 +77,7 @@ impl<T> Rewriting<T> {
             discover_pending: None,
             default_result_type: false,
             modern_ids: Vec::new(),
+            varying: variation.filter(|v| matches!(v, Variation::VendorMeta | Variation::StringProgressTokens)),
         }
     }
 
@@ -194,6 +226,13 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Rewriting<T> {
                 calls.extend(frame.get("id").cloned());
             }
         }
+        let item = match self.varying {
+            Some(variation) => {
+                let frame = serde_json::to_value(&item).unwrap_or_default();
+                serde_json::from_value::<TxJsonRpcMessage<RoleClient>>(vary(variation, frame)).unwrap_or(item)
+            }
+            None => item,
+        };
         let Some(ablation) = self.ablation else { return Either::Left(self.inner.send(item)) };
         let original = serde_json::to_value(&item).ok();
         let rewritten = original.clone().map(|v| rewrite(ablation, v));
