@@ -19,8 +19,10 @@ fn form_declared(o: &Observations) -> Declaration {
 probe! {
     /// Evidence: the form elicitation (string with format, integer and number with bounds,
     /// boolean, all with defaults) answered `accept` with content of the right types within the
-    /// bounds, by a person: an answer under 100 ms, or any answer in a run the runner journalled as
-    /// `unattended` (a headless launch), is auto-answered.
+    /// bounds, by a person: an answer under 100 ms, a refusal in a run where the host refused
+    /// another form under 100 ms (nobody sat at its forms, whatever load slowed the rest), or any
+    /// answer in a run the runner journalled as `unattended` (a headless launch), is
+    /// auto-answered.
     Form {
         id: "elicitation.form", area: Elicitation, title: "form elicitation answered with typed values",
         revisions: ["2025-06-18", "2026-07-28"], eras: BOTH, serves: "probe_elicit_form asks for a form of primitives with defaults",
@@ -55,13 +57,35 @@ fn type_errors(content: &Value) -> Vec<String> {
 enum Nobody {
     AtTheHost(u64),
     SoQuickly,
+    /// The host refused another of the server's forms faster than a person could.
+    AnotherFormAtOnce,
+}
+
+/// An exchange answered with something other than accept (decline, cancel).
+fn refused(exchange: &Exchange) -> bool {
+    matches!(&exchange.answer, Some(Answer::Result(r)) if r.get("action").and_then(Value::as_str) != Some("accept"))
+}
+
+/// The server's forms in the run (the form of primitives and the enum forms), each as asked
+/// and answered.
+fn form_exchanges(o: &Observations) -> Vec<Exchange> {
+    [surface::TOOL_ELICIT_FORM, surface::TOOL_ELICIT_ENUMS].into_iter().filter_map(|tool| o.exchange(tool, ELICIT)).collect()
+}
+
+/// Whether one of the server's forms was refused faster than a person could. Whether a person
+/// sat at the host's forms is a property of the run: a host that refused one form that fast
+/// refused them all by itself, however long a loaded machine made the others take.
+fn a_form_refused_at_once(o: &Observations) -> bool {
+    form_exchanges(o).iter().filter(|e| refused(e)).filter_map(|e| e.latency_us).any(|us| us < AUTO_ANSWER_US)
 }
 
 impl Nobody {
     fn asked(o: &Observations, exchange: &Exchange) -> Option<Nobody> {
+        let quick = |us: u64| us < AUTO_ANSWER_US;
         match o.notes(Note::Unattended).next() {
             Some(note) => Some(Nobody::AtTheHost(note.seq)),
-            None if exchange.latency_us.is_some_and(|us| us < AUTO_ANSWER_US) => Some(Nobody::SoQuickly),
+            None if exchange.latency_us.is_some_and(quick) => Some(Nobody::SoQuickly),
+            None if refused(exchange) && form_exchanges(o).iter().any(|f| f.asked == exchange.asked) && a_form_refused_at_once(o) => Some(Nobody::AnotherFormAtOnce),
             None => None,
         }
     }
@@ -70,6 +94,7 @@ impl Nobody {
         match self {
             Nobody::AtTheHost(_) => "with nobody at the host (a headless run)",
             Nobody::SoQuickly => "in < 100 ms, nobody asked",
+            Nobody::AnotherFormAtOnce => "by a host that refused another of the server's forms in < 100 ms, nobody asked",
         }
     }
 

@@ -579,3 +579,40 @@ fn standard_headers_are_judged_on_requests_only() {
     assert_eq!(stripped, 1);
     assert_eq!(verdict(&bare_request).outcome.label(), "partial", "{}", verdict(&bare_request).detail);
 }
+
+/// Issue 49, item 17: each form's refusal was judged automatic only when it came under 100 ms,
+/// so on a loaded machine one host's refusals, all automatic, were judged two ways (one form
+/// auto-answered, the next declined by a person). Whether a person sat at the forms is the run's:
+/// a refusal of one form under 100 ms makes every refusal of a form in the run automatic.
+#[test]
+fn one_form_refused_at_once_makes_every_refused_form_automatic() {
+    let text = fixture_text("reference-stdio-legacy-elicit-auto-decline");
+    // The enum forms (asked at line 48) refused 160 ms later, as a loaded machine may make an
+    // automatic refusal take; the form of primitives (line 44) was refused in 6 ms.
+    let enums_refused = edited(&text, |event| {
+        if event["seq"] == 49 {
+            let raw = r#"{"jsonrpc":"2.0","id":1,"result":{"action":"decline"}}"#;
+            event["raw"] = raw.into();
+            event["raw_len"] = raw.len().into();
+        }
+        true
+    });
+    let judged = |text: &str, id: &str| verdict_of(&Observations::from_text(text).unwrap(), id);
+    for id in ["elicitation.form", "elicitation.enum_untitled_single", "elicitation.enum_titled_multi"] {
+        let verdict = judged(&enums_refused, id);
+        assert_eq!(verdict.outcome.label(), "auto-answered", "{id}: {}", verdict.detail);
+    }
+    // With the form's refusal slow too, no refusal came faster than a person: declines, each a no.
+    let all_slow = edited(&enums_refused, |event| {
+        if event["seq"] == 45 {
+            event["t_us"] = (event["t_us"].as_u64().unwrap() + 250_000).into();
+        }
+        true
+    });
+    for id in ["elicitation.form", "elicitation.enum_untitled_single"] {
+        let verdict = judged(&all_slow, id);
+        assert_eq!(verdict.outcome.label(), "no", "{id}: {}", verdict.detail);
+    }
+    // The URL request is no form: its person's decline stays the person's.
+    assert_eq!(judged(&enums_refused, "elicitation.url").outcome.label(), "yes");
+}

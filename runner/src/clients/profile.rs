@@ -254,7 +254,15 @@ pub struct Pace {
     pub withdrawal_settle_ms: u64,
     /// How long a person's late answer to a withdrawn form has to reach the server.
     pub late_answer_ms: u64,
+    /// Whether the host writes its screen after every key it reads, even a key it ignores:
+    /// then a key's effect is waited for as that write (up to [`REDRAW_BOUND`]), not as a
+    /// change within `key_echo_ms`, so a host slow to redraw on a loaded machine is not taken for
+    /// one that ignored the key.
+    pub redraws_every_key: bool,
 }
+
+/// How long a host that redraws after every key may take to write after one.
+pub const REDRAW_BOUND: Duration = Duration::from_secs(10);
 
 impl Default for Pace {
     fn default() -> Pace {
@@ -269,6 +277,7 @@ impl Default for Pace {
             settle_max_ms: 1000,
             withdrawal_settle_ms: 2000,
             late_answer_ms: 2000,
+            redraws_every_key: false,
         }
     }
 }

@@ -316,12 +316,18 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     if !skip(Ablation::SkipTemplatesList) {
         let _ = client.list_resource_templates(None).await;
     }
+    // A host without a cache reads what it needs each time it needs it.
+    let reads = if variation == Some(Variation::ReadsResourcesTwice) { 2 } else { 1 };
     if !skip(Ablation::SkipTextRead) {
-        let _ = client.read_resource(params(json!({"uri": s::TEXT_URI}))).await;
+        for _ in 0..reads {
+            let _ = client.read_resource(params(json!({"uri": s::TEXT_URI}))).await;
+        }
     }
     let subscribed = era == Era::Legacy && subscribe(client, ablation).await;
     if !skip(Ablation::SkipBlobRead) {
-        let _ = client.read_resource(params(json!({"uri": s::BLOB_URI}))).await;
+        for _ in 0..reads {
+            let _ = client.read_resource(params(json!({"uri": s::BLOB_URI}))).await;
+        }
     }
     if !skip(Ablation::SkipTemplateRead) {
         let _ = client.read_resource(params(json!({"uri": format!("{}42", s::TEMPLATE_PREFIX)}))).await;
@@ -336,6 +342,9 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     if era == Era::Legacy && !skip(Ablation::SkipSetLevel) {
         #[allow(deprecated)]
         let _ = client.set_level(params(json!({"level": "info"}))).await;
+    }
+    if variation == Some(Variation::RelistsToolsBeforeCalls) && !skip(Ablation::SkipToolsList) {
+        let _ = client.list_tools(None).await;
     }
     let _ = call(client, s::TOOL_PROGRESS).await;
     let linked = call(client, s::TOOL_RESOURCE_LINK).await;

@@ -56,7 +56,9 @@ empty_value = "(empty)"
 # plan needs is 1 s, looked for twice, room for a loaded machine (at 0.6 s, with 128 self-test
 # runs at once, the focus once seemed not to move). It takes a withdrawn form down, and answers
 # a late press, as soon as it reads the withdrawal: only the fault that keeps the form waits the
-# settles out, and half a second is ample for a redraw even under the self-test's load.
+# settles out, and half a second is ample for a redraw even under the self-test's load. It writes
+# its screen after every key it reads, even one it ignores: the driver waits for that write,
+# however long a loaded machine makes it, before it looks at the focus.
 [pace]
 key_echo_ms = 300
 key_settle_ms = 0
@@ -67,6 +69,7 @@ ready_pause_ms = 0
 url_watch_ms = 100
 withdrawal_settle_ms = 500
 late_answer_ms = 500
+redraws_every_key = true
 "#;
 
 /// The keys that differ when the host shows focus by the cursor with labels above values

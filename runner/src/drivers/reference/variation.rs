@@ -67,6 +67,8 @@ variations! {
     PingsServer => "pings-server", Client, "pings the server before its script";
     NeverAnswersPing => "never-answers-ping", Client, "never answers the server's ping (the server gives it up and goes on)";
     ExperimentalCapability => "experimental-capability", Client, "declares an experimental capability of its own";
+    ReadsResourcesTwice => "reads-resources-twice", Client, "reads each resource it needs twice, as a host without a cache does";
+    RelistsToolsBeforeCalls => "relists-tools-before-calls", Client, "lists the tools again (first page) before it calls any";
     VendorMeta => "vendor-meta", Client, "adds a key of its own (com.example.host/trace) to every request's _meta";
     StringProgressTokens => "string-progress-tokens", Client, "sends its progress tokens as strings, not integers";
     Negotiates20241105 => "negotiates-2024-11-05", Client, "asks for protocol version 2024-11-05 in initialize (the server agrees to it)";

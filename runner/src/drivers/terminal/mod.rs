@@ -314,6 +314,9 @@ impl Driver<'_> {
     /// Sends one key and gives it the pace's time to show its effect.
     fn press_key(&mut self, key: &str) -> Step {
         let pace = self.plan.pace;
+        if pace.redraws_every_key {
+            return self.pty.press_awaiting_write(key_bytes(key)?, crate::clients::profile::REDRAW_BOUND, pace.key_settle(), pace.settle_max()).map_err(typing);
+        }
         self.pty.press(key_bytes(key)?, pace.key_echo(), pace.key_settle(), pace.settle_max()).map_err(typing)
     }
 

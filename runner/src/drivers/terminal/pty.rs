@@ -226,6 +226,23 @@ impl Pty {
         Ok(())
     }
 
+    /// Sends one key and waits (up to `max`) for the host's next write, then lets it finish
+    /// redrawing as [`Pty::press`] does: for a host that writes its screen after every key.
+    pub fn press_awaiting_write(&mut self, key: &[u8], max: Duration, quiet: Duration, settle_max: Duration) -> std::io::Result<()> {
+        let seen = self.received.now();
+        self.send(key)?;
+        let deadline = Instant::now() + max;
+        while self.received.now() == seen && self.exited().is_none() {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            self.received.wait_past(seen, (deadline - now).min(EXIT_CHECK));
+        }
+        self.settle(quiet, settle_max);
+        Ok(())
+    }
+
     /// Waits until `condition` holds on the screen, or the timeout passes, or the program ends.
     /// The screen is looked at again whenever output arrives.
     pub fn wait_for(&mut self, timeout: Duration, mut condition: impl FnMut(&str) -> bool) -> Option<String> {
