@@ -492,7 +492,13 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     }
     // Only the endpoint's own path serves MCP, as a real server's does: a request to any other
     // path is answered 404, its body journalled beside the refusal (not as a frame of the session).
+    // In the auth variants the protected resource covers every path under the endpoint: a request
+    // there without a token meets the challenge first, as before.
     if parts.uri.path() != MCP_PATH {
+        let challenged = parts.uri.path().starts_with(MCP_PATH).then_some(state.auth.as_deref()).flatten();
+        if let Some(refusal) = challenged.and_then(|authority| super::auth_gate::refusal(authority, journal, &session, &parts, None)) {
+            return refusal;
+        }
         let mut entry = Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::Refused)
             .with_detail(json!({"path": parts.uri.path(), "status": 404, "why": format!("not the MCP endpoint ({MCP_PATH})")}));
         let body = match read_body(body, MAX_BODY, state.read_timeout).await {

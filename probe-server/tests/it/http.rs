@@ -454,4 +454,11 @@ async fn only_the_endpoints_own_path_serves_mcp() {
     assert_eq!(refused.len(), 3, "{refused:?}");
     assert!(refused.iter().all(|e| e.raw.as_deref() == Some(ping) && e.detail.as_ref().is_some_and(|d| d["status"] == 404)), "{refused:?}");
     assert_eq!(events.iter().filter(|e| e.kind == EventKind::Frame && e.method.as_deref() == Some("ping")).count(), 0, "no refused body became a frame");
+    // Where the endpoint is protected, a path under it without a token meets the challenge first
+    // (a host looking for the resource metadata there is told where it is).
+    let protected = Served::start(probe_server::Variant::Auth).await;
+    let addr = protected.addr;
+    let answer = request(addr, &format!("GET /mcp/.well-known/oauth-protected-resource HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")).await;
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    protected.stop().await;
 }
