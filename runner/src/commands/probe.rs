@@ -245,6 +245,28 @@ pub fn check_writable(dir: &std::path::Path) -> Result<()> {
     tempfile::tempfile_in(existing).map(drop).map_err(|e| bad_input(format!("cannot write into {}: {e}", dir.display())))
 }
 
+/// Refuses the flags that describe a client given by command line when the client is a profile
+/// or a path: they would be silently ignored (the profile says its own dialect, environment and
+/// files). Names the first flag typed.
+fn refuse_command_flags_without_command(args: &cli::ProbeArgs) -> Result<()> {
+    if args.command.is_some() {
+        return Ok(());
+    }
+    let given = [
+        ("--dialect", args.dialect.is_some()),
+        ("--name", args.name.is_some()),
+        ("--client-version", args.client_version.is_some()),
+        ("--env", !args.envs.is_empty()),
+        ("--file", !args.files.is_empty()),
+        ("--file-stdio", !args.files_stdio.is_empty()),
+        ("--file-http", !args.files_http.is_empty()),
+    ];
+    match given.iter().find(|(_, typed)| *typed) {
+        Some((flag, _)) => Err(bad_input(format!("{flag} describes a client given by --command; a profile or a client path sets its own"))),
+        None => Ok(()),
+    }
+}
+
 /// Refuses `--runs interactive` where no interactive run can be made, before anything is installed.
 fn check_runs(profile: &profile::Profile, args: &cli::ProbeArgs) -> Result<()> {
     if args.runs != cli::RunKinds::Interactive {
@@ -260,6 +282,7 @@ fn check_runs(profile: &profile::Profile, args: &cli::ProbeArgs) -> Result<()> {
 }
 
 async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
+    refuse_command_flags_without_command(&args)?;
     let committed = std::path::Path::new(cli::COMMITTED_RECORDS);
     let records_root = match (&args.records, args.update) {
         (Some(dir), _) => dir.clone(),

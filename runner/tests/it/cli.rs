@@ -140,6 +140,10 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         (vec!["probe", "codex", "--expect", "/nonexistent/baseline.toml"], "cannot read"),
         (vec!["probe", "codex", "--expect", &bad_baseline], "baseline"),
         (vec!["probe", "codex", "--records", "/proc/no-such-dir"], "cannot write into /proc/no-such-dir"),
+        // The flags of a client given by command line, with a profile client: refused, not ignored.
+        (vec!["probe", "codex", "--dialect", "chat"], "--dialect describes a client given by --command"),
+        (vec!["probe", "codex", "--env", "A=1"], "--env describes a client given by --command"),
+        (vec!["probe", "--profile", "fixtures/clients/codex.toml", "--file", "a=1"], "--file describes a client given by --command"),
         // --only: a pattern no probe id contains, and a partial record where the committed one would go.
         (vec!["probe", "--only", "nosuchprobe"], "no probe id contains it"),
         (vec!["probe", "codex", "--only", "nosuchprobe", "--records", "recs"], "no probe id contains it"),
