@@ -72,22 +72,21 @@ fn form_exchanges(o: &Observations) -> Vec<Exchange> {
     [surface::TOOL_ELICIT_FORM, surface::TOOL_ELICIT_ENUMS].into_iter().filter_map(|tool| o.exchange(tool, ELICIT)).collect()
 }
 
-/// Whether one of the server's forms was refused faster than a person could. Whether a person
-/// sat at the host's forms is a property of the run: a host that refused one form that fast
-/// refused them all by itself, however long a loaded machine made the others take.
-fn a_form_refused_at_once(o: &Observations) -> bool {
-    form_exchanges(o).iter().filter(|e| refused(e)).filter_map(|e| e.latency_us).any(|us| us < AUTO_ANSWER_US)
-}
-
 impl Nobody {
     fn asked(o: &Observations, exchange: &Exchange) -> Option<Nobody> {
-        let quick = |us: u64| us < AUTO_ANSWER_US;
-        match o.notes(Note::Unattended).next() {
-            Some(note) => Some(Nobody::AtTheHost(note.seq)),
-            None if exchange.latency_us.is_some_and(quick) => Some(Nobody::SoQuickly),
-            None if refused(exchange) && form_exchanges(o).iter().any(|f| f.asked == exchange.asked) && a_form_refused_at_once(o) => Some(Nobody::AnotherFormAtOnce),
-            None => None,
+        let quick = |e: &Exchange| e.latency_us.is_some_and(|us| us < AUTO_ANSWER_US);
+        if let Some(note) = o.notes(Note::Unattended).next() {
+            return Some(Nobody::AtTheHost(note.seq));
         }
+        if quick(exchange) {
+            return Some(Nobody::SoQuickly);
+        }
+        // Whether a person sat at the host's forms is a property of the run: a host that refused
+        // one form faster than a person could refused them all by itself, however long a loaded
+        // machine made the others take.
+        let forms = form_exchanges(o);
+        let is_form = forms.iter().any(|f| f.asked == exchange.asked);
+        (refused(exchange) && is_form && forms.iter().any(|f| refused(f) && quick(f))).then_some(Nobody::AnotherFormAtOnce)
     }
 
     fn why(&self) -> &'static str {
