@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::clients::profile::Interactive;
-use crate::drivers::terminal::keys::{self, Key};
+use crate::drivers::terminal::keys::{Key, KeyReader};
 
 /// The host's keystroke plan, as a profile's `interactive` section.
 pub const PROFILE: &str = r#"
@@ -613,44 +613,73 @@ pub async fn run(server: &[String], era: Era, faults: Vec<Fault>, layout: Layout
         let mut stdin = std::io::stdin();
         let mut buf = [0u8; 256];
         while let Ok(n) = stdin.read(&mut buf) {
-            if n == 0 || key_tx.send(String::from_utf8_lossy(&buf[..n]).to_string()).is_err() {
+            if n == 0 || key_tx.send(buf[..n].to_vec()).is_err() {
                 break;
             }
         }
     });
     let (done_tx, mut done) = mpsc::unbounded_channel::<String>();
     let mut ui = Ui { faults, layout, prompt: String::new(), last: String::new(), mode: Mode::Prompt };
-    let mut out = std::io::stdout();
+    let mut out = Screen::open()?;
+    let mut reader = KeyReader::default();
     loop {
-        let _ = out.write_all(ui.render().as_bytes());
-        let _ = out.flush();
-        tokio::select! {
-            Some(input) = key_rx.recv() => {
-                for key in keys::parse(&input) {
-                    if key == Key::CtrlC {
-                        // Leaving closes the server's stdin; it ends its journal.
-                        return Ok(());
-                    }
-                    if let Some(tool) = ui.key(key) {
-                        let (client, done) = (client.clone(), done_tx.clone());
-                        tokio::spawn(async move {
-                            // The client's call_tool answers an InputRequiredResult (2026-07-28) itself.
-                            let outcome = client.call_tool(CallToolRequestParams::new(tool.clone())).await;
-                            let _ = done.send(format!("{tool} {}", if outcome.is_ok() { "finished" } else { "failed" }));
-                        });
-                    }
-                }
+        out.draw(&ui.render());
+        let keys = tokio::select! {
+            Some(input) = key_rx.recv() => reader.feed(&input),
+            // A key's first bytes with nothing after them for a while: a lone Esc.
+            () = tokio::time::sleep(UNFINISHED_KEY_WAIT), if reader.holds() => reader.flush(),
+            Some(ask) = asks.recv() => {
+                ui.ask(ask);
+                continue;
             }
-            Some(ask) = asks.recv() => ui.ask(ask),
-            _ = ui.withdrawn() => ui.withdraw(),
+            _ = ui.withdrawn() => {
+                ui.withdraw();
+                continue;
+            }
             Some(line) = done.recv() => {
                 ui.last = line;
                 if matches!(ui.mode, Mode::Waiting(_)) {
                     ui.mode = Mode::Prompt;
                 }
+                continue;
             }
             else => return Ok(()),
+        };
+        for key in keys {
+            if key == Key::CtrlC {
+                // Leaving closes the server's stdin; it ends its journal.
+                return Ok(());
+            }
+            if let Some(tool) = ui.key(key) {
+                let (client, done) = (client.clone(), done_tx.clone());
+                tokio::spawn(async move {
+                    // The client's call_tool answers an InputRequiredResult (2026-07-28) itself.
+                    let outcome = client.call_tool(CallToolRequestParams::new(tool.clone())).await;
+                    let _ = done.send(format!("{tool} {}", if outcome.is_ok() { "finished" } else { "failed" }));
+                });
+            }
         }
+    }
+}
+
+/// How long the host waits for the rest of a key whose first bytes arrived (an ESC that may begin
+/// an arrow's sequence) before taking what it has.
+const UNFINISHED_KEY_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The terminal the host draws on. Each screen goes out in one write, as a terminal UI that
+/// renders a frame into a buffer does: a driver never sees half a screen followed, later, by
+/// the rest.
+struct Screen(std::fs::File);
+
+impl Screen {
+    fn open() -> anyhow::Result<Screen> {
+        use std::os::fd::AsFd;
+        let fd = std::io::stdout().as_fd().try_clone_to_owned()?;
+        Ok(Screen(std::fs::File::from(fd)))
+    }
+
+    fn draw(&mut self, screen: &str) {
+        let _ = self.0.write_all(screen.as_bytes());
     }
 }
 
