@@ -67,6 +67,12 @@ pub enum Command {
     Clients(ClientsCommand),
     /// List the probes: id, area, eras, what each serves.
     Probes(ProbesArgs),
+    /// List the features a server author builds on: id, title, the probes that show each.
+    Features(FormatArgs),
+    /// Which clients support every ITEM (a feature, e.g. `elicitation-forms`, or a probe id), from
+    /// the committed records: one row per client at its newest version, and since which version
+    /// where older versions are on record. An unknown item exits 2 with close matches.
+    Which(WhichArgs),
     /// The reference host as a program of its own (client plus a Chat Completions model loop), for
     /// `probe --command … --dialect chat`. SERVER is the probe server's command line (stdio) or URL.
     #[command(hide = true)]
@@ -563,6 +569,18 @@ pub struct ProbesArgs {
     /// Print the probe catalogue as markdown (`PROBES.md`).
     #[arg(long, conflicts_with = "ablations")]
     pub catalogue: bool,
+    #[command(flatten)]
+    pub format: FormatArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct WhichArgs {
+    /// Features (id or title, see `features`) or probe ids (see `probes`).
+    #[arg(required = true, value_name = "ITEM")]
+    pub items: Vec<String>,
+    /// The records to read.
+    #[arg(long, value_name = "DIR", default_value = COMMITTED_RECORDS)]
+    pub records: PathBuf,
     #[command(flatten)]
     pub format: FormatArgs,
 }

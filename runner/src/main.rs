@@ -9,6 +9,7 @@ mod clients;
 mod commands;
 mod drivers;
 mod exit;
+mod features;
 mod progress;
 mod records;
 mod render;

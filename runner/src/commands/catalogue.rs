@@ -55,6 +55,33 @@ pub fn list_probes(format: Format) {
     }
 }
 
+/// The features catalogue: each feature's id, title, question, and the probes of each way of
+/// showing it.
+pub fn list_features(format: Format) {
+    use crate::features::FEATURES;
+    match format {
+        Format::Json => {
+            let rows: Vec<_> = FEATURES
+                .iter()
+                .map(|f| {
+                    let paths: Vec<_> = f.paths.iter().map(|p| serde_json::json!({"name": p.name, "probes": p.probes})).collect();
+                    serde_json::json!({"id": f.id, "title": f.title, "group": f.group, "question": f.question, "paths": paths, "also": f.also, "terms": f.terms})
+                })
+                .collect();
+            crate::out!("{}", serde_json::to_string_pretty(&rows).unwrap_or_default());
+        }
+        Format::Table => {
+            for f in FEATURES {
+                crate::out!("{:<24} {}", f.id, f.title);
+                for path in f.paths {
+                    let name = if path.name.is_empty() { String::new() } else { format!("{}: ", path.name) };
+                    crate::out!("{:<24}   {name}{}", "", path.probes.join(", "));
+                }
+            }
+        }
+    }
+}
+
 pub fn list_ablations(format: Format) {
     let all = reference::Ablation::ALL;
     match format {

@@ -17,12 +17,72 @@ fn link_prefix(records: &Path, out: &Path) -> String {
     records.strip_prefix(base).map_or_else(|_| records.display().to_string(), |p| p.display().to_string())
 }
 
-/// The markdown document for the records under `records`, as it would be written to `out`.
-pub fn markdown(records: &Path, out: &Path) -> Result<String> {
+/// The markdown documents for the records under `records`, each with the path it is written to:
+/// `out` (`MATRIX.md`) and one page per client in `clients/` beside it.
+pub fn documents(records: &Path, out: &Path) -> Result<Vec<(PathBuf, String)>> {
     let located = records::newest_only(&load_records(records)?);
     let matrix = matrix::from_records(&located, &link_prefix(records, out));
     let plain: Vec<&Record> = located.iter().map(|l| &l.record).collect();
-    Ok(render::markdown::document(&matrix, &findings::findings(&plain)))
+    let documents = render::markdown::documents(&matrix, &findings::findings(&plain));
+    let pages = clients_dir(out);
+    let beside = out.parent().unwrap_or(Path::new(""));
+    let mut all = vec![(out.to_path_buf(), documents.matrix), (beside.join(render::markdown::PROBES_FILE), documents.probes)];
+    all.extend(documents.clients.into_iter().map(|(name, text)| (pages.join(name), text)));
+    Ok(all)
+}
+
+/// Where the client pages of `out` (`MATRIX.md`) live.
+fn clients_dir(out: &Path) -> PathBuf {
+    out.parent().unwrap_or(Path::new("")).join(render::markdown::CLIENTS_DIR)
+}
+
+/// The client pages present beside `out` that `documents` does not produce (a client gone).
+fn stale_pages(out: &Path, documents: &[(PathBuf, String)]) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(clients_dir(out)) else { return Vec::new() };
+    let mut stale: Vec<PathBuf> =
+        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "md") && !documents.iter().any(|(d, _)| d == p)).collect();
+    stale.sort();
+    stale
+}
+
+/// Writes `MATRIX.md` and the client pages, and removes the pages of clients no longer on record.
+pub fn write_documents(records: &Path, out: &Path) -> Result<usize> {
+    let documents = documents(records, out)?;
+    for page in stale_pages(out, &documents) {
+        std::fs::remove_file(&page).map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", page.display()))?;
+    }
+    for (path, text) in &documents {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, text).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(documents.len())
+}
+
+/// What `matrix check` finds: documents that differ from what the records produce, pages of
+/// clients no longer on record, links that do not resolve, and documents over their size.
+fn check_documents(records: &Path, out: &Path) -> Result<Vec<String>> {
+    let documents = documents(records, out)?;
+    let mut problems = Vec::new();
+    for (path, text) in &documents {
+        match std::fs::read_to_string(path) {
+            Ok(actual) if &actual == text => {}
+            Ok(_) => problems.push(format!("{} differs from what {} produces: run `cargo run -- matrix render`", path.display(), records.display())),
+            Err(_) => problems.push(format!("{} is missing: run `cargo run -- matrix render`", path.display())),
+        }
+    }
+    for page in stale_pages(out, &documents) {
+        problems.push(format!("{} is the page of a client no longer on record: run `cargo run -- matrix render`", page.display()));
+    }
+    problems.extend(render::md_links::broken(&documents));
+    for (path, text) in &documents {
+        let limit = if path == out { render::markdown::MATRIX_MAX_BYTES } else { render::markdown::CLIENT_PAGE_MAX_BYTES };
+        if text.len() > limit {
+            problems.push(format!("{} is {} bytes, over its {limit}", path.display(), text.len()));
+        }
+    }
+    Ok(problems)
 }
 
 fn load_records(path: &Path) -> Result<Vec<Located>> {
@@ -39,11 +99,8 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
             let located = records::newest_only(&all);
             match format {
                 MatrixFormat::Markdown => {
-                    if let Some(parent) = out.parent() {
-                        std::fs::create_dir_all(parent)?;
-                    }
-                    std::fs::write(&out, markdown(&records, &out)?)?;
-                    eprintln!("mcp-client-probe: wrote {} ({} records)", out.display(), located.len());
+                    let written = write_documents(&records, &out)?;
+                    eprintln!("mcp-client-probe: wrote {}, {} and {} client pages ({} records)", out.display(), render::markdown::PROBES_FILE, written - 2, located.len());
                 }
                 MatrixFormat::Table => crate::out!("{}", render::terminal(&matrix::from_records(&located, ""), None)),
                 MatrixFormat::Json => crate::out!("{}", render::json(&matrix::from_records(&located, ""))),
@@ -53,13 +110,14 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
             Ok(crate::exit::OK)
         }
         MatrixCommand::Check { records, matrix } => {
-            let expected = markdown(&records, &matrix)?;
-            let actual = std::fs::read_to_string(&matrix).unwrap_or_default();
-            if expected == actual {
-                crate::out!("{} is up to date", matrix.display());
+            let problems = check_documents(&records, &matrix)?;
+            if problems.is_empty() {
+                crate::out!("{} and its client pages are up to date, their links resolve", matrix.display());
                 Ok(crate::exit::OK)
             } else {
-                crate::out!("{} differs from what {} produces: run `cargo run -- matrix render`", matrix.display(), records.display());
+                for problem in &problems {
+                    crate::out!("{problem}");
+                }
                 Ok(crate::exit::MISMATCH)
             }
         }
@@ -172,7 +230,7 @@ fn rejudge(check: bool, records: &Path, out: &Path) -> Result<u8> {
         return Ok(if differing == 0 { crate::exit::OK } else { crate::exit::MISMATCH });
     }
     if changed > 0 && records == Path::new(crate::cli::COMMITTED_RECORDS) {
-        std::fs::write(out, markdown(records, out)?)?;
+        write_documents(records, out)?;
         eprintln!("mcp-client-probe: {} rendered again", out.display());
     }
     Ok(crate::exit::OK)
@@ -222,7 +280,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
     probe_passes(&passes, &all_slots, &target_root, server_exe).await?;
     if let Some(staging) = staging {
         staging.commit()?;
-        std::fs::write(out, markdown(records, out)?)?;
+        write_documents(records, out)?;
         eprintln!("mcp-client-probe: records rewritten under {}; {} rendered", records.display(), out.display());
         return Ok(crate::exit::OK);
     }

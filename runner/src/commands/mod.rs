@@ -10,6 +10,7 @@ pub mod matrix;
 mod probe;
 mod self_test;
 mod site;
+mod which;
 
 use std::io::IsTerminal;
 
@@ -137,6 +138,11 @@ pub async fn dispatch(command: Command, schemas: Option<std::path::PathBuf>) -> 
                     crate::out!("render 50 clients × 100 probes: markdown {:.2} ms, terminal table {:.2} ms", report.render_markdown_ms, report.render_terminal_ms);
                 }
             }
+            Ok(exit::OK)
+        }
+        Command::Which(args) => which::which(args),
+        Command::Features(args) => {
+            catalogue::list_features(args.format);
             Ok(exit::OK)
         }
         Command::Probes(args) if args.catalogue => {

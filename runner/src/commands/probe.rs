@@ -415,7 +415,7 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
         records.iter().map(|r| record::Located { relative: std::path::PathBuf::from(&r.client).join(&r.version).join(r.file_name()), record: r.clone() }).collect();
     if updates_committed {
         let out = std::path::Path::new(cli::COMMITTED_MATRIX);
-        std::fs::write(out, super::matrix::markdown(committed, out)?).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
+        super::matrix::write_documents(committed, out)?;
         crate::progress!("{} rendered again from the committed records", out.display());
     }
     let matrix = matrix::from_records(&located, &records_root.display().to_string());

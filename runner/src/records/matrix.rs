@@ -54,6 +54,9 @@ impl Column {
     }
 }
 
+/// How many of a verdict's evidence lines are linked; the record keeps them all.
+pub const MAX_EVIDENCE_LINKS: usize = 4;
+
 /// One link of a cell's evidence: a line of one of the run's journals.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvidenceLink {
@@ -65,12 +68,13 @@ pub struct EvidenceLink {
 }
 
 impl Column {
-    /// Where a cell's evidence is: the line the verdict rests on and, for a verdict that blames
-    /// the client, the line that shows it had its chance.
+    /// Where a cell's evidence is: the lines the verdict rests on (the first
+    /// [`MAX_EVIDENCE_LINKS`]) and, for a verdict that blames the client, the line that shows it
+    /// had its chance.
     pub fn evidence_links(&self, cell: &Cell) -> Vec<EvidenceLink> {
         let mut links = Vec::new();
-        if let (Some(journal), Some(&line)) = (self.journal_of(cell), cell.evidence.first()) {
-            links.push(EvidenceLink { chance: false, journal, line });
+        if let Some(journal) = self.journal_of(cell) {
+            links.extend(cell.evidence.iter().take(MAX_EVIDENCE_LINKS).map(|&line| EvidenceLink { chance: false, journal: journal.clone(), line }));
         }
         let chance = match (cell.opportunity.first(), cell.opportunity_model.first()) {
             (Some(&line), _) => self.journal_of(cell).map(|j| (j, line)),

@@ -1,11 +1,14 @@
-//! `MATRIX.md`: a short header, the summary, each probe's evidence by area, the affordances and
-//! elicitation at a glance, then one section per host.
+//! The matrix as markdown for GitHub: `MATRIX.md`, which answers by feature (features × clients,
+//! then what it means for server authors, then every probe × client) and stays small; and one
+//! page per client under `clients/`, with the evidence of every verdict linked to its journal
+//! lines.
 
 use std::fmt::Write;
 
 use probe_server::probe::{Declaration, Outcome};
 
 use super::summary;
+use crate::features::{self, Answer, ClientAnswers, Merged, FEATURES};
 use crate::records::findings::Finding;
 use crate::records::matrix::{Cell, Column, Matrix, Row};
 
@@ -23,8 +26,10 @@ fn heading(column: &Column) -> String {
 
 /// The longest detail a table at a glance shows.
 const GLANCE_CHARS: usize = 120;
-/// The longest detail a probe's section shows; the record keeps all of it.
+/// The longest detail a client page shows; the record keeps all of it.
 const DETAIL_CHARS: usize = 300;
+/// The longest finding a client page shows; the record keeps what it rests on.
+const FINDING_CHARS: usize = 600;
 
 /// `text` escaped for a table or list, cut to `chars` characters (marked with "…").
 pub fn short(text: &str, chars: usize) -> String {
@@ -35,81 +40,371 @@ pub fn short(text: &str, chars: usize) -> String {
     }
 }
 
-/// The evidence links of one column's cell: the line the verdict rests on and, for a verdict that
-/// blames the client, the line that shows it had its chance. `name` starts each link's text.
-fn links(cell: &Cell, column: &Column, name: &str) -> String {
-    let mut text = String::new();
-    for link in column.evidence_links(cell) {
-        let chance = if link.chance { "chance " } else { "" };
-        let _ = write!(text, " [{name}{chance}↗]({}#L{})", link.journal, link.line);
-    }
-    text
+/// The documents: `MATRIX.md`, every probe by client (`probes.md`, beside it) and one page per
+/// client (file name, text), for `clients/`.
+pub struct Documents {
+    pub matrix: String,
+    pub probes: String,
+    pub clients: Vec<(String, String)>,
 }
 
-/// One probe's section: a line per host, transports that agree (outcome, declaration and detail)
-/// on one line, each with its evidence links.
-fn probe_section(matrix: &Matrix, hosts: &[summary::Host], row: &Row, out: &mut String) {
-    let _ = writeln!(out, "\n### <a id=\"{}\"></a>`{}`: {}\n", summary::anchor(&row.probe), row.probe, escape(&row.title));
-    for host in hosts {
-        let mut groups: Vec<Vec<usize>> = Vec::new();
-        for &c in &host.columns {
-            let same = |other: &usize| {
-                let (a, b) = (&row.cells[c], &row.cells[*other]);
-                a.outcome == b.outcome && a.declared == b.declared && a.detail == b.detail
-            };
-            match groups.iter_mut().find(|g| same(&g[0])) {
-                Some(group) => group.push(c),
-                None => groups.push(vec![c]),
-            }
-        }
-        for group in groups {
-            let cell = &row.cells[group[0]];
-            let transports: Vec<&str> = group.iter().map(|&c| matrix.columns[c].transport.split(" · ").next().unwrap_or_default()).collect();
-            let declared = match cell.declared {
-                Declaration::Declared => " · declared",
-                Declaration::NotDeclared => " · not declared",
-                Declaration::NoCapability => "",
-            };
-            // Where transports share a line, each link names its transport.
-            let evidence: String =
-                group.iter().zip(&transports).map(|(&c, t)| links(&row.cells[c], &matrix.columns[c], &if group.len() > 1 { format!("{t} ") } else { String::new() })).collect();
-            let _ = writeln!(out, "- **{}** · {}: {}{declared} — {}{evidence}", host.label, transports.join(", "), summary::badge(cell.outcome), short(&cell.detail, DETAIL_CHARS));
-        }
+/// The page of every probe by client, beside `MATRIX.md`.
+pub const PROBES_FILE: &str = "probes.md";
+
+/// The most `MATRIX.md` may weigh: GitHub renders it whole well under this.
+pub const MATRIX_MAX_BYTES: usize = 200_000;
+/// The most a client page may weigh.
+pub const CLIENT_PAGE_MAX_BYTES: usize = 400_000;
+
+/// The directory of the client pages, beside `MATRIX.md`.
+pub const CLIENTS_DIR: &str = "clients";
+
+/// A client page's file name.
+pub fn client_file(client: &str) -> String {
+    format!("{client}.md")
+}
+
+/// The anchor of a feature (in `MATRIX.md` and on each client page).
+pub fn feature_anchor(feature: &str) -> String {
+    format!("feature-{feature}")
+}
+
+/// A symbol for an outcome, for dense tables.
+fn symbol(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Yes => "✓",
+        Outcome::Partial => "◐",
+        Outcome::No => "✕",
+        Outcome::Violation => "⚠",
+        Outcome::NotApplicable => "–",
+        Outcome::NotReached | Outcome::Inconclusive => "?",
+        Outcome::DeclaredOnly => "◌",
+        Outcome::AutoAnswered => "↯",
     }
 }
 
-const LEGEND: &str = "**yes** works as specified · **partial** some of it works · **no** exercised and not working, or never \
+fn answer_symbol(answer: Answer) -> &'static str {
+    match answer {
+        Answer::Supported => "✓",
+        Answer::Partly => "◐",
+        Answer::No => "✕",
+        Answer::Untested => "?",
+    }
+}
+
+/// Where a merged outcome held when its columns decided differently: `stdio`, `http · legacy-only server`.
+fn only_in(merged: &Merged) -> String {
+    if merged.only_in.is_empty() {
+        return String::new();
+    }
+    format!(" {}", merged.only_in.join(", "))
+}
+
+const OUTCOMES: &str = "**yes** works as specified · **partial** some of it works · **no** exercised and not working, or never \
 used · **declared-only** declared, never honoured · **auto-answered** answered with nobody asked (under 100 ms, or \
 in a headless run) · **violation** used without declaring it, or forbidden by the specification · **not-reached** \
 the run never got there · **inconclusive** the evidence does not decide · **n/a** the probe does not exist in the \
 protocol era the client chose. \"declared\" / \"not declared\" is what the client claimed in its capabilities; the \
-outcome is what it did. ↗ opens the journal line the verdict rests on; chance ↗ opens the line that shows the \
-harness gave the client its chance (a no, partial or declared-only without one is reported as not-reached).";
+outcome is what it did.";
 
-/// The whole document. Pure: the same matrix and findings give the same text.
+const SYMBOLS: &str = "✓ yes · ◐ partial · ✕ no · ⚠ violation · ◌ declared-only · ↯ auto-answered · ? not reached · – n/a";
+
+fn answers_legend() -> String {
+    [Answer::Supported, Answer::Partly, Answer::No, Answer::Untested].iter().map(|a| format!("**{}** {}", a.badge(), a.meaning())).collect::<Vec<_>>().join(" · ")
+}
+
+/// The whole set. Pure: the same matrix and findings give the same text.
+pub fn documents(matrix: &Matrix, findings: &[Finding]) -> Documents {
+    let clients = features::by_client(matrix);
+    let matrix_md = matrix_document(matrix, &clients);
+    let mut probes = String::from("# Every probe by client\n\n[← the matrix](MATRIX.md), which answers by feature.\n\n");
+    probes_table(matrix, &clients, &mut probes);
+    let pages = clients.iter().map(|c| (client_file(&c.client), client_page(matrix, c, findings))).collect();
+    Documents { matrix: matrix_md, probes, clients: pages }
+}
+
+/// `MATRIX.md` alone (what the bench times).
 pub fn document(matrix: &Matrix, findings: &[Finding]) -> String {
+    documents(matrix, findings).matrix
+}
+
+fn client_link(client: &ClientAnswers, anchor: &str) -> String {
+    format!("{CLIENTS_DIR}/{}#{anchor}", client_file(&client.client))
+}
+
+fn matrix_document(matrix: &Matrix, clients: &[ClientAnswers]) -> String {
     let mut out = String::new();
+    let dates: Vec<&str> = matrix.columns.iter().filter_map(|c| c.date.as_deref()).collect();
+    let (first, last) = (dates.iter().min().copied().unwrap_or("-"), dates.iter().max().copied().unwrap_or("-"));
     out.push_str("# MCP client capability matrix\n\n");
-    out.push_str("What MCP clients were observed to do against the mcp-client-probe server: the summary first (a row per probe, a column\n");
-    out.push_str("per host), then the evidence of every verdict by area (each line dated, pinned to the protocol version the client spoke\n");
-    out.push_str("and linked to the journal line it rests on), then a section per host. Each client appears at its newest version on\n");
-    out.push_str("record; older versions stay in `matrices/records/` as history, which `cargo run -- matrix site` shows per host and\n");
-    out.push_str("per probe. Generated from `matrices/records/`; do not edit by hand. Regenerate with `cargo run -- matrix refresh`\n");
-    out.push_str("(re-probe every pinned client) or `cargo run -- matrix render`.\n\n");
-    summary::summary(matrix, &mut out);
-    let _ = writeln!(out, "\n## Evidence\n\n{LEGEND}");
-    let (hosts, mut area) = (summary::hosts(matrix), None);
+    let _ = writeln!(
+        out,
+        "Which MCP features each client was seen to support: {} client{}, each at its newest version on record, probed \
+         {first}{} against the mcp-client-probe server. A client's answer takes all its runs together (stdio and Streamable \
+         HTTP, against a server of both protocol eras and one of the legacy era only). Each answer links to the client's page, \
+         where every verdict links to the journal lines it rests on. Generated from `matrices/records/` by `cargo run -- \
+         matrix render`; do not edit by hand.\n",
+        clients.len(),
+        if clients.len() == 1 { "" } else { "s" },
+        if first == last { String::new() } else { format!(" to {last}") },
+    );
+    features_table(clients, &mut out);
+    for_server_authors(clients, &mut out);
+    clients_table(matrix, clients, &mut out);
+    let _ = writeln!(out, "\nEvery probe by client, in one table: [{PROBES_FILE}]({PROBES_FILE}).");
+    affordances_at_a_glance(matrix, &mut out);
+    features_defined(&mut out);
+    out
+}
+
+fn client_heading(client: &ClientAnswers) -> String {
+    format!("[{}]({CLIENTS_DIR}/{})<br>{}", client.client, client_file(&client.client), client.version)
+}
+
+fn features_table(clients: &[ClientAnswers], out: &mut String) {
+    out.push_str("## Features × clients\n\n");
+    let _ = writeln!(
+        out,
+        "{}. A word after the mark says how the feature was shown (`person`: a person at the terminal; `headless`: nobody at the keyboard) or the one transport it held on.\n",
+        answers_legend()
+    );
+    let _ = writeln!(out, "| feature | {} |", clients.iter().map(client_heading).collect::<Vec<_>>().join(" | "));
+    let _ = writeln!(out, "|---|{}", "---|".repeat(clients.len()));
+    let mut group = None;
+    for feature in FEATURES {
+        if group != Some(feature.group) {
+            group = Some(feature.group);
+            let _ = writeln!(out, "| **{}** |{}", feature.group.title(), " |".repeat(clients.len()));
+        }
+        let cells: Vec<String> = clients
+            .iter()
+            .map(|client| {
+                let Some(answer) = client.answer(feature.id) else { return "?".into() };
+                let how = answer.path_short.map(|s| format!(" {s}")).unwrap_or_default();
+                let transport = transport_of(feature, client).map(|t| format!(" {t}")).unwrap_or_default();
+                format!("[{}{how}{transport}]({})", answer_symbol(answer.answer), client_link(client, &feature_anchor(feature.id)))
+            })
+            .collect();
+        let _ = writeln!(out, "| [{}](#{}) | {} |", feature.title, feature_anchor(feature.id), cells.join(" | "));
+    }
+}
+
+/// The one transport a supported or partly-supported feature held on, when every probe of it
+/// that held did so on the same transport only.
+fn transport_of(feature: &features::Feature, client: &ClientAnswers) -> Option<String> {
+    let answer = client.answer(feature.id)?;
+    if !matches!(answer.answer, Answer::Supported | Answer::Partly) {
+        return None;
+    }
+    let mut only: Option<String> = None;
+    for probe in feature.paths.iter().flat_map(|p| p.probes.iter()) {
+        let merged = client.probes.get(*probe)?;
+        if merged.outcome != Outcome::Yes {
+            continue;
+        }
+        // Transports without the server kind: `http · legacy-only server` held over http.
+        let transports: std::collections::BTreeSet<&str> = merged.only_in.iter().map(|c| c.split(" · ").next().unwrap_or_default()).collect();
+        match (transports.len(), &only) {
+            (0, _) => return None,
+            (1, None) => only = transports.into_iter().next().map(str::to_string),
+            (1, Some(t)) if transports.contains(t.as_str()) => {}
+            _ => return None,
+        }
+    }
+    only.map(|t| format!("({t} only)"))
+}
+
+fn for_server_authors(clients: &[ClientAnswers], out: &mut String) {
+    out.push_str("\n## What this means for server authors\n\n");
+    let _ = writeln!(out, "Each line counts clients ({} in all, each at its newest version), never transports or runs.\n", clients.len());
+    for feature in FEATURES {
+        let named = |wanted: Answer| -> Vec<&str> { clients.iter().filter(|c| c.answer(feature.id).is_some_and(|a| a.answer == wanted)).map(|c| c.client.as_str()).collect() };
+        let (yes, partly, no, untested) = (named(Answer::Supported), named(Answer::Partly), named(Answer::No), named(Answer::Untested));
+        let list = |names: &[&str]| if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) };
+        let _ = write!(out, "- [{}](#{}): supported by **{} of {} clients**{}", feature.title, feature_anchor(feature.id), yes.len(), clients.len(), list(&yes));
+        if !partly.is_empty() {
+            let _ = write!(out, "; partly by {}{}", partly.len(), list(&partly));
+        }
+        if !no.is_empty() {
+            let _ = write!(out, "; not by {}", no.len());
+        }
+        if !untested.is_empty() {
+            let _ = write!(out, "; untested on {}", untested.len());
+        }
+        out.push_str(".\n");
+    }
+}
+
+fn clients_table(matrix: &Matrix, clients: &[ClientAnswers], out: &mut String) {
+    out.push_str("\n## Clients\n\n| client | version | probed | runs: transport, protocol version |\n|---|---|---|---|\n");
+    for client in clients {
+        let date = client.columns.iter().filter_map(|&c| matrix.columns[c].date.as_deref()).max().unwrap_or("-");
+        let runs: Vec<String> = client
+            .columns
+            .iter()
+            .map(|&c| {
+                let column = &matrix.columns[c];
+                let protocol = column.protocol_version.as_deref().unwrap_or("no session");
+                match &column.record {
+                    Some(record) => format!("[{}]({record}) {protocol}", column.transport),
+                    None => format!("{} {protocol}", column.transport),
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "| [{}]({CLIENTS_DIR}/{}) | {} | {date} | {} |", client.client, client_file(&client.client), client.version, runs.join("<br>"));
+    }
+}
+
+fn probe_anchor(probe: &str) -> String {
+    summary::anchor(probe)
+}
+
+fn probes_table(matrix: &Matrix, clients: &[ClientAnswers], out: &mut String) {
+    let _ = writeln!(out, "Every probe, each client's runs merged as for features: {SYMBOLS}. A transport after the mark is the one it held on. Each mark links to the evidence on the client's page.\n\n{OUTCOMES}\n");
+    let _ = writeln!(out, "| probe | {} |", clients.iter().map(|c| format!("[{}]({CLIENTS_DIR}/{})", c.client, client_file(&c.client))).collect::<Vec<_>>().join(" | "));
+    let _ = writeln!(out, "|---|{}", "---|".repeat(clients.len()));
+    let mut area = None;
     for row in &matrix.rows {
         if area != Some(row.area) {
             area = Some(row.area);
-            let _ = writeln!(out, "\n## {}", row.area.title());
+            let _ = writeln!(out, "| **{}** |{}", row.area.title(), " |".repeat(clients.len()));
         }
-        probe_section(matrix, &hosts, row, &mut out);
+        let cells: Vec<String> = clients
+            .iter()
+            .map(|client| match client.probes.get(&row.probe) {
+                Some(merged) => format!("[{}{}]({})", symbol(merged.outcome), only_in(merged), client_link(client, &probe_anchor(&row.probe))),
+                None => "?".into(),
+            })
+            .collect();
+        let _ = writeln!(out, "| <a id=\"{}\"></a>`{}` | {} |", probe_anchor(&row.probe), row.probe, cells.join(" | "));
     }
-    affordances_at_a_glance(matrix, &mut out);
-    elicitation_side_by_side(matrix, &mut out);
-    summary::host_sections(matrix, findings, &mut out);
+}
+
+fn features_defined(out: &mut String) {
+    out.push_str("\n## Features and their probes\n\n");
+    out.push_str(
+        "A feature is supported when every probe of one of its paths says yes (probes n/a in the client's protocol era left out); \
+        *also* probes are shown with it and never change its answer. `cargo run -- features` lists them; \
+        `cargo run -- which FEATURE…` answers from the records.\n",
+    );
+    for feature in FEATURES {
+        let _ = writeln!(out, "\n### <a id=\"{}\"></a>{}\n\n`{}` — {}\n", feature_anchor(feature.id), feature.title, feature.id, feature.question);
+        let list = |name: &str, probes: &[&str], out: &mut String| {
+            let _ = writeln!(out, "- {name}:");
+            for p in probes {
+                let _ = writeln!(out, "  - [`{p}`]({PROBES_FILE}#{})", probe_anchor(p));
+            }
+        };
+        for path in feature.paths {
+            list(if path.name.is_empty() { "probes" } else { path.name }, path.probes, out);
+        }
+        if !feature.also.is_empty() {
+            list("also, without changing the answer", feature.also, out);
+        }
+    }
+}
+
+/// One client's page: what it spoke, its feature answers, what it does differently, then every
+/// probe's verdict per run with links to the journal lines.
+fn client_page(matrix: &Matrix, client: &ClientAnswers, findings: &[Finding]) -> String {
+    let mut out = String::new();
+    let up = |link: &str| format!("../{link}");
+    let _ = writeln!(out, "# {} {}\n", client.client, client.version);
+    let _ = writeln!(out, "[← the matrix](../MATRIX.md). What `{}` {} was seen to do, run by run:\n", client.client, client.version);
+    for &c in &client.columns {
+        let column = &matrix.columns[c];
+        let record = column.record.as_deref().map(|r| format!(" ([record]({}))", up(r))).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "- {}: protocol {}, probed {}{record}",
+            column.transport,
+            column.protocol_version.as_deref().unwrap_or("none (no session)"),
+            column.date.as_deref().unwrap_or("-")
+        );
+    }
+    let _ = writeln!(out, "\n## Features\n\n{}\n", answers_legend());
+    out.push_str("| feature | answer | how it was shown | why |\n|---|---|---|---|\n");
+    for (feature, answer) in &client.features {
+        let _ = writeln!(
+            out,
+            "| <a id=\"{}\"></a>[{}](../MATRIX.md#{}) | {} | {} | {} |",
+            feature_anchor(feature.id),
+            feature.title,
+            feature_anchor(feature.id),
+            answer.answer.badge(),
+            answer.path.unwrap_or("-"),
+            short(&answer.why, GLANCE_CHARS)
+        );
+    }
+    let own: Vec<&Finding> = findings.iter().filter(|f| features::split_label(&f.client).0 == client.client).collect();
+    if !own.is_empty() {
+        out.push_str("\n## What it does differently\n\n");
+        for finding in own {
+            let _ = writeln!(out, "- {}", short(&finding.text, FINDING_CHARS));
+        }
+    }
+    let _ = writeln!(out, "\n## Every probe\n\n{OUTCOMES} ↗ opens the journal line a verdict rests on; chance ↗ the line that shows the harness gave the client its chance (a no, partial or declared-only without one is reported as not-reached).");
+    let mut area = None;
+    for row in &matrix.rows {
+        if area != Some(row.area) {
+            area = Some(row.area);
+            let _ = writeln!(out, "\n### {}\n", row.area.title());
+        }
+        probe_lines(matrix, client, row, &mut out);
+    }
     out
+}
+
+/// One probe on a client's page: a line, with the runs that agree (outcome, declaration and
+/// detail) on it; runs that differ on lines of their own below it.
+fn probe_lines(matrix: &Matrix, client: &ClientAnswers, row: &Row, out: &mut String) {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for &c in &client.columns {
+        let same = |other: &usize| {
+            let (a, b) = (&row.cells[c], &row.cells[*other]);
+            a.outcome == b.outcome && a.declared == b.declared && a.detail == b.detail
+        };
+        match groups.iter_mut().find(|g| same(&g[0])) {
+            Some(group) => group.push(c),
+            None => groups.push(vec![c]),
+        }
+    }
+    let line = |group: &[usize]| {
+        let cell = &row.cells[group[0]];
+        let transports: Vec<&str> = group.iter().map(|&c| matrix.columns[c].transport.as_str()).collect();
+        let declared = match cell.declared {
+            Declaration::Declared => " · declared",
+            Declaration::NotDeclared => " · not declared",
+            Declaration::NoCapability => "",
+        };
+        let evidence: String =
+            group.iter().zip(&transports).map(|(&c, t)| links(&row.cells[c], &matrix.columns[c], &if group.len() > 1 { format!("{t} ") } else { String::new() })).collect();
+        format!("{}: {}{declared} — {}{evidence}", transports.join(", "), summary::badge(cell.outcome), short(&cell.detail, DETAIL_CHARS))
+    };
+    let title = format!("<a id=\"{}\"></a>**`{}`** {}", probe_anchor(&row.probe), row.probe, escape(&row.title));
+    match groups.as_slice() {
+        [one] => {
+            let _ = writeln!(out, "- {title} — {}", line(one));
+        }
+        many => {
+            let _ = writeln!(out, "- {title}");
+            for group in many {
+                let _ = writeln!(out, "  - {}", line(group));
+            }
+        }
+    }
+}
+
+/// The evidence links of one column's cell, from a client page: the lines the verdict rests on
+/// and, for a verdict that blames the client, the line that shows it had its chance. `name`
+/// starts each link's text.
+fn links(cell: &Cell, column: &Column, name: &str) -> String {
+    let mut text = String::new();
+    for link in column.evidence_links(cell) {
+        let chance = if link.chance { "chance " } else { "" };
+        let _ = write!(text, " [{name}{chance}↗](../{}#L{})", link.journal, link.line);
+    }
+    text
 }
 
 /// One line per column whose host has a model: the affordance verdicts in the shape of a
@@ -153,72 +448,55 @@ fn affordances_at_a_glance(matrix: &Matrix, out: &mut String) {
     }
 }
 
-/// One line per column driven through a terminal: what the host answered with nobody at the
-/// keyboard beside what reached the server when a person worked the form.
-fn elicitation_side_by_side(matrix: &Matrix, out: &mut String) {
-    let find = |probe: &str| matrix.rows.iter().find(|r| r.probe == probe);
-    let probes = [
-        "elicitation.form",
-        "interactive.form_shown",
-        "interactive.accept_typed",
-        "interactive.decline",
-        "interactive.cancel",
-        "interactive.required_enforced",
-        "interactive.format_enforced",
-        "interactive.bounds_enforced",
-        "interactive.url_shown",
-        "interactive.url_consent",
-        "interactive.form_withdrawn",
-    ];
-    let Some(rows) = probes.iter().map(|p| find(p)).collect::<Option<Vec<&Row>>>() else { return };
-    let enums: Vec<&Row> = matrix.rows.iter().filter(|r| r.probe.starts_with("interactive.enum_")).collect();
-    let driven: Vec<usize> = (0..matrix.columns.len()).filter(|&i| !matches!(rows[1].cells[i].outcome, Outcome::NotReached | Outcome::NotApplicable)).collect();
-    if driven.is_empty() {
-        return;
-    }
-    out.push_str("\n## Elicitation: nobody at the keyboard, and a person at the terminal\n\n");
-    out.push_str("| client | headless form answer | form shown | accept, typed values | decline | cancel | required / format / bounds enforced | enum shapes shown and sent | URL shown | URL not opened unasked | withdrawn form goes away |\n");
-    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for i in driven {
-        let label = |row: &Row| row.cells[i].outcome.label().to_string();
-        let headless = format!("{}: {}", label(rows[0]), short(&rows[0].cells[i].detail, GLANCE_CHARS));
-        let enum_yes = enums.iter().filter(|r| r.cells[i].outcome == Outcome::Yes).count();
-        let _ = writeln!(
-            out,
-            "| {} | {headless} | {} | {} | {} | {} | {} / {} / {} | {enum_yes} of {} | {} | {} | {} |",
-            heading(&matrix.columns[i]),
-            label(rows[1]),
-            label(rows[2]),
-            label(rows[3]),
-            label(rows[4]),
-            label(rows[5]),
-            label(rows[6]),
-            label(rows[7]),
-            enums.len(),
-            label(rows[8]),
-            label(rows[9]),
-            label(rows[10]),
-        );
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::session::run::Transport;
     use probe_server::Era;
 
-    #[test]
-    fn the_side_by_side_table_has_a_line_only_for_columns_driven_through_a_terminal() {
+    fn documents_of_fixtures() -> Documents {
         let recorded = super::super::tests::recorded;
-        let runs =
-            [recorded("claude-code-stdio-interactive-accept.jsonl", Transport::Stdio, Era::Modern), recorded("reference-stdio-legacy-full.jsonl", Transport::Stdio, Era::Legacy)];
-        let matrix = crate::records::matrix::from_runs("host", &runs.iter().collect::<Vec<_>>());
-        let document = document(&matrix, &[]);
-        let table = document.split("## Elicitation: nobody at the keyboard, and a person at the terminal").nth(1).expect("the table is rendered");
-        let lines: Vec<&str> = table.lines().take_while(|l| !l.starts_with("## ")).filter(|l| l.starts_with("| host")).collect();
-        assert_eq!(lines.len(), 1, "{table}");
-        // Form shown and accepted with typed values, each judged from the accept run; the other runs were not made.
-        assert!(lines[0].contains("| yes | yes | not-reached | not-reached | not-reached / not-reached / not-reached | 0 of 5 |"), "{}", lines[0]);
+        let runs = [
+            recorded("claude-code-stdio-interactive-accept.jsonl", Transport::Stdio, Era::Modern),
+            recorded("reference-stdio-legacy-full.jsonl", Transport::Stdio, Era::Legacy),
+            recorded("reference-http-modern-full.jsonl", Transport::Http, Era::Modern),
+        ];
+        let mut matrix = crate::records::matrix::from_runs("host@1.0", &runs[..1].iter().collect::<Vec<_>>());
+        let reference = crate::records::matrix::from_runs("reference@2.0", &runs[1..].iter().collect::<Vec<_>>());
+        matrix.columns.extend(reference.columns);
+        for (row, other) in matrix.rows.iter_mut().zip(reference.rows) {
+            row.cells.extend(other.cells);
+        }
+        documents(&matrix, &[Finding { client: "host@1.0".into(), text: "shows forms".into() }])
+    }
+
+    #[test]
+    fn the_matrix_opens_with_features_by_client_and_counts_clients() {
+        let docs = documents_of_fixtures();
+        let first_table = docs.matrix.split("\n| ").nth(1).unwrap_or_default();
+        assert!(first_table.starts_with("feature | [host](clients/host.md)<br>1.0 | [reference](clients/reference.md)<br>2.0 |"), "{first_table}");
+        assert!(docs.matrix.find("## Features × clients") < docs.matrix.find("## What this means for server authors"));
+        // The reference client's two transports are one client.
+        assert!(docs.matrix.contains("supported by **"), "{}", docs.matrix);
+        assert!(docs.matrix.contains("of 2 clients**"), "{}", docs.matrix);
+        // Every feature row links each client's cell to its page.
+        for feature in FEATURES {
+            assert!(docs.matrix.contains(&format!("(clients/host.md#feature-{})", feature.id)), "{}", feature.id);
+        }
+    }
+
+    #[test]
+    fn a_client_page_has_every_probe_and_links_into_its_journals() {
+        let docs = documents_of_fixtures();
+        let names: Vec<&str> = docs.clients.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["host.md", "reference.md"]);
+        let (_, host) = &docs.clients[0];
+        assert!(host.contains("## What it does differently\n\n- shows forms"), "{host}");
+        for probe in probe_server::registry::probes() {
+            assert!(host.contains(&format!("<a id=\"{}\"></a>", probe_anchor(probe.id()))), "{}", probe.id());
+        }
+        for feature in FEATURES {
+            assert!(host.contains(&format!("<a id=\"feature-{}\"></a>", feature.id)), "{}", feature.id);
+        }
     }
 }

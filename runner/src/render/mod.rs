@@ -3,6 +3,7 @@
 
 pub mod exports;
 pub mod markdown;
+pub mod md_links;
 pub mod site;
 pub mod summary;
 
@@ -161,13 +162,13 @@ pub fn json(matrix: &Matrix) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::records::matrix;
     use crate::session::run::{judge_recorded_with_model, RunResult, RunSpec, Transport};
     use probe_server::Era;
 
-    pub(super) fn recorded(name: &str, transport: Transport, era: Era) -> RunResult {
+    pub(crate) fn recorded(name: &str, transport: Transport, era: Era) -> RunResult {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/journals").join(name);
         let (observations, verdicts) = judge_recorded_with_model(&path, None).unwrap();
         RunResult {

@@ -1,15 +1,9 @@
-//! The parts of `MATRIX.md` that answer at a glance: the summary (one row per probe, one column
-//! per host, transports merged into one cell where they agree), and one short section per host.
-
-use std::fmt::Write;
+//! Outcomes at a glance, shared by the renderers: badges, hosts (a client version against one
+//! kind of server), anchors, and per-area roll-ups.
 
 use probe_server::probe::Outcome;
 
-use crate::records::findings::Finding;
 use crate::records::matrix::{Column, Matrix};
-
-/// The longest finding a host's section shows; the record keeps what it rests on.
-const FINDING_CHARS: usize = 600;
 
 /// An outcome as a symbol and a word.
 pub fn badge(outcome: Outcome) -> String {
@@ -60,21 +54,11 @@ pub fn anchor(probe: &str) -> String {
     format!("probe-{}", probe.replace(['.', '_'], "-"))
 }
 
-/// One host's cell of a row: one badge when its transports agree, else each transport's.
 /// The outcome a host's transports agree on in one row, if they do.
 pub fn agreed(matrix: &Matrix, row: usize, host: &Host) -> Option<Outcome> {
     let cells = &matrix.rows[row].cells;
     let first = cells[host.columns[0]].outcome;
     host.columns.iter().all(|&c| cells[c].outcome == first).then_some(first)
-}
-
-fn host_cell(matrix: &Matrix, row: usize, host: &Host) -> String {
-    let cells = &matrix.rows[row].cells;
-    let text = match agreed(matrix, row, host) {
-        Some(outcome) => badge(outcome),
-        None => host.columns.iter().map(|&c| format!("{} {}", split_transport(&matrix.columns[c]).0, badge(cells[c].outcome))).collect::<Vec<_>>().join(" · "),
-    };
-    format!("[{text}](#{})", anchor(&matrix.rows[row].probe))
 }
 
 /// What some rows mean for a server author, in one line under the summary: how many hosts do it.
@@ -109,33 +93,6 @@ pub fn for_server_authors(matrix: &Matrix, hosts: &[Host]) -> Vec<AuthorLine> {
             Some(AuthorLine { probe, what, doing, hosts: hosts.len() })
         })
         .collect()
-}
-
-/// The summary table, and what it means for server authors.
-pub fn summary(matrix: &Matrix, out: &mut String) {
-    let hosts = hosts(matrix);
-    out.push_str("## Summary\n\n");
-    out.push_str("One row per probe, one column per host: transports share a cell when they agree. ");
-    out.push_str("✓ yes · ◐ partial · ✕ no · ⚠ violation · – n/a · ? not reached · ◌ declared only · ↯ auto-answered. ");
-    out.push_str("A cell links to the probe's evidence below.\n\n");
-    let _ = writeln!(out, "| probe | {} |", hosts.iter().map(|h| h.label.as_str()).collect::<Vec<_>>().join(" | "));
-    let _ = writeln!(out, "|---|{}", "---|".repeat(hosts.len()));
-    let mut area = None;
-    for (index, row) in matrix.rows.iter().enumerate() {
-        if area != Some(row.area) {
-            area = Some(row.area);
-            let _ = writeln!(out, "| **{}** |{}", row.area.title(), " |".repeat(hosts.len()));
-        }
-        let cells: Vec<String> = hosts.iter().map(|h| host_cell(matrix, index, h)).collect();
-        let _ = writeln!(out, "| `{}` | {} |", row.probe, cells.join(" | "));
-    }
-    let lines: Vec<String> = for_server_authors(matrix, &hosts).iter().map(|l| format!("- `{}`: {} of {} hosts {}.", l.probe, l.doing, l.hosts, l.what)).collect();
-    if !lines.is_empty() {
-        out.push_str("\n**What this means for server authors** (a host counts when one of its transports said yes):\n\n");
-        for line in lines {
-            let _ = writeln!(out, "{line}");
-        }
-    }
 }
 
 /// How one host's probes of one area came out.
@@ -175,38 +132,6 @@ pub fn rollups(matrix: &Matrix, host: &Host) -> Vec<Rollup> {
         rollup.counts[slot] += 1;
     }
     rollups
-}
-
-/// One short section per host: what it spoke, its outcomes per area, and what it does differently.
-pub fn host_sections(matrix: &Matrix, findings: &[Finding], out: &mut String) {
-    out.push_str("\n## Hosts\n");
-    for host in hosts(matrix) {
-        let _ = writeln!(out, "\n### {}\n", host.label);
-        for &c in &host.columns {
-            let column = &matrix.columns[c];
-            let record = column.record.as_deref().map(|r| format!(" ([record]({r}))")).unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "- {}: protocol {}, probed {}{record}",
-                split_transport(column).0,
-                column.protocol_version.as_deref().unwrap_or("none (no session)"),
-                column.date.as_deref().unwrap_or("-")
-            );
-        }
-        out.push_str("\n| area | ✓ | ◐ | ✕ | ⚠ | ? | other | transports differ |\n|---|---|---|---|---|---|---|---|\n");
-        for rollup in rollups(matrix, &host) {
-            let cells: Vec<String> = rollup.counts.iter().map(usize::to_string).collect();
-            let _ = writeln!(out, "| {} | {} | {} |", rollup.area.title(), cells.join(" | "), rollup.differ);
-        }
-        let client = host.label.split(" · ").next().unwrap_or_default();
-        let own: Vec<&Finding> = findings.iter().filter(|f| f.client == client).collect();
-        if !own.is_empty() && !host.label.contains(" · ") {
-            out.push_str("\nWhat this host does differently:\n\n");
-            for finding in own {
-                let _ = writeln!(out, "- {}", super::markdown::short(&finding.text, FINDING_CHARS));
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -250,15 +175,9 @@ mod tests {
         };
         let found = hosts(&matrix);
         assert_eq!(found.iter().map(|h| (h.label.as_str(), h.columns.clone())).collect::<Vec<_>>(), [("a@1", vec![0, 2]), ("a@1 · legacy-only server", vec![1]), ("b@2", vec![3])]);
-        assert_eq!(host_cell(&matrix, 0, &found[0]), "[✓ yes](#probe-tools-list)");
-        assert_eq!(host_cell(&matrix, 1, &found[0]), "[http ✓ yes · stdio ✕ no](#probe-tools-list-changed)");
-        let mut out = String::new();
-        summary(&matrix, &mut out);
-        assert!(out.contains("| `tools.list` | [✓ yes](#probe-tools-list) | [✕ no](#probe-tools-list) | [◐ partial](#probe-tools-list) |"), "{out}");
-        let mut sections = String::new();
-        host_sections(&matrix, &[Finding { client: "b@2".into(), text: "says x".into() }], &mut sections);
-        assert!(sections.contains("### b@2\n\n- stdio: protocol 2025-11-25, probed 2026-12-01\n"), "{sections}");
-        assert!(sections.contains("| Tools | 1 | 0 | 0 | 0 | 0 | 0 | 1 |"), "a@1: one probe agrees, one differs\n{sections}");
-        assert!(sections.contains("What this host does differently:\n\n- says x"), "{sections}");
+        assert_eq!(agreed(&matrix, 0, &found[0]), Some(Outcome::Yes));
+        assert_eq!(agreed(&matrix, 1, &found[0]), None, "http yes, stdio no");
+        let rollup = &rollups(&matrix, &found[0])[0];
+        assert_eq!((rollup.counts[0], rollup.differ), (1, 1), "a@1: one probe agrees, one differs");
     }
 }

@@ -17,6 +17,40 @@ fn the_probe_catalogue() {
 }
 
 #[test]
+fn the_feature_catalogue() {
+    insta::assert_snapshot!(stdout_of(&["features"]));
+}
+
+/// `which` answers for a feature and for a probe from the committed records: one row per client
+/// at its newest version; an item with history says since when.
+#[test]
+fn which_answers_for_features_and_probes_from_the_records() {
+    let records = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../matrices/records");
+    let json = stdout_of(&["which", "elicitation.form", "Form elicitation", "--format", "json", "--records", records.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let clients = report["clients"].as_array().unwrap();
+    let names: std::collections::BTreeSet<&str> = clients.iter().map(|c| c["client"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), clients.len(), "one row per client");
+    assert!(names.contains("claude-code") && names.contains("mcp-inspector"), "{names:?}");
+    assert_eq!(report["items"][0]["kind"], "probe");
+    assert_eq!(report["items"][1]["item"], "elicitation-forms");
+    for client in clients {
+        let items = client["items"].as_array().unwrap();
+        assert_eq!(items.len(), 2);
+        let feature = items[1]["answer"].as_str().unwrap();
+        assert!(["supported", "partly", "no", "untested"].contains(&feature), "{feature}");
+        let all = items[0]["answer"] == "yes" && feature == "supported";
+        assert_eq!(client["all"], all, "{client}");
+    }
+    // mcp-inspector has two versions on record: its answers say since when they held.
+    let inspector = clients.iter().find(|c| c["client"] == "mcp-inspector").unwrap();
+    assert!(inspector["items"][1]["since"].is_string(), "{inspector}");
+    // The table names what it counts.
+    let table = stdout_of(&["which", "tools", "--records", records.to_str().unwrap()]);
+    assert!(table.contains("clients, each at its newest version on record, support all of: tools"), "{table}");
+}
+
+#[test]
 fn the_ablation_catalogue() {
     insta::assert_snapshot!(stdout_of(&["probes", "--ablations"]));
 }
@@ -114,6 +148,11 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         (vec!["serve", "--stdio", "--variant", "sideways", "--journal", "j.jsonl"], "unknown"),
         (vec!["terminal-host"], "required"),
         (vec!["terminal-host", "--era", "dual", "x"], "unknown era"),
+        // which
+        (vec!["which"], "required"),
+        (vec!["which", "nosuch"], "\"nosuch\" is neither a feature nor a probe"),
+        (vec!["which", "elicitaton.form"], "did you mean elicitation.form"),
+        (vec!["which", "tools", "--records", "/nonexistent/records"], "cannot read"),
         // judge
         (vec!["judge", "/nonexistent/journal.jsonl"], "cannot open journal"),
         (vec!["judge", &bad_jsonl], "line 1"),

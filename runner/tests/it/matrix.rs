@@ -42,6 +42,13 @@ fn the_committed_matrix_is_current_and_an_edited_record_makes_check_fail() {
     };
     assert_eq!(check(&records, &matrix).0, 0, "MATRIX.md on main must match its records");
 
+    // A client page that is gone is found too.
+    std::fs::remove_file(dir.path().join("clients/codex.md")).unwrap();
+    let (code, out) = check(&records, &matrix);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("clients/codex.md is missing"), "{out}");
+    copy_dir(&repo().join("matrices/clients"), &dir.path().join("clients"));
+
     let record = records.join("codex/0.171.0/stdio.json");
     let edited = std::fs::read_to_string(&record).unwrap().replacen("\"outcome\": \"yes\"", "\"outcome\": \"partial\"", 1);
     std::fs::write(&record, edited).unwrap();
@@ -67,8 +74,12 @@ fn every_real_client_has_a_dated_column_and_a_verdict_in_every_row() {
         "kimi-cli@",
         "gptme@",
     ];
+    // The clients table: each client dated, with its runs over stdio and over HTTP.
     for client in clients {
-        assert!(text.matches(client).count() >= 2, "{client} over stdio and http");
+        let name = client.trim_end_matches('@');
+        let row = text.lines().find(|l| l.starts_with(&format!("| [{name}](clients/{name}.md) |"))).unwrap_or_else(|| panic!("{name} has no row"));
+        assert!(row.contains("](records/") && row.contains("stdio") && row.contains("http"), "{name} over stdio and http: {row}");
+        assert!(row.contains("| 2026-"), "{name} dated: {row}");
     }
     // Hosts that chose 2026-07-28 have a column against a legacy-only server per transport too.
     for client in ["claude-code", "fast-agent", "fast-agent-harness"] {
@@ -78,14 +89,36 @@ fn every_real_client_has_a_dated_column_and_a_verdict_in_every_row() {
             assert!(text.contains("\"era\": \"legacy\""), "{}: no legacy-era verdicts", record.display());
         }
     }
-    // The summary: a row per probe, a column per host (the three hosts above twice: their
-    // legacy-only server has a column of its own).
-    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| `")).collect();
+    // The features table first: a row per feature, a column per client (a legacy-only server's
+    // runs are part of their client's answer, never a column of their own).
+    let first_table: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("| feature |")).take_while(|l| l.starts_with('|')).collect();
+    assert_eq!(first_table[0].split(" | ").count() - 1, clients.len(), "{}", first_table[0]);
+    assert!(!first_table[0].contains("legacy-only"), "{}", first_table[0]);
+    let features: Vec<&&str> = first_table.iter().filter(|l| l.starts_with("| [")).collect();
+    assert!(features.len() >= 25, "{} feature rows", features.len());
+    // Beside it, a row per probe, a column per client.
+    let probes = std::fs::read_to_string(repo().join("matrices/probes.md")).unwrap();
+    let rows: Vec<&str> = probes.lines().filter(|l| l.starts_with("| <a id=\"probe-")).collect();
     assert_eq!(rows.len(), probe_server::registry::probes().len());
     for row in rows {
         let cells = row.split(" | ").count() - 1;
-        assert_eq!(cells, clients.len() + 3, "{row}");
+        assert_eq!(cells, clients.len(), "{row}");
         assert!(!row.contains("| |"), "an empty cell: {row}");
+    }
+}
+
+/// GitHub renders the matrix and each client page whole only while they stay small.
+#[test]
+fn the_committed_matrix_and_client_pages_stay_within_their_sizes() {
+    let matrix = std::fs::metadata(repo().join("matrices/MATRIX.md")).unwrap().len();
+    assert!(matrix <= 200_000, "MATRIX.md is {matrix} bytes");
+    let probes = std::fs::metadata(repo().join("matrices/probes.md")).unwrap().len();
+    assert!(probes <= 400_000, "probes.md is {probes} bytes");
+    let pages: Vec<_> = std::fs::read_dir(repo().join("matrices/clients")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(pages.len() >= 12, "{pages:?}");
+    for page in pages {
+        let size = std::fs::metadata(&page).unwrap().len();
+        assert!(size <= 400_000, "{} is {size} bytes", page.display());
     }
 }
 
@@ -228,11 +261,11 @@ fn compact_stores_model_journals_as_changes_and_refuses_a_broken_one() {
 }
 
 #[test]
-fn the_matrix_starts_with_the_summary_and_no_line_is_wider_than_it() {
+fn the_matrix_starts_with_features_by_client_and_no_line_is_wider_than_it() {
     let text = std::fs::read_to_string(repo().join("matrices/MATRIX.md")).unwrap();
-    assert_eq!(text.lines().find(|l| l.starts_with("## ")), Some("## Summary"));
-    let summary: Vec<&str> = text.split("## Summary").nth(1).unwrap().lines().take_while(|l| !l.starts_with("## ")).filter(|l| l.starts_with('|')).collect();
-    assert!(summary.len() > 100, "a row per probe");
+    assert_eq!(text.lines().find(|l| l.starts_with("## ")), Some("## Features × clients"));
+    let summary: Vec<&str> = text.split("## Features × clients").nth(1).unwrap().lines().take_while(|l| !l.starts_with("## ")).filter(|l| l.starts_with('|')).collect();
+    assert!(summary.len() > 30, "a row per feature");
     let widest = summary.iter().map(|l| l.chars().count()).max().unwrap();
     let wider: Vec<String> = text.lines().filter(|l| l.chars().count() > widest).map(|l| l.chars().take(100).collect()).collect();
     assert!(wider.is_empty(), "{} lines wider than the summary's {widest} characters: {wider:?}", wider.len());
