@@ -102,7 +102,10 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
                     let written = write_documents(&records, &out)?;
                     eprintln!("mcp-client-probe: wrote {}, {} and {} client pages ({} records)", out.display(), render::markdown::PROBES_FILE, written - 2, located.len());
                 }
-                MatrixFormat::Table => crate::out!("{}", render::terminal(&matrix::from_records(&located, ""), None)),
+                MatrixFormat::Table => {
+                    let clients = crate::features::by_client(&matrix::from_records(&located, ""));
+                    crate::out_raw!("{}", render::features_table::terminal(&clients, super::terminal_width()));
+                }
                 MatrixFormat::Json => crate::out!("{}", render::json(&matrix::from_records(&located, ""))),
                 MatrixFormat::Canimcp => crate::out!("{}", serde_json::to_string_pretty(&render::exports::canimcp(&plain))?),
                 MatrixFormat::Declared => crate::out!("{}", serde_json::to_string_pretty(&render::exports::declared(&plain))?),

@@ -193,7 +193,6 @@ pub async fn dispatch(command: Command, schemas: Option<std::path::PathBuf>) -> 
     }
 }
 
-/// The width the terminal table is rendered at: the terminal's own, or 160 columns into a pipe.
 /// The width tables are drawn to: the terminal's, else `COLUMNS`, else 160.
 pub(crate) fn terminal_width() -> Option<u16> {
     if std::io::stdout().is_terminal() {

@@ -2,6 +2,7 @@
 //! of records for other catalogues. Rendering does no I/O and cannot fail.
 
 pub mod exports;
+pub mod features_table;
 pub mod markdown;
 pub mod md_links;
 pub mod site;

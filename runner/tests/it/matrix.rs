@@ -148,6 +148,13 @@ fn renderings_of_fixture_records() {
     // Links point from the document to the records, wherever the two live.
     let markdown = markdown.replace(&records.display().to_string(), "[records]");
     insta::assert_snapshot!("markdown", markdown);
+    let page = std::fs::read_to_string(dir.path().join("clients/example-client.md")).unwrap().replace(&records.display().to_string(), "[records]");
+    insta::assert_snapshot!("client_page", page);
+    let table = probe_cmd().env("COLUMNS", "80").args(["matrix", "render", "--records", records.to_str().unwrap(), "--format", "table"]).output().unwrap();
+    assert!(table.status.success());
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(table.lines().all(|l| l.chars().count() <= 80), "{table}");
+    insta::assert_snapshot!("features_table_at_80_columns", table);
     let (_, canimcp) = run(&["matrix", "render", "--records", records.to_str().unwrap(), "--format", "canimcp"]);
     insta::assert_snapshot!("canimcp", canimcp);
     let (_, declared) = run(&["matrix", "render", "--records", records.to_str().unwrap(), "--format", "declared"]);
