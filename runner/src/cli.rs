@@ -371,6 +371,10 @@ pub struct ViewArgs {
     /// Also write the baseline these verdicts meet (what --expect reads) to FILE.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+    /// For the reference client: every probe's row, as for a real client (without it, outcomes
+    /// per area and the cells that are not a yes).
+    #[arg(long)]
+    pub grid: bool,
 }
 
 #[derive(Debug, Args)]

@@ -90,6 +90,12 @@ pub fn variants(transport: Transport, era: Era, host: bool) -> Vec<Variant> {
     if host && transport != HOST_TRANSPORT {
         return Vec::new();
     }
+    variants_over(transport, era, host)
+}
+
+/// As [`variants`], over any transport: `probe` runs the reference host over HTTP too, so that its
+/// matrix has a verdict in every cell.
+pub fn variants_over(transport: Transport, era: Era, host: bool) -> Vec<Variant> {
     Variant::ALL.into_iter().filter(|&s| (s.is_standard() && !host) || registry::probes().iter().any(|p| applies(p.id(), era, transport, s, host))).collect()
 }
 

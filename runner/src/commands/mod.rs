@@ -206,15 +206,21 @@ pub(crate) fn terminal_width() -> Option<u16> {
     Some(std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(160))
 }
 
-/// Prints a matrix as asked: the table (with `--explain`, every non-yes cell's detail after it)
-/// or JSON; `--only` keeps the probes whose id contains the pattern.
-pub(crate) fn print_matrix(matrix: &crate::records::matrix::Matrix, format: crate::cli::MatrixFormatChoice, view: &crate::cli::ViewArgs) {
+/// Prints a matrix as asked: the table (with `--explain`, every non-yes cell's detail after it),
+/// or `summarised` (outcomes per area and the cells that are not a yes) unless `--grid`; or JSON;
+/// `--only` keeps the probes whose id contains the pattern.
+pub(crate) fn print_matrix(matrix: &crate::records::matrix::Matrix, format: crate::cli::MatrixFormatChoice, view: &crate::cli::ViewArgs, summarised: bool) {
+    let summarised = summarised && !view.grid;
     use crate::cli::MatrixFormatChoice;
     let mut matrix = matrix.clone();
     if let Some(pattern) = &view.only {
         matrix.rows.retain(|r| r.probe.contains(pattern.as_str()));
     }
     match format {
+        MatrixFormatChoice::Table if summarised => {
+            crate::out_raw!("{}", crate::render::area_summary(&matrix, terminal_width()));
+            crate::out!("`probe --grid` shows every probe's row.");
+        }
         MatrixFormatChoice::Table => {
             crate::out!("{}", crate::render::terminal(&matrix, terminal_width()));
             if view.explain {

@@ -33,7 +33,7 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     for transport in args.transport.transports() {
         for era in Era::ALL {
             for host in [false, true] {
-                specs.extend(selftest::variants(transport, era, host).into_iter().map(|variant| RunSpec { transport, era, variant, host, variation: None, ablation }));
+                specs.extend(selftest::variants_over(transport, era, host).into_iter().map(|variant| RunSpec { transport, era, variant, host, variation: None, ablation }));
             }
         }
     }
@@ -59,8 +59,15 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
         .collect();
     let merged = run::merge_variants(&unablated);
     let runs: Vec<_> = merged.iter().collect();
-    let matrix = matrix::from_runs("reference", &runs);
-    super::print_matrix(&matrix, args.format, &args.view);
+    let mut matrix = matrix::from_runs("reference", &runs);
+    // A probe of the client's frames against the official schemas cannot run without them: its
+    // row goes, with a line saying why, rather than a column of not-reached cells.
+    let unchecked = selftest::skipped_without_schemas();
+    matrix.rows.retain(|r| !unchecked.contains(&r.probe.as_str()));
+    super::print_matrix(&matrix, args.format, &args.view, true);
+    if !unchecked.is_empty() && args.format == cli::MatrixFormatChoice::Table {
+        crate::out!("not run: {} (no official schemas: give --schemas DIR or set MCP_SCHEMA_DIR)", unchecked.join(", "));
+    }
     Ok(if results.iter().any(|r| r.harness_error.is_some()) { exit::HARNESS } else { exit::OK })
 }
 
@@ -419,7 +426,7 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
         crate::progress!("{} rendered again from the committed records", out.display());
     }
     let matrix = matrix::from_records(&located, &records_root.display().to_string());
-    super::print_matrix(&matrix, args.format, &args.view);
+    super::print_matrix(&matrix, args.format, &args.view, false);
     if let Some(path) = &args.view.write_baseline {
         std::fs::write(path, baseline::write(&records.iter().collect::<Vec<_>>())).map_err(|e| anyhow::anyhow!("cannot write the baseline {}: {e}", path.display()))?;
         crate::progress!("baseline written to {}", path.display());

@@ -110,6 +110,64 @@ fn footer(matrix: &Matrix) -> String {
     out
 }
 
+/// The matrix in short: for each area, how many of its probes said what in each column (headings
+/// `[1]`, … explained by the footer), then every cell that is not a yes or n/a with the judge's
+/// detail. What `probe` prints for the reference client, whose cells are nearly all yes.
+pub fn area_summary(matrix: &Matrix, width: Option<u16>) -> String {
+    use probe_server::probe::Outcome;
+    let mut table = Table::new();
+    table.load_preset(presets::UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    if let Some(width) = width {
+        table.set_width(width);
+    }
+    let mut header = vec![TableCell::new("area")];
+    header.extend((0..matrix.columns.len()).map(|c| TableCell::new(format!("[{}]", c + 1))));
+    table.set_header(header);
+    let mut areas: Vec<probe_server::Area> = Vec::new();
+    for row in &matrix.rows {
+        if !areas.contains(&row.area) {
+            areas.push(row.area);
+        }
+    }
+    let order = [
+        Outcome::Yes,
+        Outcome::Partial,
+        Outcome::No,
+        Outcome::DeclaredOnly,
+        Outcome::AutoAnswered,
+        Outcome::Violation,
+        Outcome::NotReached,
+        Outcome::Inconclusive,
+        Outcome::NotApplicable,
+    ];
+    for area in areas {
+        let rows: Vec<&crate::records::matrix::Row> = matrix.rows.iter().filter(|r| r.area == area).collect();
+        let mut line = vec![TableCell::new(area.title())];
+        for c in 0..matrix.columns.len() {
+            let counts: Vec<String> = order
+                .iter()
+                .filter_map(|&o| {
+                    let n = rows.iter().filter(|r| r.cells[c].outcome == o).count();
+                    (n > 0).then(|| format!("{n} {}", o.label()))
+                })
+                .collect();
+            line.push(TableCell::new(counts.join(", ")));
+        }
+        table.add_row(line);
+    }
+    let mut out = table.to_string();
+    out.push('\n');
+    out.push_str(&footer(matrix));
+    let not_yes = explain(matrix);
+    if not_yes.is_empty() {
+        out.push_str("Every probe said yes wherever it applies (n/a: the probe does not exist in that protocol era).\n");
+    } else {
+        out.push_str("\nCells that are not a yes (n/a left out):\n");
+        out.push_str(&not_yes);
+    }
+    out
+}
+
 /// Every cell that is not a yes or n/a, with the judge's detail: what `--explain` adds.
 pub fn explain(matrix: &Matrix) -> String {
     use probe_server::probe::Outcome;

@@ -308,3 +308,26 @@ fn only_makes_the_runs_its_probes_are_judged_on() {
     assert_eq!(rows.len(), 1);
     assert!(rows[0]["cells"].as_array().unwrap().iter().all(|c| c["outcome"] == "yes"), "{}", rows[0]);
 }
+
+/// The README's first command answers in a screen: outcomes per area, then the cells that are not
+/// a yes. The reference host runs over HTTP too, so no column has cells the harness never ran;
+/// what is left not reached is the two probes the server cannot observe over 2026-07-28 HTTP
+/// (a cancel there closes a response stream it never wrote to).
+#[test]
+fn the_reference_probe_opens_with_a_summary_and_every_run_made() {
+    let output = probe_cmd().env_remove("MCP_SCHEMA_DIR").env("COLUMNS", "120").args(["probe", "--quiet"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.lines().count() < 60, "{text}");
+    assert!(text.lines().nth(1).is_some_and(|l| l.contains("area") && l.contains("[4]")), "{text}");
+    for column in ["[1] reference over stdio", "[2] reference over stdio", "[3] reference over http"] {
+        let line = text.lines().find(|l| l.starts_with(column)).unwrap_or_else(|| panic!("{column}: {text}"));
+        assert!(line.contains(" 0 partial, 0 no, 0 not-reached,"), "{line}");
+    }
+    let not_yes: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("Cells that are not a yes")).skip(1).take_while(|l| !l.starts_with('`')).collect();
+    assert!(not_yes.iter().all(|l| l.starts_with("utilities.") && l.contains(" [4]: not-reached")), "{not_yes:#?}");
+    assert!(text.contains("not run: wire.client_frames_valid (no official schemas"), "{text}");
+    // The grid is a flag away.
+    let grid = probe_cmd().env_remove("MCP_SCHEMA_DIR").args(["probe", "--quiet", "--grid", "--only", "tools.list"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&grid.stdout).contains("│ tools.list"), "{}", String::from_utf8_lossy(&grid.stdout));
+}
