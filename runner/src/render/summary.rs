@@ -54,45 +54,14 @@ pub fn anchor(probe: &str) -> String {
     format!("probe-{}", probe.replace(['.', '_'], "-"))
 }
 
-/// The outcome a host's transports agree on in one row, if they do.
+/// The outcome a host's transports agree on in one row, if they do. A transport on which the
+/// probe is n/a (it exists over one transport only, or not in the era spoken there) takes no
+/// side: the others decide.
 pub fn agreed(matrix: &Matrix, row: usize, host: &Host) -> Option<Outcome> {
     let cells = &matrix.rows[row].cells;
-    let first = cells[host.columns[0]].outcome;
-    host.columns.iter().all(|&c| cells[c].outcome == first).then_some(first)
-}
-
-/// What some rows mean for a server author, in one line under the summary: how many hosts do it.
-const FOR_SERVER_AUTHORS: &[(&str, &str)] = &[
-    ("resources.templates_list", "list resource templates; elsewhere expose what matters as a listed resource or a tool too"),
-    ("affordances.template_read", "let the model read an unlisted templated URI"),
-    ("affordances.blob_to_model", "hand binary resource bytes to the model"),
-    ("affordances.image_to_model", "hand a tool's image to the model"),
-    ("elicitation.form", "answer a form elicitation when nobody is at the keyboard; interactive.* shows what a person can do"),
-    ("sampling.create_message", "answer sampling/createMessage"),
-    ("subscriptions.subscribe", "subscribe to resource updates"),
-    ("skills.list", "list SEP-2640 skills"),
-];
-
-/// How many hosts do what one row asks, for a server author.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AuthorLine {
-    pub probe: &'static str,
-    pub what: &'static str,
-    /// Hosts with a yes on one of their transports.
-    pub doing: usize,
-    pub hosts: usize,
-}
-
-/// The [`FOR_SERVER_AUTHORS`] lines whose probes the matrix has.
-pub fn for_server_authors(matrix: &Matrix, hosts: &[Host]) -> Vec<AuthorLine> {
-    FOR_SERVER_AUTHORS
-        .iter()
-        .filter_map(|&(probe, what)| {
-            let row = matrix.rows.iter().find(|r| r.probe == probe)?;
-            let doing = hosts.iter().filter(|h| h.columns.iter().any(|&c| row.cells[c].outcome == Outcome::Yes)).count();
-            Some(AuthorLine { probe, what, doing, hosts: hosts.len() })
-        })
-        .collect()
+    let mut sides = host.columns.iter().map(|&c| cells[c].outcome).filter(|&o| o != Outcome::NotApplicable);
+    let Some(first) = sides.next() else { return Some(Outcome::NotApplicable) };
+    sides.all(|o| o == first).then_some(first)
 }
 
 /// How one host's probes of one area came out.
@@ -177,6 +146,22 @@ mod tests {
         assert_eq!(found.iter().map(|h| (h.label.as_str(), h.columns.clone())).collect::<Vec<_>>(), [("a@1", vec![0, 2]), ("a@1 · legacy-only server", vec![1]), ("b@2", vec![3])]);
         assert_eq!(agreed(&matrix, 0, &found[0]), Some(Outcome::Yes));
         assert_eq!(agreed(&matrix, 1, &found[0]), None, "http yes, stdio no");
+        // b@2 has one transport; a@1's legacy-only host is n/a nowhere: a lone n/a is n/a.
+        let one_side = Matrix {
+            columns: matrix.columns.clone(),
+            rows: vec![Row {
+                probe: "x".into(),
+                area: Area::Tools,
+                title: "t".into(),
+                cells: [Outcome::NotApplicable, Outcome::Yes, Outcome::Yes, Outcome::Yes].map(cell).to_vec(),
+            }],
+        };
+        assert_eq!(agreed(&one_side, 0, &found[0]), Some(Outcome::Yes), "n/a over http takes no side");
+        let none = Matrix {
+            columns: matrix.columns.clone(),
+            rows: vec![Row { probe: "x".into(), area: Area::Tools, title: "t".into(), cells: [Outcome::NotApplicable; 4].map(cell).to_vec() }],
+        };
+        assert_eq!(agreed(&none, 0, &found[0]), Some(Outcome::NotApplicable));
         let rollup = &rollups(&matrix, &found[0])[0];
         assert_eq!((rollup.counts[0], rollup.differ), (1, 1), "a@1: one probe agrees, one differs");
     }

@@ -55,8 +55,8 @@ fn the_site_shows_history_and_its_checks_catch_broken_and_stale_files() {
     let host = std::fs::read_to_string(out.join("hosts/continue-cli.html")).unwrap();
     assert!(host.find("<h2>continue-cli@1.5.47</h2>") < host.find("<h2>continue-cli@1.5.9</h2>"), "newest first");
     assert!(host.contains("<h3>Changed since 1.5.9</h3>"), "the diff between the two versions is on the host's page");
-    assert!(host.contains(&format!("<li class=\"regressed\">regressed: <a href=\"../features/{probe}.html\"><code>{probe}</code></a> over stdio")), "{probe}");
-    let feature = std::fs::read_to_string(out.join(format!("features/{probe}.html"))).unwrap();
+    assert!(host.contains(&format!("<li class=\"regressed\">regressed: <a href=\"../probes/{probe}.html\"><code>{probe}</code></a> over stdio")), "{probe}");
+    let feature = std::fs::read_to_string(out.join(format!("probes/{probe}.html"))).unwrap();
     let history = &feature[feature.find("id=\"history-continue-cli\"").unwrap()..];
     assert!(history.contains("<th>1.5.9</th><th>1.5.47</th>"), "oldest first: {}", &history[..400.min(history.len())]);
     assert!(history.contains("regressed\">✕ no ↓</td>"), "the lost yes is marked");
@@ -88,7 +88,7 @@ fn the_site_shows_history_and_its_checks_catch_broken_and_stale_files() {
         (dir.path().join("MATRIX.md"), probe_cmd().args(["matrix", "render", "--records"]).arg(&records).arg("--out").arg(dir.path().join("MATRIX.md")).output().unwrap());
     assert!(rendered.status.success());
     let matrix = std::fs::read_to_string(matrix).unwrap();
-    assert!(matrix.contains("continue-cli@1.5.47") && !matrix.contains("continue-cli@1.5.9"));
+    assert!(matrix.contains("[continue-cli](clients/continue-cli.md)<br>1.5.47") && !matrix.contains("1.5.9"));
 }
 
 /// A headless Chromium: `CHROMIUM` when set, else the distribution's names for it.
@@ -169,14 +169,181 @@ fn in_a_browser_a_summary_cell_leads_to_the_journal_line_it_cites() {
     let journal_url = follow(&feature_url, &cited);
     let journal = dom(&browser, &profile, &journal_url);
     let (_, line) = journal_url.rsplit_once("#L").unwrap();
-    let row = format!("<tr id=\"L{line}\" class=\"cited\">");
+    let row = format!("<li id=\"L{line}\" class=\"cited\">");
     let at = journal.find(&row).unwrap_or_else(|| panic!("{row} not marked in {journal_url}"));
-    let text_cell = &journal[at..];
-    let text_cell = &text_cell[text_cell.find("<td class=\"t\">").unwrap() + 14..];
-    let shown = unescape(&text_cell[..text_cell.find("</td>").unwrap()]);
+    let shown = &journal[at..];
+    let shown = &shown[shown.find("<pre>").unwrap() + 5..];
+    let shown = unescape(&shown[..shown.find("</pre>").unwrap()]);
     let recorded_path = journal_url.split_once("/journals/").unwrap().1.split_once(".html#").unwrap().0;
     let recorded = std::fs::read_to_string(repo().join("matrices/records").join(recorded_path)).unwrap();
-    let expected = recorded.lines().nth(line.parse::<usize>().unwrap() - 1).unwrap();
-    assert_eq!(shown, expected, "{journal_url}");
+    let expected: serde_json::Value = serde_json::from_str(recorded.lines().nth(line.parse::<usize>().unwrap() - 1).unwrap()).unwrap();
+    // What the line carried, once: the frame's JSON itself (not the escaped string the journal
+    // keeps it in), or the note's detail.
+    let carried = match expected["raw"].as_str() {
+        Some(raw) => serde_json::from_str(raw).unwrap(),
+        None => expected["detail"].clone(),
+    };
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&shown).unwrap(), carried, "{journal_url}");
     eprintln!("followed {cell} to {cited}: the marked line is the recorded one");
+}
+
+/// Where the browser tests leave their screenshots: `target/screenshots`, kept by CI.
+fn screenshots() -> PathBuf {
+    let dir = repo().join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn screenshot(browser: &Path, profile: &Path, url: &str, size: &str, name: &str) {
+    let path = screenshots().join(name);
+    let output = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars", "--virtual-time-budget=3000"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--window-size={size}"))
+        .arg(format!("--screenshot={}", path.display()))
+        .arg(url)
+        .output()
+        .unwrap();
+    assert!(output.status.success() && path.is_file(), "{}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// Opens the index in a frame of `width`×`height`, does what `script` says with its window `w`
+/// and document `d`, and returns what the script put in `result` (JSON).
+fn in_frame(browser: &Path, profile: &Path, site: &Path, width: u32, height: u32, script: &str) -> serde_json::Value {
+    let harness = site.parent().unwrap().join(format!("harness-{width}.html"));
+    let page = format!(
+        "<!doctype html><html><body style=\"margin:0\"><iframe id=\"f\" src=\"site/index.html\" style=\"width:{width}px;height:{height}px;border:0\"></iframe><pre id=\"result\"></pre>\
+         <script>var f = document.getElementById('f'); f.onload = function () {{ var w = f.contentWindow, d = f.contentDocument, result = {{}};\
+         {script} }};</script></body></html>"
+    );
+    std::fs::write(&harness, page).unwrap();
+    let output = Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--allow-file-access-from-files", "--virtual-time-budget=5000"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--window-size={},{}", width + 20, height + 400))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", harness.display()))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let dom = String::from_utf8(output.stdout).unwrap();
+    let start = dom.find("<pre id=\"result\">").unwrap() + "<pre id=\"result\">".len();
+    let text = unescape(&dom[start..start + dom[start..].find("</pre>").unwrap()]);
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text:?}"))
+}
+
+/// The script that scrolls the index 3000 px down and 600 px right, every probe shown, and
+/// measures where the grid's header cells and first column are.
+const SCROLLED: &str = "var grid = d.getElementById('grid'); result.gridTop = grid.getBoundingClientRect().top;\
+    result.before = Array.prototype.slice.call(d.querySelectorAll('main > *')).indexOf(grid);\
+    result.beforeTags = Array.prototype.slice.call(d.querySelectorAll('main > *')).slice(0, result.before).map(function (e) { return e.tagName; });\
+    d.getElementById('expand').click(); w.scrollTo(600, 3000);\
+    setTimeout(function () { result.x = w.scrollX; result.y = w.scrollY; var vw = w.innerWidth, vh = w.innerHeight;\
+    result.maxX = d.documentElement.scrollWidth - d.documentElement.clientWidth;\
+    var inside = function (r) { return r.top >= 0 && r.bottom <= vh && r.left >= 0 && r.right <= vw && r.width > 0; };\
+    result.headers = Array.prototype.slice.call(d.querySelectorAll('#grid thead th[data-client]')).filter(function (th) { return inside(th.getBoundingClientRect()); }).map(function (th) { return th.getAttribute('data-client'); });\
+    var labels = Array.prototype.slice.call(d.querySelectorAll('#grid tbody tr:not([hidden]) th.first')).filter(function (th) { var r = th.getBoundingClientRect(); return r.top > 60 && r.bottom < vh; });\
+    result.labels = labels.map(function (th) { var r = th.getBoundingClientRect(); return { text: th.textContent.trim().slice(0, 40), left: r.left, inside: inside(r) }; });\
+    document.getElementById('result').textContent = JSON.stringify(result); }, 200);";
+
+/// Typing "oauth" into the filter: which rows and groups are left.
+const FILTERED: &str = "var box = d.getElementById('filter'); box.value = 'oauth'; box.dispatchEvent(new Event('input'));\
+    var shown = function (selector) { return Array.prototype.slice.call(d.querySelectorAll(selector)).filter(function (r) { return !r.hidden; }); };\
+    result.features = shown('#grid tr.feature').map(function (r) { return r.getAttribute('data-feature'); });\
+    result.probes = shown('#grid tr.probe').map(function (r) { return r.querySelector('th').textContent.trim(); });\
+    result.groups = shown('#grid tr.group').map(function (r) { return r.textContent.trim(); });\
+    document.getElementById('result').textContent = JSON.stringify(result);";
+
+#[test]
+fn in_a_browser_the_index_answers_by_feature_at_both_sizes() {
+    let Some(browser) = chromium() else {
+        assert!(std::env::var_os("CI").is_none(), "CI must run the browser test: install chromium");
+        eprintln!("skipped: no chromium on PATH (set CHROMIUM); the site was not opened in a browser");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("site");
+    let (code, text) = site(&["--records", repo().join("matrices/records").to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    let profile = dir.path().join("browser-profile");
+    for (width, height) in [(1280, 800), (390, 844)] {
+        // The grid is the first thing after the title, the one-line lead and the filter, and
+        // starts on the first screen.
+        let scrolled = in_frame(&browser, &profile, &out, width, height, SCROLLED);
+        assert_eq!(scrolled["beforeTags"], serde_json::json!(["H1", "P", "P"]), "{width}: {scrolled}");
+        assert!(scrolled["gridTop"].as_f64().unwrap() < f64::from(height) / 2.0, "{width}: {scrolled}");
+        // Scrolled 3000 px down and 600 px right, a client's header and the first column's labels
+        // are still in view.
+        // The page is as wide as the grid: it scrolls right as far as the grid reaches (600 px, or
+        // less on a wide screen).
+        let right = scrolled["maxX"].as_f64().unwrap().min(600.0);
+        assert!(right > 0.0, "{width}: the grid fits the screen, nothing to scroll: {scrolled}");
+        assert_eq!((scrolled["x"].as_f64(), scrolled["y"].as_f64()), (Some(right), Some(3000.0)), "{width}: the page scrolls both ways: {scrolled}");
+        assert!(!scrolled["headers"].as_array().unwrap().is_empty(), "{width}: no client header in view: {scrolled}");
+        let labels = scrolled["labels"].as_array().unwrap();
+        assert!(!labels.is_empty() && labels.iter().all(|l| l["inside"] == true && l["left"].as_f64().unwrap().abs() < 1.0), "{width}: {scrolled}");
+        // "oauth" leaves the authorization features and their probes, and no empty group.
+        let filtered = in_frame(&browser, &profile, &out, width, height, FILTERED);
+        let features = filtered["features"].as_array().unwrap();
+        assert!(!features.is_empty() && features.iter().all(|f| f.as_str().unwrap().starts_with("oauth")), "{filtered}");
+        let probes = filtered["probes"].as_array().unwrap();
+        assert!(!probes.is_empty() && probes.iter().all(|p| p.as_str().unwrap().starts_with("auth.")), "{filtered}");
+        assert_eq!(filtered["groups"], serde_json::json!(["Authorization"]), "{filtered}");
+        let name = if width > 600 { "index-1280x800.png" } else { "index-390x844.png" };
+        screenshot(&browser, &profile, &format!("file://{}/index.html", out.display()), &format!("{width},{height}"), name);
+    }
+    // A verdict with two evidence lines has two links, each to its own line.
+    let records = repo().join("matrices/records");
+    let (probe, client, lines) = two_line_verdict(&records);
+    let page_url = format!("file://{}/probes/{probe}.html", out.display());
+    let page = dom(&browser, &profile, &page_url);
+    let section = &page[page.find(&format!("<section id=\"{client}")).unwrap_or_else(|| panic!("{client} on {probe}"))..];
+    let section = &section[..section.find("</section>").unwrap()];
+    for line in &lines[..2] {
+        assert!(section.contains(&format!("#L{line}\" title=\"the line the verdict rests on\">line {line} ↗</a>")), "line {line} of {probe} at {client}: {section}");
+    }
+    screenshot(&browser, &profile, &page_url, "1280,800", "probe-page.png");
+    screenshot(&browser, &profile, &format!("file://{}/features/elicitation-forms.html", out.display()), "1280,800", "feature-page.png");
+    let journal = out.join("journals").join(format!("{}/stdio.journal.jsonl.html", client_dir(&records, &client)));
+    // (A screenshot of a page opened at a fragment comes out blank in headless Chromium.)
+    screenshot(&browser, &profile, &format!("file://{}", journal.display()), "390,844", "journal-page-390x844.png");
+}
+
+/// `<client>/<version>` of the record directory whose client's anchor is `client`.
+fn client_dir(records: &Path, anchor: &str) -> String {
+    for entry in std::fs::read_dir(records).unwrap() {
+        let client = entry.unwrap().file_name().to_string_lossy().into_owned();
+        for version in std::fs::read_dir(records.join(&client)).unwrap() {
+            let version = version.unwrap().file_name().to_string_lossy().into_owned();
+            let slug: String = format!("{client}-{version}").chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+            if slug == anchor {
+                return format!("{client}/{version}");
+            }
+        }
+    }
+    panic!("no record directory for {anchor}")
+}
+
+/// A committed verdict of a client's dual-era stdio run that cites two evidence lines or more: its
+/// probe, the client's anchor (`client-version`) and the lines.
+fn two_line_verdict(records: &Path) -> (String, String, Vec<u64>) {
+    let mut clients: Vec<_> = std::fs::read_dir(records).unwrap().map(|e| e.unwrap().path()).collect();
+    clients.sort();
+    for client in clients {
+        let mut versions: Vec<_> = std::fs::read_dir(&client).unwrap().map(|e| e.unwrap().path()).collect();
+        versions.sort();
+        let Some(version) = versions.last() else { continue };
+        let Ok(text) = std::fs::read_to_string(version.join("stdio.json")) else { continue };
+        let record: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for verdict in record["verdicts"].as_array().unwrap() {
+            let lines: Vec<u64> = verdict["evidence"].as_array().map(|a| a.iter().filter_map(|l| l.as_u64()).collect()).unwrap_or_default();
+            let standard = verdict.get("variant").is_none_or(|v| v == "standard");
+            if lines.len() >= 2 && lines[0] != lines[1] && standard && verdict.get("model_evidence").is_none_or(|m| m == false) {
+                let name = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
+                let anchor: String = format!("{}-{}", name(&client), name(version)).chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+                return (verdict["probe"].as_str().unwrap().to_string(), anchor, lines);
+            }
+        }
+    }
+    panic!("no committed verdict cites two evidence lines")
 }

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::html::{badge_span, escape, evidence, page};
-use super::{feature_href, slug, Release};
+use super::{probe_href, slug, Release};
 use crate::records::diff::{self, Change};
 use crate::records::findings::Finding;
 use crate::render::summary::{rollups, ROLLUP_HEADINGS};
@@ -31,6 +31,25 @@ fn runs(release: &Release, body: &mut String) {
         );
     }
     body.push_str("</ul>\n");
+}
+
+/// The version's answer for every feature, with why and how it was shown.
+fn feature_answers(release: &Release, body: &mut String) {
+    let Some(client) = crate::features::by_client(&release.matrix).into_iter().next() else { return };
+    body.push_str("<h3>Features</h3>\n<table class=\"answers\"><thead><tr><th>feature</th><th>answer</th><th>shown</th><th>why</th></tr></thead>\n<tbody>\n");
+    for (feature, answer) in &client.features {
+        let _ = writeln!(
+            body,
+            "<tr><th><a href=\"{}\">{}</a></th><td class=\"a-{}\">{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&super::feature_href(ROOT, feature.id)),
+            escape(feature.title),
+            answer.answer.label(),
+            escape(answer.answer.badge()),
+            escape(answer.path.unwrap_or("-")),
+            escape(&answer.why)
+        );
+    }
+    body.push_str("</tbody></table>\n");
 }
 
 fn rollup_tables(release: &Release, body: &mut String) {
@@ -69,7 +88,7 @@ fn changes(before: &Release, release: &Release, body: &mut String) {
         let _ = writeln!(
             body,
             "<li class=\"{word}\">{word}: <a href=\"{}\"><code>{}</code></a> over {}: {} → {}</li>",
-            escape(&feature_href(ROOT, &line.probe)),
+            escape(&probe_href(ROOT, &line.probe)),
             escape(&line.probe),
             escape(&line.transport),
             outcome(line.before),
@@ -92,7 +111,7 @@ fn verdicts(release: &Release, newest: bool, body: &mut String) {
             area = Some(row.area);
             let _ = writeln!(body, "<tr class=\"area\"><th colspan=\"{}\">{}</th></tr>", columns.len() + 1, escape(row.area.title()));
         }
-        let _ = write!(body, "<tr><th><a href=\"{}\"><code>{}</code></a></th>", escape(&feature_href(ROOT, &row.probe)), escape(&row.probe));
+        let _ = write!(body, "<tr><th><a href=\"{}\"><code>{}</code></a></th>", escape(&probe_href(ROOT, &row.probe)), escape(&row.probe));
         for (c, cell) in row.cells.iter().enumerate() {
             // The newest version's cells open the probe's page at this host; older ones its history.
             let anchor = match release.hosts.iter().find(|h| h.columns.contains(&c)) {
@@ -103,7 +122,7 @@ fn verdicts(release: &Release, newest: bool, body: &mut String) {
                 body,
                 "<td title=\"{}\"><a href=\"{}#{anchor}\">{}</a>{}</td>",
                 escape(&cell.detail),
-                escape(&feature_href(ROOT, &row.probe)),
+                escape(&probe_href(ROOT, &row.probe)),
                 badge_span(cell.outcome),
                 evidence(ROOT, &columns[c], cell)
             );
@@ -122,6 +141,7 @@ pub fn render(client: &str, releases: &[Release], findings: &[Finding]) -> Strin
     for (index, release) in releases.iter().enumerate().rev() {
         let _ = writeln!(body, "<section id=\"{}\">\n<h2>{}@{}</h2>", version_anchor(&release.version), escape(client), escape(&release.version));
         runs(release, &mut body);
+        feature_answers(release, &mut body);
         rollup_tables(release, &mut body);
         let label = format!("{client}@{}", release.version);
         let own: Vec<&Finding> = findings.iter().filter(|f| f.client == label).collect();

@@ -1,7 +1,8 @@
-//! The matrix as a static site that works from `file://`: a feature-first index (the summary), a
-//! page per host with roll-ups per area for every version on record and what changed between them,
-//! a page per probe with its history across versions, and every journal as a page whose lines
-//! can be linked to (the cited line is highlighted). Pure: the same records and journals give the
+//! The matrix as a static site that works from `file://`: an index that answers by feature
+//! (features × clients, each feature expanding to its probes, a checklist of the features a
+//! server uses), a page per feature, a page per host with roll-ups per area for every version on
+//! record and what changed between them, a page per probe with its history across versions, and
+//! every journal as a page whose lines can be linked to (the cited line is highlighted). Pure: the same records and journals give the
 //! same files, byte for byte; nothing in them depends on when or where the site was built.
 
 mod assets;
@@ -11,6 +12,7 @@ mod html;
 mod index;
 mod journal;
 pub mod links;
+mod probe_page;
 
 use std::collections::BTreeMap;
 
@@ -101,9 +103,14 @@ pub(crate) fn host_href(root: &str, client: &str) -> String {
     format!("{root}hosts/{}.html", slug(client))
 }
 
+/// The page of a feature.
+pub(crate) fn feature_href(root: &str, feature: &str) -> String {
+    format!("{root}features/{feature}.html")
+}
+
 /// The page of a probe.
-pub(crate) fn feature_href(root: &str, probe: &str) -> String {
-    format!("{root}features/{probe}.html")
+pub(crate) fn probe_href(root: &str, probe: &str) -> String {
+    format!("{root}probes/{probe}.html")
 }
 
 /// A journal line's place in the journal's view (`journal` as the matrix names it).
@@ -122,8 +129,13 @@ pub fn build(input: &Input) -> Site {
     for (client, releases) in &releases {
         site.files.insert(host_href("", client), host::render(client, releases, input.findings));
     }
+    let newest_records: Vec<Located> = newest.iter().flat_map(|r| r.records.iter().cloned()).collect();
+    let clients = crate::features::by_client(&matrix::from_records(&newest_records, ""));
+    for feature in crate::features::FEATURES {
+        site.files.insert(feature_href("", feature.id), feature::render(feature, &clients));
+    }
     for probe in probe_server::registry::probes() {
-        site.files.insert(feature_href("", probe.id()), feature::render(*probe, &newest, &releases));
+        site.files.insert(probe_href("", probe.id()), probe_page::render(*probe, &newest, &releases));
     }
     for (path, text) in input.journals {
         site.files.insert(format!("journals/{path}.html"), journal::render(path, text));
