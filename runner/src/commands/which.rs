@@ -62,7 +62,12 @@ fn resolve(name: &str) -> Result<Item, String> {
         return Ok(Item::Probe(probe));
     }
     let close = close_matches(name);
-    let hint = if close.is_empty() { "see `mcp-client-probe features` and `mcp-client-probe probes`".to_string() } else { format!("did you mean {}?", close.join(", ")) };
+    let hint = if close.is_empty() {
+        let ids: Vec<&str> = features::FEATURES.iter().map(|f| f.id).collect();
+        format!("the features are {} (`mcp-client-probe features` lists them with their probes; `probes` lists the probe ids)", ids.join(", "))
+    } else {
+        format!("did you mean {}?", close.join(", "))
+    };
     Err(format!("{name:?} is neither a feature nor a probe: {hint}"))
 }
 
@@ -234,7 +239,8 @@ mod tests {
         assert!(error.contains("elicitation.form"), "{error}");
         let error = resolve("oauth2").unwrap_err();
         assert!(error.contains("oauth"), "{error}");
-        assert!(resolve("zzzzzzzzzzzzzzzzzzzz").unwrap_err().contains("features"));
+        let error = resolve("zzzzzzzzzzzzzzzzzzzz").unwrap_err();
+        assert!(error.contains("the features are tools, tool-names,"), "{error}");
     }
 
     #[test]
