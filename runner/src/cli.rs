@@ -189,9 +189,18 @@ pub enum MatrixCommand {
         /// Where the rendered matrix goes.
         #[arg(long, default_value = "matrices/MATRIX.md")]
         out: PathBuf,
-        /// Only these clients (repeatable); all profiles when absent.
+        /// Only these clients (repeatable); all profiles when absent (and no --changed-since or
+        /// --rotate).
         #[arg(long = "client", value_name = "NAME")]
         clients: Vec<String>,
+        /// Only the clients whose profile (and so pinned version) or committed records differ
+        /// between this git revision and the work tree, with --client's and --rotate's.
+        #[arg(long, value_name = "REV")]
+        changed_since: Option<String>,
+        /// Also N clients in rotation, chosen from the checked-out commit's id, so that successive
+        /// commits walk through every client.
+        #[arg(long, value_name = "N")]
+        rotate: Option<usize>,
         /// How many runs at once, across the clients (each profile may allow fewer).
         #[arg(long, value_name = "N", default_value_t = default_client_jobs(), value_parser = jobs_in_range)]
         jobs: usize,

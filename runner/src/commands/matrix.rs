@@ -146,7 +146,13 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
         MatrixCommand::Compact { records } => compact(&records),
         MatrixCommand::Rejudge { check, records, out } => rejudge(check, &records, &out),
         MatrixCommand::Site { records, out, check } => super::site::run(&records, &out, check),
-        MatrixCommand::Refresh { check, records, out, clients, jobs, keep_journals } => refresh(check, &records, &out, &clients, jobs, keep_journals.as_deref(), &server_exe).await,
+        MatrixCommand::Refresh { check, records, out, clients, changed_since, rotate, jobs, keep_journals } => {
+            let Some(clients) = select_clients(clients, changed_since.as_deref(), rotate)? else {
+                crate::out!("nothing to re-probe: no client changed and none is in rotation");
+                return Ok(crate::exit::OK);
+            };
+            refresh(check, &records, &out, &clients, jobs, keep_journals.as_deref(), &server_exe).await
+        }
         MatrixCommand::Schema { out, check } => {
             let schema = records::schema();
             if check {
@@ -165,6 +171,39 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
             Ok(crate::exit::OK)
         }
     }
+}
+
+/// The clients a refresh re-probes: `--client`'s, those changed since a revision, and those in
+/// rotation; every profile when none of the three was asked for. `None`: a selection was asked for
+/// and holds nobody.
+fn select_clients(named: Vec<String>, changed_since: Option<&str>, rotate: Option<usize>) -> Result<Option<Vec<String>>> {
+    if changed_since.is_none() && rotate.is_none() {
+        return Ok(Some(named));
+    }
+    let known: Vec<String> = profile::load_all(&profile::default_dir()).map_err(crate::exit::bad_input_from)?.into_iter().map(|p| p.name).collect();
+    let mut chosen: Vec<(String, &str)> = named.into_iter().map(|n| (n, "named")).collect();
+    let mut add = |name: String, why: &'static str| {
+        if !chosen.iter().any(|(n, _)| *n == name) {
+            chosen.push((name, why));
+        }
+    };
+    if let Some(since) = changed_since {
+        for name in records::selection::changed_since(Path::new("."), since, &known).map_err(crate::exit::bad_input_from)? {
+            add(name, "changed");
+        }
+    }
+    if let Some(count) = rotate {
+        let seed = records::selection::head_commit(Path::new(".")).map_err(crate::exit::bad_input_from)?;
+        for name in records::selection::rotation(&known, &seed, count) {
+            add(name, "in rotation");
+        }
+    }
+    if chosen.is_empty() {
+        return Ok(None);
+    }
+    let listed: Vec<String> = chosen.iter().map(|(name, why)| format!("{name} ({why})")).collect();
+    crate::out!("re-probing {} of {} clients: {}", chosen.len(), known.len(), listed.join(", "));
+    Ok(Some(chosen.into_iter().map(|(name, _)| name).collect()))
 }
 
 /// `matrix compact`: every model journal in the records' directories stored compacted.

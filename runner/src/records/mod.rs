@@ -6,6 +6,7 @@ pub mod diff;
 pub mod findings;
 pub mod matrix;
 pub mod rejudge;
+pub mod selection;
 
 use std::path::{Path, PathBuf};
 

@@ -148,6 +148,8 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         (vec!["serve", "--stdio", "--variant", "sideways", "--journal", "j.jsonl"], "unknown"),
         (vec!["terminal-host"], "required"),
         (vec!["terminal-host", "--era", "dual", "x"], "unknown era"),
+        // matrix refresh: what changed is asked of git, and an empty directory is no repository
+        (vec!["matrix", "refresh", "--check", "--changed-since", "HEAD~1"], "cannot run git to see what changed since HEAD~1"),
         // which
         (vec!["which"], "required"),
         (vec!["which", "nosuch"], "\"nosuch\" is neither a feature nor a probe"),
