@@ -265,6 +265,16 @@ pub enum ClientsCommand {
     Install { client: String },
     /// List the client profiles and whether each pinned version is installed.
     List,
+    /// For each profile, the pinned version and the newest its registry offers (asked with `npm
+    /// view` or `pip index versions`), with the release date where the registry gives it. A
+    /// registry that cannot be asked exits 3.
+    Outdated {
+        /// Only these clients (repeatable).
+        #[arg(long = "client", value_name = "NAME")]
+        clients: Vec<String>,
+        #[command(flatten)]
+        format: FormatArgs,
+    },
 }
 
 #[derive(Debug, Args)]

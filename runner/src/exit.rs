@@ -11,7 +11,8 @@ pub const MISMATCH: u8 = 1;
 /// Bad input: a usage error, a file or directory that is missing, unreadable or invalid, an
 /// unknown client or version. Nothing was written.
 pub const BAD_INPUT: u8 = 2;
-/// The harness itself failed: a server, stub or client could not be started, or a run broke.
+/// The harness itself failed: a server, stub or client could not be started, a run broke, or a
+/// registry could not be asked (`clients outdated` offline).
 pub const HARNESS: u8 = 3;
 /// The probed client started but never opened an MCP session in any run: its record (every
 /// verdict not-reached) is written to `--records`, never to the committed records, and the tail

@@ -1,4 +1,6 @@
-//! The real clients: their profiles (`fixtures/clients/*.toml`) and their pinned installs.
+//! The real clients: their profiles (`fixtures/clients/*.toml`), their pinned installs, and what
+//! their registries offer now.
 
 pub mod install;
 pub mod profile;
+pub mod registry;

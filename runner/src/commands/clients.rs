@@ -1,10 +1,10 @@
-//! `clients install` and `clients list`.
+//! `clients install`, `clients list` and `clients outdated`.
 
 use anyhow::Result;
 
 use crate::cli;
 use crate::exit::{self, bad_input};
-use crate::{clients::install, clients::profile};
+use crate::{clients::install, clients::profile, clients::registry};
 
 pub async fn clients(command: cli::ClientsCommand) -> Result<u8> {
     match command {
@@ -19,6 +19,56 @@ pub async fn clients(command: cli::ClientsCommand) -> Result<u8> {
                 let dialect = profile.dialect.map_or("none".to_string(), |d| format!("{d:?}").to_lowercase());
                 crate::out!("{:<16} {:<10} {:<10} {:<10} {}", profile.name, profile.install.version, dialect, if installed { "installed" } else { "-" }, profile.description);
             }
+        }
+        cli::ClientsCommand::Outdated { clients, format } => return outdated(&clients, format.format).await,
+    }
+    Ok(exit::OK)
+}
+
+/// A profile's pin beside what its registry offers now.
+#[derive(Debug, serde::Serialize)]
+struct Pin {
+    client: String,
+    pinned: String,
+    #[serde(flatten)]
+    latest: registry::Latest,
+    /// Whether the registry offers a version other than the pinned one.
+    outdated: bool,
+}
+
+async fn outdated(only: &[String], format: cli::Format) -> Result<u8> {
+    let profiles = profile::load_all(&profile::default_dir()).map_err(|e| bad_input(e.to_string()))?;
+    if let Some(unknown) = only.iter().find(|name| !profiles.iter().any(|p| &p.name == *name)) {
+        let known: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
+        return Err(bad_input(format!("no client profile named {unknown:?} (known: {})", known.join(", "))));
+    }
+    let chosen: Vec<&profile::Profile> = profiles.iter().filter(|p| only.is_empty() || only.contains(&p.name)).collect();
+    let answers = futures::future::join_all(chosen.iter().map(|p| registry::latest(p))).await;
+    let mut pins = Vec::new();
+    for (profile, answer) in chosen.iter().zip(answers) {
+        // A registry that cannot be asked ends the command: a partial list would read as current.
+        let latest = answer.map_err(|e| exit::Exit { code: exit::HARNESS, message: e.to_string() })?;
+        let outdated = latest.version != profile.install.version;
+        pins.push(Pin { client: profile.name.clone(), pinned: profile.install.version.clone(), latest, outdated });
+    }
+    match format {
+        cli::Format::Json => crate::out!("{}", serde_json::to_string_pretty(&pins)?),
+        cli::Format::Table => {
+            crate::out!("{:<20} {:<6} {:<14} {:<14} {:<11} {}", "client", "from", "pinned", "newest", "released", "");
+            for pin in &pins {
+                let released = pin.latest.released.as_deref().unwrap_or("-");
+                crate::out!(
+                    "{:<20} {:<6} {:<14} {:<14} {:<11} {}",
+                    pin.client,
+                    pin.latest.registry,
+                    pin.pinned,
+                    pin.latest.version,
+                    released,
+                    if pin.outdated { "outdated" } else { "current" }
+                );
+            }
+            let behind = pins.iter().filter(|p| p.outdated).count();
+            crate::out!("{behind} of {} pins behind their registry", pins.len());
         }
     }
     Ok(exit::OK)

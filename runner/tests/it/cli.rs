@@ -333,3 +333,33 @@ fn the_reference_probe_opens_with_a_summary_and_every_run_made() {
     let grid = probe_cmd().env_remove("MCP_SCHEMA_DIR").args(["probe", "--quiet", "--grid", "--only", "tools.list"]).output().unwrap();
     assert!(String::from_utf8_lossy(&grid.stdout).contains("│ tools.list"), "{}", String::from_utf8_lossy(&grid.stdout));
 }
+
+/// `clients outdated` asks each profile's registry through its own client: the pinned version
+/// beside the newest, a date where npm gives one. With the registries unreachable it exits 3 with
+/// one line naming the registry, never a partial list.
+#[test]
+fn clients_outdated_asks_the_registries_and_says_when_it_cannot() {
+    let output = probe_cmd().args(["clients", "outdated", "--format", "json", "--client", "codex", "--client", "gptme"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let pins: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let pins = pins.as_array().unwrap();
+    assert_eq!(pins.len(), 2);
+    for pin in pins {
+        assert!(pin["pinned"].is_string() && pin["version"].is_string() && pin["outdated"].is_boolean(), "{pin}");
+        assert_eq!(pin["outdated"], pin["pinned"] != pin["version"], "{pin}");
+    }
+    let codex = pins.iter().find(|p| p["client"] == "codex").unwrap();
+    assert_eq!((codex["registry"].as_str(), codex["package"].as_str()), (Some("npm"), Some("@openai/codex")));
+    assert!(codex["released"].as_str().is_some_and(|d| d.len() == 10), "{codex}");
+    assert_eq!(pins.iter().find(|p| p["client"] == "gptme").unwrap()["registry"], "PyPI");
+
+    // Registries at a port nothing listens on (the registries' own settings, no retries).
+    let offline =
+        probe_cmd().args(["clients", "outdated", "--client", "codex"]).env("npm_config_registry", "http://127.0.0.1:9/").env("npm_config_fetch_retries", "0").output().unwrap();
+    assert_eq!(offline.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&offline.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("cannot ask the npm registry"), "{stderr}");
+    assert!(offline.stdout.is_empty(), "no partial list");
+}

@@ -1,0 +1,98 @@
+//! What a client's registry offers now: the newest version of its package, asked through the
+//! registry's own client (`npm view`, `pip index versions`) so that whatever registry the machine
+//! is configured for answers, and with the release date where the registry gives one.
+
+use serde::Serialize;
+
+use super::install::find_python;
+use super::profile::Profile;
+
+/// The newest release a registry offers for a profile's package.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Latest {
+    pub registry: &'static str,
+    pub package: String,
+    pub version: String,
+    /// The release's date (`YYYY-MM-DD`), where the registry says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub released: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    #[error("{client}: the profile names no npm or PyPI package")]
+    NoPackage { client: String },
+    #[error("{client}: no Python {python} to ask PyPI with (looked under pyenv and on PATH)")]
+    NoPython { client: String, python: String },
+    #[error("{client}: cannot ask the {registry} registry ({command}): {message}")]
+    Unreachable { client: String, registry: &'static str, command: String, message: String },
+    #[error("{client}: the {registry} registry's answer has no version: {answer}")]
+    Unreadable { client: String, registry: &'static str, answer: String },
+}
+
+async fn output(command: &mut tokio::process::Command) -> Result<String, String> {
+    let out = command.output().await.map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // The first line that says what went wrong: not a warning, not where a log was left.
+        let first = stderr.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with("WARNING") && !l.contains("complete log")).unwrap_or("").to_string();
+        return Err(format!("{}: {first}", out.status));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Reads `npm view PACKAGE version time --json`: the `latest` version and its publication time.
+pub fn parse_npm(answer: &str) -> Option<(String, Option<String>)> {
+    let value: serde_json::Value = serde_json::from_str(answer).ok()?;
+    let version = value.get("version")?.as_str()?.to_string();
+    let released = value.get("time").and_then(|t| t.get(&version)).and_then(|t| t.as_str()).map(|t| t.chars().take(10).collect());
+    Some((version, released))
+}
+
+/// Reads `pip index versions PACKAGE`: its first line is `PACKAGE (VERSION)`.
+pub fn parse_pip(answer: &str) -> Option<String> {
+    let line = answer.lines().find(|l| l.contains('(') && l.trim_end().ends_with(')'))?;
+    let (_, rest) = line.split_once('(')?;
+    Some(rest.trim_end().trim_end_matches(')').to_string())
+}
+
+/// The newest release of `profile`'s package. PyPI is asked with the profile's own Python, so a
+/// release that needs a newer interpreter is not offered.
+pub async fn latest(profile: &Profile) -> Result<Latest, RegistryError> {
+    let client = profile.name.clone();
+    if let Some(package) = &profile.install.npm {
+        let command = format!("npm view {package} version time --json");
+        let answer = output(tokio::process::Command::new("npm").args(["view", package, "version", "time", "--json"])).await.map_err(|message| RegistryError::Unreachable {
+            client: client.clone(),
+            registry: "npm",
+            command,
+            message,
+        })?;
+        let (version, released) = parse_npm(&answer).ok_or_else(|| RegistryError::Unreadable { client, registry: "npm", answer: answer.chars().take(200).collect() })?;
+        return Ok(Latest { registry: "npm", package: package.clone(), version, released });
+    }
+    let Some(package) = &profile.install.pypi else { return Err(RegistryError::NoPackage { client }) };
+    let python_version = profile.install.python.clone().unwrap_or_else(|| "3".into());
+    let python = find_python(&python_version).ok_or_else(|| RegistryError::NoPython { client: client.clone(), python: python_version.clone() })?;
+    let command = format!("python{python_version} -m pip index versions {package}");
+    let answer = output(tokio::process::Command::new(python).args(["-m", "pip", "index", "versions", package, "--disable-pip-version-check"]))
+        .await
+        .map_err(|message| RegistryError::Unreachable { client: client.clone(), registry: "PyPI", command, message })?;
+    let version = parse_pip(&answer).ok_or_else(|| RegistryError::Unreadable { client, registry: "PyPI", answer: answer.chars().take(200).collect() })?;
+    Ok(Latest { registry: "PyPI", package: package.clone(), version, released: None })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_answers_are_read() {
+        let npm = r#"{"version": "0.171.0", "time": {"0.170.0": "2026-11-20T01:02:03.000Z", "0.171.0": "2026-11-27T05:44:03.169000+00:00"}}"#;
+        assert_eq!(parse_npm(npm), Some(("0.171.0".into(), Some("2026-11-27".into()))));
+        assert_eq!(parse_npm(r#"{"version": "1.0.0"}"#), Some(("1.0.0".into(), None)));
+        assert_eq!(parse_npm("not json"), None);
+        assert_eq!(parse_pip("gptme (0.35.1)\nAvailable versions: 0.35.1, 0.34.0\n"), Some("0.35.1".into()));
+        assert_eq!(parse_pip("ERROR: No matching distribution found for x\n"), None);
+    }
+}
