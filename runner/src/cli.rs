@@ -201,6 +201,12 @@ pub enum MatrixCommand {
         /// commits walk through every client.
         #[arg(long, value_name = "N")]
         rotate: Option<usize>,
+        /// Probe the newest version each chosen client's registry offers instead of the pinned
+        /// one: its records go beside the older versions', the profile's pin moves to it, and
+        /// what changed since the pinned version is printed. A version that does not install,
+        /// start or open a session is reported and its pin stays.
+        #[arg(long, conflicts_with = "check")]
+        latest: bool,
         /// How many runs at once, across the clients (each profile may allow fewer).
         #[arg(long, value_name = "N", default_value_t = default_client_jobs(), value_parser = jobs_in_range)]
         jobs: usize,

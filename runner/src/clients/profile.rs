@@ -610,6 +610,36 @@ pub fn find(dir: &Path, spec: &str) -> Result<Profile, ProfileError> {
     Ok(profile)
 }
 
+/// A profile's text with its pin moved from `old` to `new`: the `version = "…"` line of its
+/// `[install]` table, everything else as it was. `None` when that line does not hold `old`.
+pub fn move_pin(text: &str, old: &str, new: &str) -> Option<String> {
+    let mut table = String::new();
+    let mut moved = false;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let trimmed = line.trim();
+            if trimmed.starts_with('[') {
+                table = trimmed.to_string();
+            } else if !moved && table == "[install]" {
+                if let Some((key, value)) = trimmed.split_once('=') {
+                    let value = value.split('#').next().unwrap_or_default().trim();
+                    if key.trim() == "version" && value == format!("\"{old}\"") {
+                        moved = true;
+                        return line.replacen(&format!("\"{old}\""), &format!("\"{new}\""), 1);
+                    }
+                }
+            }
+            line.to_string()
+        })
+        .collect();
+    let mut out = lines.join("\n");
+    if text.ends_with('\n') {
+        out.push('\n');
+    }
+    moved.then_some(out)
+}
+
 /// The placeholders that name the probe server (its command line, its arguments or its URL):
 /// a client given by command line must use one of them somewhere.
 pub const SERVER_PLACEHOLDERS: [&str; 7] =
@@ -639,6 +669,21 @@ impl Vars {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn moving_a_pin_touches_the_install_version_only() {
+        let text = "name = \"x\"\n[version]\nargs = [\"--version\"]\nversion = \"1.0\"\n[install]\nnpm = \"x\"\nversion = \"1.0\"  # pinned\n[launch]\nversion = \"1.0\"\n";
+        let moved = move_pin(text, "1.0", "1.1").unwrap();
+        assert_eq!(moved, text.replacen("version = \"1.0\"  # pinned", "version = \"1.1\"  # pinned", 1));
+        assert!(move_pin(text, "0.9", "1.1").is_none(), "the pin is not 0.9");
+        // Every committed profile's pin can be moved.
+        for profile in load_all(&default_dir()).unwrap() {
+            let text = std::fs::read_to_string(default_dir().join(format!("{}.toml", profile.name))).unwrap();
+            let moved = move_pin(&text, &profile.install.version, "99.0.0").unwrap_or_else(|| panic!("{}", profile.name));
+            let reparsed: Profile = toml::from_str(&moved).unwrap();
+            assert_eq!(reparsed.install.version, "99.0.0", "{}", profile.name);
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -146,11 +146,14 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
         MatrixCommand::Compact { records } => compact(&records),
         MatrixCommand::Rejudge { check, records, out } => rejudge(check, &records, &out),
         MatrixCommand::Site { records, out, check } => super::site::run(&records, &out, check),
-        MatrixCommand::Refresh { check, records, out, clients, changed_since, rotate, jobs, keep_journals } => {
+        MatrixCommand::Refresh { check, records, out, clients, changed_since, rotate, latest, jobs, keep_journals } => {
             let Some(clients) = select_clients(clients, changed_since.as_deref(), rotate)? else {
                 crate::out!("nothing to re-probe: no client changed and none is in rotation");
                 return Ok(crate::exit::OK);
             };
+            if latest {
+                return refresh_latest(&records, &out, &clients, jobs, &server_exe).await;
+            }
             refresh(check, &records, &out, &clients, jobs, keep_journals.as_deref(), &server_exe).await
         }
         MatrixCommand::Schema { out, check } => {
@@ -171,6 +174,80 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
             Ok(crate::exit::OK)
         }
     }
+}
+
+/// `refresh --latest`: each chosen client's newest release probed beside its pinned one, the pin
+/// moved to it, and what changed printed. A release that does not install, start or open a
+/// session in any run is a finding: its records are not kept and its pin stays.
+async fn refresh_latest(records: &Path, out: &Path, only: &[String], jobs: usize, server_exe: &Path) -> Result<u8> {
+    let dir = profile::default_dir();
+    let all = profile::load_all(&dir).map_err(crate::exit::bad_input_from)?;
+    if let Some(unknown) = only.iter().find(|name| !all.iter().any(|p| &p.name == *name)) {
+        let known: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
+        return Err(crate::exit::bad_input(format!("no client profile named {unknown:?} (known: {})", known.join(", "))));
+    }
+    let chosen: Vec<profile::Profile> = all.into_iter().filter(|p| only.is_empty() || only.contains(&p.name)).collect();
+    let answers = futures::future::join_all(chosen.iter().map(crate::clients::registry::latest)).await;
+    let mut moving: Vec<(profile::Profile, String)> = Vec::new();
+    for (profile, answer) in chosen.into_iter().zip(answers) {
+        let latest = answer.map_err(|e| crate::exit::Exit { code: crate::exit::HARNESS, message: e.to_string() })?;
+        if latest.version == profile.install.version {
+            crate::out!("{}: {} is the newest {} offers", profile.name, profile.install.version, latest.registry);
+            continue;
+        }
+        let old = profile.install.version.clone();
+        let mut moved = profile;
+        moved.install.version = latest.version;
+        moving.push((moved, old));
+    }
+    if moving.is_empty() {
+        crate::out!("every pin is the newest its registry offers");
+        return Ok(crate::exit::OK);
+    }
+    let mut findings: Vec<String> = Vec::new();
+    let mut targets: Vec<(client::Target, String)> = Vec::new();
+    for (profile, old) in moving {
+        match install::ensure_installed(&profile).await {
+            Ok(installed) => targets.push((client::Target { profile, executable: installed.executable, version: installed.version }, old)),
+            Err(e) => findings.push(format!("{}@{} does not install or start as its profile says ({e}); the pin stays at {old}", profile.name, profile.install.version)),
+        }
+    }
+    let staging = records::Staging::new(records)?;
+    let passes: Vec<(&client::Target, Transport)> = targets.iter().flat_map(|(target, _)| [Transport::Stdio, Transport::Http].map(|t| (target, t))).collect();
+    probe_passes(&passes, &crate::session::slots::Slots::new(jobs), staging.path(), server_exe).await?;
+    let mut kept = Vec::new();
+    for (target, old) in &targets {
+        let staged = staging.record_dir(&target.profile.name, &target.version);
+        let fresh = load_records(&staged)?;
+        if fresh.iter().all(|l| l.record.protocol_version.is_none()) {
+            findings.push(format!(
+                "{}@{} opened no session in any run (its configuration may no longer be accepted); its records are not kept and the pin stays at {old}",
+                target.profile.name, target.version
+            ));
+            std::fs::remove_dir_all(&staged)?;
+            continue;
+        }
+        kept.push((target, old));
+    }
+    staging.commit()?;
+    for (target, old) in kept {
+        let name = &target.profile.name;
+        let path = dir.join(format!("{name}.toml"));
+        let text = std::fs::read_to_string(&path)?;
+        let moved = crate::clients::profile::move_pin(&text, old, &target.version)
+            .ok_or_else(|| anyhow::anyhow!("{}: no `version = \"{old}\"` under [install] to move", path.display()))?;
+        std::fs::write(&path, moved)?;
+        let before = load_records(&records::record_dir(records, name, old))?;
+        let after = load_records(&records::record_dir(records, name, &target.version))?;
+        let lines = diff::diff(&before.iter().map(|l| &l.record).collect::<Vec<_>>(), &after.iter().map(|l| &l.record).collect::<Vec<_>>());
+        crate::out!("{name}: {old} -> {} (the pin in {} moved)", target.version, path.display());
+        crate::out_raw!("{}", diff::text(&lines));
+    }
+    write_documents(records, out)?;
+    for finding in &findings {
+        crate::out!("finding: {finding}");
+    }
+    Ok(crate::exit::OK)
 }
 
 /// The clients a refresh re-probes: `--client`'s, those changed since a revision, and those in
