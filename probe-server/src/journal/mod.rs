@@ -7,6 +7,7 @@
 //! a change to it, and the reader puts them back exactly.
 
 pub mod delta;
+pub mod stored;
 
 use std::io::Write;
 use std::path::Path;
@@ -437,9 +438,10 @@ pub fn parse_journal(text: &str) -> Result<JournalRead, JournalError> {
     Ok(read)
 }
 
-/// Reads a journal file; see [`parse_journal`].
+/// Reads a journal file, or its compressed form when that is what is stored ([`stored`]); see
+/// [`parse_journal`].
 pub fn read_journal(path: &Path) -> Result<JournalRead, JournalError> {
-    let text = std::fs::read(path).map_err(at(path))?;
+    let text = stored::read_bytes(path).map_err(at(path))?;
     parse_journal(&String::from_utf8_lossy(&text))
 }
 

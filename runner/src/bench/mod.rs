@@ -145,6 +145,7 @@ pub fn synthetic_matrix(columns: usize, rows: usize) -> crate::records::matrix::
                 journal: Some(format!("records/client-{c}/1.{c}.0/stdio.journal.jsonl")),
                 variant_journals: Default::default(),
                 model_journal: None,
+                compressed: false,
             })
             .collect(),
         rows: (0..rows)

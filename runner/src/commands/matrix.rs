@@ -21,7 +21,13 @@ fn link_prefix(records: &Path, out: &Path) -> String {
 /// `out` (`MATRIX.md`) and one page per client in `clients/` beside it.
 pub fn documents(records: &Path, out: &Path) -> Result<Vec<(PathBuf, String)>> {
     let located = records::newest_only(&load_records(records)?);
-    let matrix = matrix::from_records(&located, &link_prefix(records, out));
+    let mut matrix = matrix::from_records(&located, &link_prefix(records, out));
+    // Links to journals name the form they are stored in.
+    let base = if records.is_file() { records.parent().unwrap_or(Path::new(".")) } else { records };
+    for (column, l) in matrix.columns.iter_mut().zip(&located) {
+        let dir = base.join(&l.relative).parent().map(Path::to_path_buf).unwrap_or_default();
+        column.compressed = probe_server::journal::stored::compressed_path(&dir.join(&l.record.journal)).is_file();
+    }
     let plain: Vec<&Record> = located.iter().map(|l| &l.record).collect();
     let documents = render::markdown::documents(&matrix, &findings::findings(&plain));
     let pages = clients_dir(out);
@@ -74,6 +80,9 @@ fn check_documents(records: &Path, out: &Path) -> Result<Vec<String>> {
     }
     for page in stale_pages(out, &documents) {
         problems.push(format!("{} is the page of a client no longer on record: run `cargo run -- matrix render`", page.display()));
+    }
+    for file in records::uncompressed(records) {
+        problems.push(format!("{} is stored uncompressed: run `cargo run -- matrix compact`", file.display()));
     }
     problems.extend(render::md_links::broken(&documents));
     for (path, text) in &documents {
@@ -230,6 +239,9 @@ async fn refresh_latest(records: &Path, out: &Path, only: &[String], jobs: usize
         kept.push((target, old));
     }
     staging.commit()?;
+    for (target, _) in &kept {
+        records::compress_dir(&records::record_dir(records, &target.profile.name, &target.version))?;
+    }
     for (target, old) in kept {
         let name = &target.profile.name;
         let path = dir.join(format!("{name}.toml"));
@@ -298,6 +310,13 @@ fn compact(records: &Path) -> Result<u8> {
         }
     }
     crate::out!("{count} model journals: {before} bytes before, {after} after");
+    // Then every journal and output kept compressed at rest.
+    let (mut files, mut before, mut after) = (0usize, 0u64, 0u64);
+    for dir in &dirs {
+        let (n, was, is) = records::compress_dir(dir).map_err(|e| anyhow::anyhow!("cannot compress the files of {}: {e}", dir.display()))?;
+        (files, before, after) = (files + n, before + was, after + is);
+    }
+    crate::out!("{files} files compressed: {before} bytes before, {after} after");
     Ok(crate::exit::OK)
 }
 
@@ -399,6 +418,9 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
     probe_passes(&passes, &all_slots, &target_root, server_exe).await?;
     if let Some(staging) = staging {
         staging.commit()?;
+        for target in &targets {
+            records::compress_dir(&records::record_dir(records, &target.profile.name, &target.version))?;
+        }
         write_documents(records, out)?;
         eprintln!("mcp-client-probe: records rewritten under {}; {} rendered", records.display(), out.display());
         return Ok(crate::exit::OK);

@@ -414,6 +414,10 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
         }
     }
     staging.commit().map_err(|e| anyhow::anyhow!("cannot move the records into {}: {e}", final_dir.display()))?;
+    if updates_committed {
+        // The committed records keep their journals compressed (`matrix check` refuses them otherwise).
+        record::compress_dir(&final_dir).map_err(|e| anyhow::anyhow!("cannot compress the journals in {}: {e}", final_dir.display()))?;
+    }
     crate::progress!("records in {}", final_dir.display());
     if args.repeat > 1 {
         eprintln!("mcp-client-probe: {} rounds: {}", args.repeat, if repeats_differ { "verdicts differ" } else { "the same verdicts every round" });

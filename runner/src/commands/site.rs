@@ -16,17 +16,22 @@ fn slash_path(path: &Path) -> String {
     path.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/")
 }
 
-/// Every `*.jsonl` file in the directories of `located`, by its path under the records root.
+/// Every journal (`*.jsonl`, or its compressed form `*.jsonl.zst`) in the directories of
+/// `located`, by its path under the records root as its record names it (without `.zst`).
 fn journals(root: &Path, located: &[Located]) -> Result<BTreeMap<String, String>> {
     let dirs: std::collections::BTreeSet<PathBuf> = located.iter().filter_map(|l| l.relative.parent().map(Path::to_path_buf)).collect();
     let mut journals = BTreeMap::new();
     for dir in dirs {
-        let mut files: Vec<PathBuf> =
-            std::fs::read_dir(root.join(&dir))?.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "jsonl")).collect();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(&dir))?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.to_string_lossy().ends_with(".jsonl") || p.to_string_lossy().ends_with(".jsonl.zst"))
+            .collect();
         files.sort();
         for file in files {
-            let text = std::fs::read_to_string(&file).map_err(|e| crate::exit::bad_input(format!("cannot read {}: {e}", file.display())))?;
-            journals.insert(slash_path(file.strip_prefix(root).unwrap_or(&file)), text);
+            let text = probe_server::journal::stored::read_text(&file).map_err(|e| crate::exit::bad_input(format!("cannot read {}: {e}", file.display())))?;
+            let named = slash_path(file.strip_prefix(root).unwrap_or(&file));
+            journals.insert(named.strip_suffix(".zst").map(str::to_string).unwrap_or(named), text);
         }
     }
     Ok(journals)

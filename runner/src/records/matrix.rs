@@ -33,6 +33,9 @@ pub struct Column {
     /// The model stub's journal of the standard run (records of hosts with a model only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_journal: Option<String>,
+    /// Whether the journals are stored compressed (`<journal>.zst`), so that a link names that file.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub compressed: bool,
 }
 
 impl Column {
@@ -175,6 +178,7 @@ pub fn from_records(records: &[crate::records::Located], prefix: &str) -> Matrix
                 journal: Some(join(&r.journal)),
                 variant_journals: r.variant_journals.iter().map(|(variant, file)| (variant.clone(), join(file))).collect(),
                 model_journal: r.model_journal.as_deref().map(join),
+                compressed: false,
             }
         })
         .collect();
@@ -208,6 +212,7 @@ pub fn from_runs(client: &str, runs: &[&RunResult]) -> Matrix {
             journal: None,
             variant_journals: Default::default(),
             model_journal: None,
+            compressed: false,
         })
         .collect();
     Matrix { columns, rows: rows(&runs.iter().map(|r| r.verdicts.as_slice()).collect::<Vec<_>>()) }

@@ -140,6 +140,45 @@ impl Staging {
     }
 }
 
+/// Whether a file in a record's directory is kept compressed at rest: journals, model journals,
+/// and a run's stdout and stderr ([`probe_server::journal::stored`]).
+pub fn stored_compressed(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    path.is_file() && (name.ends_with(".jsonl") || name.ends_with(".txt"))
+}
+
+/// Compresses every file of a record's directory that is kept compressed and is not yet: how
+/// many, and their bytes before and after.
+pub fn compress_dir(dir: &Path) -> std::io::Result<(usize, u64, u64)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| stored_compressed(p)).collect();
+    files.sort();
+    let (mut count, mut before, mut after) = (0, 0, 0);
+    for file in files {
+        let size = std::fs::metadata(&file)?.len();
+        let saved = probe_server::journal::stored::compress(&file)?;
+        (count, before, after) = (count + 1, before + size, after + size - saved);
+    }
+    Ok((count, before, after))
+}
+
+/// The files under a records root that should be compressed and are not.
+pub fn uncompressed(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for path in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
+            if path.is_dir() && !path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+                stack.push(path);
+            } else if stored_compressed(&path) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 /// `<root>/<client>/<version>`.
 pub fn record_dir(root: &Path, client: &str, version: &str) -> PathBuf {
     root.join(client).join(version)

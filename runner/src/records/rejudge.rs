@@ -33,13 +33,14 @@ pub fn rejudge(dir: &Path, record: &Record) -> Result<Vec<Verdict>, RejudgeError
         .chain(record.variant_journals.iter().filter_map(|(variant, name)| Some((variant.parse::<Variant>().ok()?, name.clone()))));
     for (variant, name) in journals {
         let path = dir.join(&name);
-        if !path.is_file() {
+        // As stored: the journal itself, or its compressed form.
+        if !probe_server::journal::stored::exists(&path) {
             continue;
         }
         let read = read_journal(&path).map_err(|source| RejudgeError { path: path.display().to_string(), source })?;
         let mut observations = Observations::from_read(read);
         if let Some(standard) = &record.model_journal {
-            let Some(model_path) = model_journal_of_variant(standard, variant).map(|name| dir.join(name)).filter(|p| p.is_file()) else { continue };
+            let Some(model_path) = model_journal_of_variant(standard, variant).map(|name| dir.join(name)).filter(|p| probe_server::journal::stored::exists(p)) else { continue };
             let model = read_journal(&model_path).map_err(|source| RejudgeError { path: model_path.display().to_string(), source })?;
             observations = observations.with_model(model);
         }

@@ -344,6 +344,9 @@ fn client_page(matrix: &Matrix, client: &ClientAnswers, findings: &[Finding]) ->
         }
     }
     let _ = writeln!(out, "\n## Every probe\n\n{OUTCOMES} ↗ opens the journal line a verdict rests on; chance ↗ the line that shows the harness gave the client its chance (a no, partial or declared-only without one is reported as not-reached).");
+    if client.columns.iter().any(|&c| matrix.columns[c].compressed) {
+        out.push_str("\nThe journals are stored compressed (zstd): a link opens the file and names the line (`zstd -dc FILE | sed -n 7p` prints line 7); the site shows every journal line by line.\n");
+    }
     let mut area = None;
     for row in &matrix.rows {
         if area != Some(row.area) {
@@ -402,7 +405,11 @@ fn links(cell: &Cell, column: &Column, name: &str) -> String {
     let mut text = String::new();
     for link in column.evidence_links(cell) {
         let chance = if link.chance { "chance " } else { "" };
-        let _ = write!(text, " [{name}{chance}↗](../{}#L{})", link.journal, link.line);
+        // A compressed journal cannot be opened at a line: the link names the line instead.
+        let _ = match column.compressed {
+            true => write!(text, " [{name}{chance}line {} ↗](../{}.zst)", link.line, link.journal),
+            false => write!(text, " [{name}{chance}↗](../{}#L{})", link.journal, link.line),
+        };
     }
     text
 }

@@ -121,6 +121,7 @@ mod tests {
             journal: None,
             variant_journals: Default::default(),
             model_journal: None,
+            compressed: false,
         }
     }
 

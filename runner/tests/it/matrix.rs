@@ -48,6 +48,13 @@ fn the_committed_matrix_is_current_and_an_edited_record_makes_check_fail() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("clients/codex.md is missing"), "{out}");
     copy_dir(&repo().join("matrices/clients"), &dir.path().join("clients"));
+    // So is a journal stored uncompressed.
+    let journal = records.join("codex/0.171.0/stdio.journal.jsonl");
+    std::fs::write(&journal, probe_server::journal::stored::read_bytes(&journal).unwrap()).unwrap();
+    let (code, out) = check(&records, &matrix);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("stdio.journal.jsonl is stored uncompressed"), "{out}");
+    std::fs::remove_file(&journal).unwrap();
 
     let record = records.join("codex/0.171.0/stdio.json");
     let edited = std::fs::read_to_string(&record).unwrap().replacen("\"outcome\": \"yes\"", "\"outcome\": \"partial\"", 1);
@@ -226,11 +233,12 @@ fn every_committed_verdict_that_blames_a_client_cites_its_opportunity() {
 
 #[test]
 fn every_committed_model_journal_reads_back_whole() {
-    let journals = committed_files(|path| path.to_string_lossy().ends_with(".model.jsonl"));
+    // Stored compressed (`.model.jsonl.zst`), read by the journal's own name or the stored one.
+    let journals = committed_files(|path| path.to_string_lossy().ends_with(".model.jsonl.zst"));
     assert!(!journals.is_empty());
     let (mut requests, mut stored_as_changes) = (0, 0);
     for path in &journals {
-        let text = std::fs::read_to_string(path).unwrap();
+        let text = probe_server::journal::stored::read_text(path).unwrap();
         stored_as_changes += text.lines().filter(|line| line.contains("\"raw_delta\":")).count();
         let read = probe_server::journal::read_journal(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for event in read.events.iter().filter(|e| e.kind == probe_server::journal::EventKind::HttpRequest && e.sha256.is_none()) {
@@ -257,8 +265,15 @@ fn compact_stores_model_journals_as_changes_and_refuses_a_broken_one() {
     let (code, out) = run(&["matrix", "compact", "--records", records]);
     assert_eq!(code, 0, "{out}");
     assert!(out.starts_with("1 model journals:"), "{out}");
-    assert!(std::fs::metadata(&journal).unwrap().len() * 2 < expanded, "a growing conversation compacts to less than half");
+    assert!(out.contains("\n1 files compressed:"), "{out}");
+    // Kept compressed beside its record's name, and read back exactly by that name.
+    let stored = probe_server::journal::stored::compressed_path(&journal);
+    assert!(!journal.exists() && stored.is_file());
+    assert!(std::fs::metadata(&stored).unwrap().len() * 10 < expanded, "compacted and compressed to a tenth or less");
     assert_eq!(read_journal(&journal).unwrap().events, original, "read back exactly");
+    // `matrix check` refuses a journal stored uncompressed.
+    assert!(committed_files(|p| p.to_string_lossy().ends_with(".jsonl") || p.to_string_lossy().ends_with(".txt")).is_empty(), "the committed records are compressed");
+    std::fs::remove_file(&stored).unwrap();
 
     std::fs::write(&journal, "not a journal line\n{}\n").unwrap();
     let output = probe_cmd().args(["matrix", "compact", "--records", records]).output().unwrap();

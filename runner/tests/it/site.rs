@@ -175,7 +175,7 @@ fn in_a_browser_a_summary_cell_leads_to_the_journal_line_it_cites() {
     let shown = &shown[shown.find("<pre>").unwrap() + 5..];
     let shown = unescape(&shown[..shown.find("</pre>").unwrap()]);
     let recorded_path = journal_url.split_once("/journals/").unwrap().1.split_once(".html#").unwrap().0;
-    let recorded = std::fs::read_to_string(repo().join("matrices/records").join(recorded_path)).unwrap();
+    let recorded = probe_server::journal::stored::read_text(&repo().join("matrices/records").join(recorded_path)).unwrap();
     let expected: serde_json::Value = serde_json::from_str(recorded.lines().nth(line.parse::<usize>().unwrap() - 1).unwrap()).unwrap();
     // What the line carried, once: the frame's JSON itself (not the escaped string the journal
     // keeps it in), or the note's detail.
