@@ -229,8 +229,16 @@ async fn refresh_latest(records: &Path, out: &Path, only: &[String], jobs: usize
         let staged = staging.record_dir(&target.profile.name, &target.version);
         let fresh = load_records(&staged)?;
         if fresh.iter().all(|l| l.record.protocol_version.is_none()) {
+            // What the client said, from its standard run's output.
+            let said = ["stdio.stdout.txt", "stdio.stderr.txt", "http.stdout.txt", "http.stderr.txt"]
+                .iter()
+                .filter_map(|name| probe_server::journal::stored::read_text(&staged.join(name)).ok())
+                .find_map(|text| {
+                    text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with("===")).map(|l| format!("; it said: {:?}", l.chars().take(200).collect::<String>()))
+                })
+                .unwrap_or_default();
             findings.push(format!(
-                "{}@{} opened no session in any run (its configuration may no longer be accepted); its records are not kept and the pin stays at {old}",
+                "{}@{} opened no session in any run (its configuration may no longer be accepted){said}; its records are not kept and the pin stays at {old}",
                 target.profile.name, target.version
             ));
             std::fs::remove_dir_all(&staged)?;
