@@ -59,14 +59,21 @@ impl Asked {
 
 /// `k=v&…` as an object (a repeated key keeps its first value, and the repeat is kept under
 /// `key[n]` so nothing is lost).
+///
+/// Linear in the pairs: each key remembers how often it was seen, so the thousandth repeat is named
+/// at once rather than after trying `key[2]` … `key[999]` (a 64 KB form of one repeated key cost
+/// minutes that way, and stalled the MCP endpoint on the same runtime).
 fn pairs(text: &str) -> Map<String, Value> {
     let mut map = Map::new();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (key, value) in form_urlencoded::parse(text.as_bytes()) {
-        let mut name = key.to_string();
-        let mut n = 1;
+        let count = seen.entry(key.to_string()).or_insert(0);
+        *count += 1;
+        let mut name = if *count == 1 { key.to_string() } else { format!("{key}[{count}]") };
+        // A key sent literally as `a[2]` earlier keeps its value; the repeat goes further on.
         while map.contains_key(&name) {
-            n += 1;
-            name = format!("{key}[{n}]");
+            *count += 1;
+            name = format!("{key}[{count}]");
         }
         map.insert(name, Value::from(value.to_string()));
     }
@@ -237,13 +244,38 @@ fn register(authority: &Authority, asked: &Asked) -> Answer {
     Answer::json(StatusCode::CREATED, registered)
 }
 
-/// Whether a redirect URI points at this machine: the person follows no other.
+/// Whether a redirect URI points at this machine: the person follows no other. Strict, as RFC
+/// 8252's loopback redirects are: `http` or `https`, a host that is exactly `127.0.0.1`,
+/// `localhost` or `[::1]`, an optional port of digits, and nothing a browser reads another way —
+/// no user information (`evil.example\@127.0.0.1` sends a browser to evil.example), no backslash,
+/// no whitespace or control character (a CR/LF would split the `Location` header), and no
+/// fragment (RFC 6749 §3.1.2 forbids one).
 pub fn loopback_redirect(uri: &str) -> bool {
+    if uri.chars().any(|c| c.is_control() || c.is_whitespace() || c == '\\' || c == '#') {
+        return false;
+    }
     let Some(rest) = uri.strip_prefix("http://").or_else(|| uri.strip_prefix("https://")) else { return false };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if host.starts_with('[') { host.split(']').next().map(|h| format!("{h}]")).unwrap_or_default() } else { host.split(':').next().unwrap_or("").to_string() };
-    matches!(host.to_ascii_lowercase().as_str(), "127.0.0.1" | "localhost" | "[::1]")
+    let authority = rest.split(['/', '?']).next().unwrap_or("");
+    if authority.contains('@') {
+        return false;
+    }
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((address, after)) => (format!("[{address}]"), after.strip_prefix(':')),
+            None => return false,
+        },
+        None => match authority.split_once(':') {
+            Some((host, port)) => (host.to_string(), Some(port)),
+            None => (authority.to_string(), None),
+        },
+    };
+    let port_ok = port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.chars().all(|c| c.is_ascii_digit()));
+    port_ok && matches!(host.to_ascii_lowercase().as_str(), "127.0.0.1" | "localhost" | "[::1]")
+}
+
+/// `text` safe inside HTML element content and attribute values.
+fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
 }
 
 fn authorize(authority: &Authority, asked: &Asked) -> Answer {
@@ -270,6 +302,8 @@ fn authorize(authority: &Authority, asked: &Asked) -> Answer {
     };
     let known = if is_document || authority.is_registered(client_id) { "" } else { " (a client this server did not register)" };
     let request = authority.hold(ask);
+    // What the client sent is shown as text, never as markup.
+    let (client_id, request) = (html_escape(client_id), html_escape(&request));
     let html = format!(
         "<!doctype html><title>probe sign-in</title><p>Sign in to the probe server as {client_id}{known}?</p>\
          <form method=\"post\" action=\"{APPROVE_PATH}\"><input type=\"hidden\" name=\"{APPROVE_FIELD}\" value=\"{request}\"><button type=\"submit\">Approve</button></form>"
@@ -338,6 +372,22 @@ mod tests {
         for uri in ["http://example.com/cb", "http://127.0.0.1.example.com/", "myapp://cb", "http://evil@example.com/", "ftp://127.0.0.1/"] {
             assert!(!loopback_redirect(uri), "{uri}");
         }
+        // What a browser reads another way than a naive split does: user information before a
+        // loopback host (with a backslash, the browser's authority ends at evil.example), a CR/LF
+        // that would split the Location header, a fragment, a port that is no port.
+        for uri in [
+            "http://evil.example\\@127.0.0.1/cb",
+            "http://evil.example@127.0.0.1/cb",
+            "http://127.0.0.1\\@evil.example/cb",
+            "http://127.0.0.1/cb\r\nSet-Cookie: x=1",
+            "http://127.0.0.1/cb#frag",
+            "http://127.0.0.1:80x/cb",
+            "http://127.0.0.1:/cb",
+            "http://[::1/cb",
+            "http://127.0.0.1 /cb",
+        ] {
+            assert!(!loopback_redirect(uri), "{uri:?}");
+        }
     }
 
     #[test]
@@ -345,6 +395,15 @@ mod tests {
         let map = pairs("a=1&b=2&a=3");
         assert_eq!(map.get("a"), Some(&json!("1")));
         assert_eq!(map.get("a[2]"), Some(&json!("3")));
+        // A key sent as `a[2]` itself keeps its value; the next repeat of `a` goes past it.
+        let map = pairs("a=1&a%5B2%5D=x&a=2");
+        assert_eq!((map.get("a[2]"), map.get("a[3]")), (Some(&json!("x")), Some(&json!("2"))));
+        // Twenty thousand repeats of one key, each named at once (naming them by trying every
+        // earlier number took minutes for a 64 KB form).
+        let form = "k=v&".repeat(20_000);
+        let map = pairs(&form);
+        assert_eq!(map.len(), 20_000);
+        assert_eq!(map.get("k[20000]"), Some(&json!("v")));
         assert_eq!(query_of("http://h/cb?code=x&state=y#f").get("state").map(String::as_str), Some("y"));
     }
 
@@ -409,5 +468,12 @@ mod tests {
             answer(&authority, &ask(Method::GET, AUTHORIZE_PATH, "response_type=code&client_id=x&redirect_uri=http%3A%2F%2Fexample.com%2F", "")).status,
             StatusCode::BAD_REQUEST
         );
+        // What the client sent is shown on the consent page as text, never as markup.
+        let hostile = "response_type=code&client_id=%3Cscript%3Ealert(1)%3C%2Fscript%3E%22&redirect_uri=http%3A%2F%2F127.0.0.1%3A7%2Fcb";
+        let Payload::Page(page) = answer(&authority, &ask(Method::GET, AUTHORIZE_PATH, hostile, "")).body else { panic!() };
+        assert!(!page.contains("<script>") && page.contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot;"), "{page}");
+        // A redirect_uri a browser would read as another host is refused before anything is held.
+        let open_redirect = "response_type=code&client_id=x&redirect_uri=http%3A%2F%2Fevil.example%5C%40127.0.0.1%2Fcb";
+        assert_eq!(answer(&authority, &ask(Method::GET, AUTHORIZE_PATH, open_redirect, "")).status, StatusCode::BAD_REQUEST);
     }
 }

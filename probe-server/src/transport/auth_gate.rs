@@ -46,6 +46,14 @@ pub fn refusal(authority: &Authority, journal: &Journal, session: &str, parts: &
     if !parts.uri.path().starts_with(MCP_PATH) {
         return None;
     }
+    // Two Authorization headers are one token too many (RFC 6750 §2): checking only the first
+    // would let the second through unread.
+    let headers = parts.headers.get_all("authorization").iter().count();
+    if headers > 1 {
+        let fields = json!({"http_method": parts.method.as_str(), "token": "several", "authorization_headers": headers, "status": 400});
+        journal.log(Entry::note(session, Transport::Http, Note::ResourceChecked.detail(fields)));
+        return Some(answer(journal, session, StatusCode::BAD_REQUEST, None, json!({"error": "invalid_request", "error_description": "one Authorization header, not several"})));
+    }
     let presented = bearer(parts.headers.get("authorization").and_then(|v| v.to_str().ok()));
     let in_query = parts.uri.query().is_some_and(|q| form_urlencoded::parse(q.as_bytes()).any(|(k, _)| k == "access_token"));
     let check = authority.check(presented);
@@ -85,4 +93,29 @@ fn answer(journal: &Journal, session: &str, status: StatusCode, challenge: Optio
         response.headers_mut().insert("www-authenticate", value);
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::Plan;
+    use crate::Variant;
+
+    #[test]
+    fn two_authorization_headers_are_refused_whatever_the_first_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal::create(&dir.path().join("j.jsonl")).unwrap();
+        let authority = Authority::new(Plan::of(Variant::Auth).unwrap(), "http://127.0.0.1:1".into(), "http://127.0.0.1:2/mcp".into(), journal.clone());
+        let parts = |values: &[&str]| {
+            let mut request = axum::http::Request::builder().method("POST").uri(MCP_PATH);
+            for value in values {
+                request = request.header("authorization", *value);
+            }
+            request.body(()).unwrap().into_parts().0
+        };
+        let refused = refusal(&authority, &journal, "http", &parts(&["Bearer a", "Bearer b"]), None).expect("refused");
+        assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+        let one = refusal(&authority, &journal, "http", &parts(&["Bearer a"]), None).expect("an unknown token is refused too");
+        assert_eq!(one.status(), StatusCode::UNAUTHORIZED, "one header is checked as before");
+    }
 }
