@@ -140,6 +140,10 @@ struct ItemAnswer {
     /// The oldest version on record from which the answer has held, when older versions are on record.
     #[serde(skip_serializing_if = "Option::is_none")]
     since: Option<String>,
+    /// Where an older version supported the item (a feature supported, a probe yes) and the newest
+    /// does not: the first version after the last that did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lost_in: Option<String>,
     why: String,
 }
 
@@ -158,10 +162,15 @@ fn report(items: &[Item], records_dir: &Path) -> Result<Report> {
             .iter()
             .map(|item| {
                 let (answer, _) = item.answer(newest);
-                // Walk back through older versions while they answered the same.
-                let held = group.iter().rev().take_while(|v| item.answer(v).0 == answer).last();
+                // Walk back through older versions while they answered the same; a version whose
+                // runs never got there (untested, not reached) says nothing either way and is
+                // passed over, so `since` is the oldest version seen answering so.
+                let unknown = |word: &str| matches!(word, "untested" | "not-reached" | "inconclusive");
+                let held = group.iter().rev().map(|v| (v, item.answer(v).0)).filter(|(_, word)| !unknown(word)).take_while(|(_, word)| *word == answer).last().map(|(v, _)| v);
                 let since = held.filter(|_| group.len() > 1).map(|v| v.version.clone());
-                ItemAnswer { item: item.name().to_string(), answer, since, why: item.why(newest) }
+                let lost_in =
+                    if item.answer(newest).1 { None } else { group.iter().rposition(|v| item.answer(v).1).and_then(|last| group.get(last + 1)).map(|v| v.version.clone()) };
+                ItemAnswer { item: item.name().to_string(), answer, since, lost_in, why: item.why(newest) }
             })
             .collect();
         let all = items.iter().all(|item| item.answer(newest).1);
@@ -215,9 +224,15 @@ fn table(report: &Report, width: Option<u16>) -> String {
     table.set_header(header);
     for client in &report.clients {
         let mut row = vec![format!("{}@{}", client.client, client.version)];
-        row.extend(client.items.iter().map(|a| match &a.since {
-            Some(since) => format!("{} since {since}", a.answer),
-            None => a.answer.clone(),
+        row.extend(client.items.iter().map(|a| {
+            let mut text = a.answer.clone();
+            if let Some(since) = &a.since {
+                text.push_str(&format!(" since {since}"));
+            }
+            if let Some(lost) = &a.lost_in {
+                text.push_str(&format!(" (lost in {lost})"));
+            }
+            text
         }));
         row.push(if client.all { "yes".into() } else { "no".into() });
         table.add_row(row);

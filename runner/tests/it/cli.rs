@@ -45,6 +45,13 @@ fn which_answers_for_features_and_probes_from_the_records() {
     // mcp-inspector has two versions on record: its answers say since when they held.
     let inspector = clients.iter().find(|c| c["client"] == "mcp-inspector").unwrap();
     assert!(inspector["items"][1]["since"].is_string(), "{inspector}");
+    // Two versions of a fixture client: a probe fixed since the newer, one lost in it.
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/records");
+    let json = stdout_of(&["which", "tools.pagination", "prompts.list", "--format", "json", "--records", fixtures.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let items = &report["clients"][0]["items"];
+    assert_eq!((items[0]["answer"].as_str(), items[0]["since"].as_str()), (Some("yes"), Some("1.1.0")), "{report}");
+    assert_eq!((items[1]["answer"].as_str(), items[1]["lost_in"].as_str()), (Some("no"), Some("1.1.0")), "{report}");
     // The table names what it counts.
     let table = stdout_of(&["which", "tools", "--records", records.to_str().unwrap()]);
     assert!(table.contains("clients, each at its newest version on record, support all of: tools"), "{table}");
