@@ -480,9 +480,19 @@ fn classify_body(bytes: &[u8]) -> (EventKind, Option<Value>) {
 async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
     let session = session_of(&parts.headers);
-    let detail = json!({"method": parts.method.as_str(), "path": parts.uri.path(), "headers": selected_headers(&parts.headers)});
+    let mut detail = json!({"method": parts.method.as_str(), "path": parts.uri.path(), "headers": selected_headers(&parts.headers)});
+    // All of the request line: a query (a token put there, say) and an absolute-form authority.
+    if let Some(query) = parts.uri.query() {
+        detail["query"] = json!(query);
+    }
+    if let Some(authority) = parts.uri.authority() {
+        detail["uri_authority"] = json!(authority.as_str());
+    }
     let journal = &state.journal;
-    if !loopback_request(&parts.headers) {
+    // An absolute-form request line names the host the request is for, over the Host header
+    // (RFC 9112 §3.2.2): it must be this machine too.
+    let authority_allowed = parts.uri.authority().is_none_or(|a| host_allowed(Some(a.as_str())));
+    if !loopback_request(&parts.headers) || !authority_allowed {
         journal.log(Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::Refused).with_detail(detail));
         return (StatusCode::FORBIDDEN, "foreign Origin or Host refused").into_response();
     }

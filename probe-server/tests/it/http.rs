@@ -128,6 +128,30 @@ async fn an_expired_session_is_answered_404_and_a_new_one_is_served() {
     assert_eq!(not_found, 2, "both 404 answers are journalled");
 }
 
+/// The whole request line is journalled (a query, an absolute-form authority), and an
+/// absolute-form request for another host is refused whatever its Host header says.
+#[tokio::test]
+async fn the_request_line_is_journalled_whole_and_a_foreign_absolute_form_is_refused() {
+    let served = Served::start(probe_server::Variant::Standard).await;
+    let addr = served.addr;
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let with_query = format!(
+        "POST /mcp?access_token=secret HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    request(addr, &with_query).await;
+    let foreign = format!(
+        "POST http://evil.example/mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let refused = request(addr, &foreign).await;
+    assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
+    let events = served.stop().await.events;
+    let detail = |kind: EventKind| events.iter().find(|e| e.kind == kind).and_then(|e| e.detail.clone()).unwrap();
+    assert_eq!(detail(EventKind::HttpRequest)["query"], "access_token=secret");
+    assert_eq!(detail(EventKind::Refused)["uri_authority"], "evil.example");
+}
+
 async fn request(addr: std::net::SocketAddr, head: &str) -> String {
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     stream.write_all(head.as_bytes()).await.unwrap();
