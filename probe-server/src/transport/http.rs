@@ -593,7 +593,15 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     }
     // A legacy session's tasks (tasks variant) are the tap's: rmcp does not know them.
     if let Some(asked) = frame.as_ref().filter(|f| super::legacy_tasks::intercepts(state.variant, f)) {
-        let answer = state.legacy_tasks.answer(asked).await;
+        // As rmcp would for any request outside initialize: a session is needed, and it must be open.
+        let id = asked.get("id").cloned().unwrap_or(Value::Null);
+        if session == "-" {
+            return json_error_with_id(journal, &session, StatusCode::BAD_REQUEST, id, -32600, "a request outside initialize needs an Mcp-Session-Id".into());
+        }
+        if !state.session_open(&session).await {
+            return json_error_with_id(journal, &session, StatusCode::NOT_FOUND, id, -32001, "no such session".into());
+        }
+        let answer = state.legacy_tasks.answer(asked, &session).await;
         return tap_answer(journal, &session, StatusCode::OK, "application/json", answer.to_string(), Some(&answer));
     }
     // Only a request's id is echoed (the tap's own errors included); answers to notifications and

@@ -22,11 +22,13 @@ const RESULT_RECHECK: Duration = Duration::from_millis(50);
 /// How long a `tasks/result` waits for its task to end at most, past the longest task.
 const RESULT_WAIT_PAST_LONGEST: Duration = Duration::from_millis(5_000);
 
-/// The legacy tasks of one tap.
+/// The legacy tasks of one tap, each owned by the session that created it: another session
+/// (or none) cannot list, read, wait on or cancel it — its id is unknown there (-32602).
 #[derive(Default)]
 pub(crate) struct LegacyTasks {
     tasks: Tasks,
     serial: AtomicU64,
+    owners: std::sync::Mutex<std::collections::HashMap<String, String>>,
 }
 
 fn is_legacy(frame: &Value) -> bool {
@@ -58,17 +60,32 @@ fn invalid(id: &Value, message: String) -> Value {
 }
 
 impl LegacyTasks {
-    /// No tasks yet; those started will run as `timing` says.
-    pub(crate) fn new(timing: crate::tasks::TaskTiming) -> Self {
-        LegacyTasks { tasks: Tasks::new(timing), serial: AtomicU64::default() }
+    #[cfg(test)]
+    async fn answer_for_test(&self, frame: &Value) -> Value {
+        self.answer(frame, "stdio").await
     }
 
-    /// The whole answer to an intercepted request. A `tasks/result` waits until its task ends.
-    pub(crate) async fn answer(&self, frame: &Value) -> Value {
+    /// No tasks yet; those started will run as `timing` says.
+    pub(crate) fn new(timing: crate::tasks::TaskTiming) -> Self {
+        LegacyTasks { tasks: Tasks::new(timing), serial: AtomicU64::default(), owners: Default::default() }
+    }
+
+    fn owner(&self, task_id: &str) -> Option<String> {
+        self.owners.lock().ok().and_then(|owners| owners.get(task_id).cloned())
+    }
+
+    /// The whole answer to an intercepted request of `session` (the stdio tap's one session, or
+    /// an HTTP session id). A `tasks/result` waits until its task ends.
+    pub(crate) async fn answer(&self, frame: &Value, session: &str) -> Value {
         let id = frame.get("id").cloned().unwrap_or(Value::Null);
         let params = frame.get("params").cloned().unwrap_or_default();
         let task_id = params.get("taskId").and_then(Value::as_str).unwrap_or_default().to_string();
-        match frame.get("method").and_then(Value::as_str).unwrap_or_default() {
+        let method = frame.get("method").and_then(Value::as_str).unwrap_or_default();
+        // Another session's task is no task of this one's.
+        if ["tasks/get", "tasks/result", "tasks/cancel"].contains(&method) && self.owner(&task_id).as_deref() != Some(session) {
+            return invalid(&id, format!("no task {task_id}"));
+        }
+        match method {
             "tools/call" => {
                 let tool = params.get("name").and_then(Value::as_str).unwrap_or_default();
                 if !params.get("task").is_some_and(Value::is_object) {
@@ -77,7 +94,12 @@ impl LegacyTasks {
                 }
                 let task_id = format!("legacy-task-{}", self.serial.fetch_add(1, Ordering::SeqCst) + 1);
                 match self.tasks.start_legacy(tool, &task_id) {
-                    Some(created) => answer(&id, created),
+                    Some(created) => {
+                        if let Ok(mut owners) = self.owners.lock() {
+                            owners.insert(task_id, session.to_string());
+                        }
+                        answer(&id, created)
+                    }
                     None => invalid(&id, format!("no task tool {tool}")),
                 }
             }
@@ -94,7 +116,8 @@ impl LegacyTasks {
                 Err(e) => invalid(&id, e.to_string()),
             },
             "tasks/list" => {
-                let tasks: Vec<Value> = self.tasks.ids().iter().filter_map(|t| self.tasks.legacy_task(t).ok()).map(|(_, task)| task).collect();
+                let own = |t: &String| self.owner(t).as_deref() == Some(session);
+                let tasks: Vec<Value> = self.tasks.ids().iter().filter(|t| own(t)).filter_map(|t| self.tasks.legacy_task(t).ok()).map(|(_, task)| task).collect();
                 answer(&id, json!({"tasks": tasks}))
             }
             "tasks/result" => {
@@ -152,25 +175,43 @@ mod tests {
         let tasks = LegacyTasks::default();
         let plain = request("tools/call", json!({"name": crate::tasks::TOOL_TASK_FAIL}));
         assert!(intercepts(Variant::Tasks, &plain) && !intercepts(Variant::Standard, &plain));
-        assert_eq!(tasks.answer(&plain).await.pointer("/error/code"), Some(&json!(-32601)));
-        let created = tasks.answer(&request("tools/call", json!({"name": crate::tasks::TOOL_TASK_FAIL, "task": {"ttl": 1000}}))).await;
+        assert_eq!(tasks.answer_for_test(&plain).await.pointer("/error/code"), Some(&json!(-32601)));
+        let created = tasks.answer_for_test(&request("tools/call", json!({"name": crate::tasks::TOOL_TASK_FAIL, "task": {"ttl": 1000}}))).await;
         let task_id = created.pointer("/result/task/taskId").and_then(Value::as_str).unwrap().to_string();
         assert_eq!(created.pointer("/result/task/pollInterval"), Some(&json!(crate::tasks::POLL_INTERVAL_MS)));
-        let failed = tasks.answer(&request("tasks/result", json!({"taskId": task_id}))).await;
+        let failed = tasks.answer_for_test(&request("tasks/result", json!({"taskId": task_id}))).await;
         assert!(failed.pointer("/error/message").and_then(Value::as_str).unwrap().contains(crate::tasks::FAIL_CANARY));
-        let listed = tasks.answer(&request("tasks/list", json!({}))).await;
+        let listed = tasks.answer_for_test(&request("tasks/list", json!({}))).await;
         assert_eq!(listed.pointer("/result/tasks/0/status"), Some(&json!("failed")));
         let modern = request("tasks/get", json!({"taskId": task_id, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}));
         assert!(!intercepts(Variant::Tasks, &modern));
+    }
+
+    /// A task belongs to the session that made it: another cannot list, read, wait on or cancel it.
+    #[tokio::test]
+    async fn a_task_is_its_sessions_alone() {
+        let tasks = LegacyTasks::default();
+        let created = tasks.answer(&request("tools/call", json!({"name": crate::tasks::TOOL_TASK_LONG, "task": {"ttl": 1000}})), "alice").await;
+        let task_id = created.pointer("/result/task/taskId").and_then(Value::as_str).unwrap().to_string();
+        for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+            let foreign = tasks.answer(&request(method, json!({"taskId": task_id})), "mallory").await;
+            assert_eq!(foreign.pointer("/error/code"), Some(&json!(-32602)), "{method}: {foreign}");
+        }
+        let listed = tasks.answer(&request("tasks/list", json!({})), "mallory").await;
+        assert_eq!(listed.pointer("/result/tasks"), Some(&json!([])));
+        let own = tasks.answer(&request("tasks/get", json!({"taskId": task_id})), "alice").await;
+        assert_eq!(own.pointer("/result/status"), Some(&json!("working")), "{own}");
+        let cancelled = tasks.answer(&request("tasks/cancel", json!({"taskId": task_id})), "alice").await;
+        assert_eq!(cancelled.pointer("/result/status"), Some(&json!("cancelled")), "{cancelled}");
     }
 
     #[tokio::test]
     async fn a_legacy_task_runs_as_long_as_the_taps_timing_says() {
         let instant = crate::tasks::TaskTiming { result_after: Duration::ZERO, fail_after: Duration::ZERO, long: Duration::ZERO, ..Default::default() };
         for (tasks, status) in [(LegacyTasks::new(instant), "completed"), (LegacyTasks::default(), "working")] {
-            let created = tasks.answer(&request("tools/call", json!({"name": crate::tasks::TOOL_TASK_LONG, "task": {"ttl": 1000}}))).await;
+            let created = tasks.answer_for_test(&request("tools/call", json!({"name": crate::tasks::TOOL_TASK_LONG, "task": {"ttl": 1000}}))).await;
             let task_id = created.pointer("/result/task/taskId").and_then(Value::as_str).unwrap().to_string();
-            let got = tasks.answer(&request("tasks/get", json!({"taskId": task_id}))).await;
+            let got = tasks.answer_for_test(&request("tasks/get", json!({"taskId": task_id}))).await;
             assert_eq!(got.pointer("/result/status"), Some(&json!(status)), "{got}");
         }
     }

@@ -327,7 +327,7 @@ async fn pump_input<R: AsyncRead + Unpin>(
         if super::legacy_tasks::intercepts(variant, &value) {
             let (tasks, outbound) = (legacy_tasks.clone(), outbound.clone());
             tokio::spawn(async move {
-                let answer = tasks.answer(&value).await;
+                let answer = tasks.answer(&value, SESSION).await;
                 outbound.send(serde_json::to_vec(&answer).unwrap_or_default());
             });
             continue;

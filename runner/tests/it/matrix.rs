@@ -14,7 +14,8 @@ fn committed_files(wanted: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
-            if path.is_dir() {
+            // A `.partial-…` directory is a run still writing: not committed.
+            if path.is_dir() && !path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
                 stack.push(path);
             } else if wanted(&path) {
                 found.push(path);

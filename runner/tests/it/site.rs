@@ -17,13 +17,21 @@ fn site(args: &[&str]) -> (i32, String) {
     (output.status.code().unwrap_or(-1), String::from_utf8(output.stdout).unwrap() + &stderr)
 }
 
+/// The version a profile pins.
+fn pinned_version(client: &str) -> String {
+    let profile: toml::Value = toml::from_str(&std::fs::read_to_string(repo().join(format!("fixtures/clients/{client}.toml"))).unwrap()).unwrap();
+    profile["install"]["version"].as_str().unwrap().to_string()
+}
+
 /// Two versions of continue-cli on record: the committed one, and an older copy (1.5.9, which
 /// sorts after 1.5.47 as text but before it as a version) in which the first "no" of the stdio
 /// run was a yes. Returns the records root and the probe that regressed.
 fn records_with_history(root: &Path) -> (PathBuf, String) {
     let records = root.join("records");
     copy_dir(&repo().join("matrices/records/continue-cli"), &records.join("continue-cli"));
-    copy_dir(&repo().join("matrices/records/codex"), &records.join("codex"));
+    // codex at its pinned version only: one version on record.
+    let pinned = pinned_version("codex");
+    copy_dir(&repo().join("matrices/records/codex").join(&pinned), &records.join("codex").join(&pinned));
     let (current, older) = (records.join("continue-cli/1.5.47"), records.join("continue-cli/1.5.9"));
     copy_dir(&current, &older);
     let mut probe = String::new();
@@ -60,7 +68,7 @@ fn the_site_shows_history_and_its_checks_catch_broken_and_stale_files() {
     let history = &feature[feature.find("id=\"history-continue-cli\"").unwrap()..];
     assert!(history.contains("<th>1.5.9</th><th>1.5.47</th>"), "oldest first: {}", &history[..400.min(history.len())]);
     assert!(history.contains("regressed\">✕ no ↓</td>"), "the lost yes is marked");
-    assert!(feature.contains("since 0.171.0, the only version on record"), "codex has one version");
+    assert!(feature.contains(&format!("since {}, the only version on record", pinned_version("codex"))), "codex has one version");
 
     // The written site is current; an edited page makes it stale; a broken link is reported.
     let check = |out: &Path| site(&["--records", records.to_str().unwrap(), "--out", out.to_str().unwrap(), "--check"]);
