@@ -51,6 +51,9 @@ pub struct TaskTiming {
     /// Every task asks to be polled no more often than this (`pollIntervalMs`; 2025-11-25:
     /// `pollInterval`).
     pub poll_interval: Duration,
+    /// How long a task is kept after it was made (`ttlMs`; 2025-11-25: `ttl`): then it is
+    /// forgotten, and its id is unknown.
+    pub ttl: Duration,
 }
 
 impl Default for TaskTiming {
@@ -60,6 +63,7 @@ impl Default for TaskTiming {
             fail_after: Duration::from_millis(FAIL_AFTER_MS),
             long: Duration::from_millis(LONG_MS),
             poll_interval: Duration::from_millis(POLL_INTERVAL_MS),
+            ttl: Duration::from_millis(TTL_MS),
         }
     }
 }
@@ -160,13 +164,21 @@ impl Tasks {
         let tool = TASK_TOOLS.into_iter().find(|t| *t == tool)?;
         let entry = Entry { tool, started: Instant::now(), created_at: now(), answer: None, cancelled: false };
         let fields = self.task_fields(task_id, &entry, Status::Working, names);
-        self.entries.lock().unwrap_or_else(|p| p.into_inner()).insert(task_id.to_string(), entry);
+        self.live().insert(task_id.to_string(), entry);
         Some(fields)
+    }
+
+    /// The tasks, those past their time to live forgotten first.
+    fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let ttl = self.timing.ttl;
+        entries.retain(|_, entry| entry.started.elapsed() < ttl);
+        entries
     }
 
     /// The status of `task_id` now, and `f` of it with its entry.
     fn with<T>(&self, task_id: &str, f: impl FnOnce(Status, &Entry) -> T) -> Result<T, TaskError> {
-        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let entries = self.live();
         let entry = entries.get(task_id).ok_or_else(|| TaskError::Unknown(task_id.to_string()))?;
         let after = |length: Duration| entry.started.elapsed() >= length;
         let status = match entry.tool {
@@ -259,7 +271,7 @@ impl Tasks {
 
     /// Every task's id, oldest first.
     pub fn ids(&self) -> Vec<String> {
-        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let entries = self.live();
         let mut ids: Vec<(&Instant, &String)> = entries.iter().map(|(id, e)| (&e.started, id)).collect();
         ids.sort();
         ids.into_iter().map(|(_, id)| id.clone()).collect()
@@ -280,7 +292,7 @@ impl Tasks {
     /// The base fields of a task, named as `names` says.
     fn task_fields(&self, task_id: &str, entry: &Entry, status: Status, (ttl, interval): FieldNames) -> Value {
         json!({"taskId": task_id, "status": status.as_str(), "createdAt": entry.created_at, "lastUpdatedAt": now(),
-               ttl: TTL_MS, interval: self.timing.poll_interval.as_millis() as u64})
+               ttl: self.timing.ttl.as_millis() as u64, interval: self.timing.poll_interval.as_millis() as u64})
     }
 }
 
@@ -337,6 +349,18 @@ mod tests {
             assert_eq!(instant.get(tool).unwrap().0, ended, "{tool}");
             assert_eq!(lasting.get(tool).unwrap().0, Status::Working, "{tool}");
         }
+    }
+
+    #[test]
+    fn a_task_past_its_time_to_live_is_forgotten() {
+        let brief = Tasks::new(TaskTiming { ttl: Duration::ZERO, ..TaskTiming::default() });
+        let created = brief.start_legacy(TOOL_TASK_LONG, "t1").unwrap();
+        assert_eq!(created["task"]["ttl"], json!(0), "the time to live announced is the one kept");
+        assert_eq!(brief.legacy_task("t1"), Err(TaskError::Unknown("t1".into())));
+        assert!(brief.ids().is_empty());
+        let kept = Tasks::default();
+        kept.start_legacy(TOOL_TASK_LONG, "t1").unwrap();
+        assert_eq!(kept.ids(), ["t1"]);
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub const REFERENCE_TIMING: TaskTiming = TaskTiming {
     fail_after: Duration::from_millis(300),
     long: Duration::from_millis(probe_server::tasks::LONG_MS),
     poll_interval: Duration::from_millis(100),
+    ttl: Duration::from_millis(probe_server::tasks::TTL_MS),
 };
 
 /// How long the reference client follows a task before it gives up on it: 0.8 s past the task
