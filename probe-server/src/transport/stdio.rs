@@ -323,15 +323,9 @@ async fn pump_input<R: AsyncRead + Unpin>(
             }
             continue;
         }
-        // A legacy session's tasks (tasks variant) are the tap's: rmcp does not know them.
-        if super::legacy_tasks::intercepts(variant, &value) {
-            let (tasks, outbound) = (legacy_tasks.clone(), outbound.clone());
-            tokio::spawn(async move {
-                let answer = tasks.answer(&value, SESSION).await;
-                outbound.send(serde_json::to_vec(&answer).unwrap_or_default());
-            });
-            continue;
-        }
+        // A legacy session's tasks (tasks variant) are the tap's: rmcp does not know them. They
+        // pass the same screen and in-flight guard as every other request before the tap answers.
+        let intercepted = super::legacy_tasks::intercepts(variant, &value).then(|| value.clone());
         // The value is moved into the SDK's type, not copied: a large frame is held once.
         let message = match super::screen(value) {
             Ok(message) => message,
@@ -375,6 +369,18 @@ async fn pump_input<R: AsyncRead + Unpin>(
                 outbound.send(error_frame(id.clone(), -32600, &format!("invalid request: id {id} is already in use by a request still in flight")));
                 continue;
             }
+        }
+        if let Some(asked) = intercepted {
+            if !outbound.lifecycle.is_initialized() {
+                outbound.send(error_frame(id, -32600, "invalid request: the session is not initialized"));
+                continue;
+            }
+            let (tasks, outbound) = (legacy_tasks.clone(), outbound.clone());
+            tokio::spawn(async move {
+                let answer = tasks.answer(&asked, SESSION).await;
+                outbound.send(serde_json::to_vec(&answer).unwrap_or_default());
+            });
+            continue;
         }
         if forward.send(message).await.is_err() && is_request {
             outbound.send(error_frame(id, -32603, "the probe server's session has ended"));

@@ -102,11 +102,18 @@ async fn hostile_input_is_answered_and_every_frame_journalled() {
 #[allow(clippy::type_complexity)]
 fn serve_in_memory(
 ) -> (tempfile::TempDir, tokio::io::WriteHalf<tokio::io::DuplexStream>, BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>, tokio::task::JoinHandle<std::io::Result<()>>) {
+    serve_in_memory_with(ServeOptions::default())
+}
+
+#[allow(clippy::type_complexity)]
+fn serve_in_memory_with(
+    options: ServeOptions,
+) -> (tempfile::TempDir, tokio::io::WriteHalf<tokio::io::DuplexStream>, BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>, tokio::task::JoinHandle<std::io::Result<()>>) {
     let dir = tempfile::tempdir().unwrap();
     let journal = Journal::create(&dir.path().join("journal.jsonl")).unwrap();
     let (client, server) = tokio::io::duplex(1 << 20);
     let (server_read, server_write) = tokio::io::split(server);
-    let serving = tokio::spawn(serve_stdio(server_read, server_write, journal, ServeOptions::default()));
+    let serving = tokio::spawn(serve_stdio(server_read, server_write, journal, options));
     let (client_read, client_write) = tokio::io::split(client);
     (dir, client_write, BufReader::new(client_read), serving)
 }
@@ -354,4 +361,31 @@ async fn an_unanswered_ping_is_given_up_after_one_answer_timeout() {
     client_write.shutdown().await.unwrap();
     tokio::time::timeout(Duration::from_secs(30), serving).await.expect("the server ends at end of input").unwrap().unwrap();
     assert!(read_journal(&dir.path().join("journal.jsonl")).unwrap().events.iter().any(|e| e.method.as_deref() == Some(probe_server::surface::UNKNOWN_REQUEST)));
+}
+
+/// Issue 52, N7: the task requests the tap answers itself went past the frame screen and the
+/// in-flight guard: `7.0`, `{}` or `null` ids and a reused id got results, even before
+/// `initialize`. Now they are refused as any other request would be.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_requests_pass_the_same_screen_as_every_other() {
+    let (_dir, mut client_write, mut replies, _serving) = serve_in_memory_with(ServeOptions { variant: probe_server::Variant::Tasks, ..ServeOptions::default() });
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks/list\"}\n").await;
+    let early = next_reply(&mut replies).await;
+    assert_eq!((early["id"].clone(), early["error"]["code"].clone()), (Value::from(1), Value::from(-32600)), "before initialize: {early}");
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n").await;
+    assert!(next_reply(&mut replies).await["result"].is_object());
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await;
+    for id in ["7.0", "{}", "null"] {
+        send(&mut client_write, format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tasks/list\"}}\n").as_bytes()).await;
+        let refused = next_reply(&mut replies).await;
+        assert!(refused["error"]["code"].is_i64() && refused.get("result").is_none(), "id {id}: {refused}");
+    }
+    // A task whose result is awaited holds its id: a second request with it is refused.
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"probe_task_long\",\"task\":{\"ttl\":60000}}}\n").await;
+    let created = next_reply(&mut replies).await;
+    let task_id = created["result"]["task"]["taskId"].as_str().unwrap().to_string();
+    send(&mut client_write, format!("{{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tasks/result\",\"params\":{{\"taskId\":\"{task_id}\"}}}}\n").as_bytes()).await;
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tasks/list\"}\n").await;
+    let reused = next_reply(&mut replies).await;
+    assert_eq!((reused["id"].clone(), reused["error"]["code"].clone()), (Value::from(4), Value::from(-32600)), "{reused}");
 }
