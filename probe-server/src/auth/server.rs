@@ -127,7 +127,21 @@ async fn handle(State(authority): State<Arc<Authority>>, request: Request) -> Re
             "authorization": header_text(&parts.headers, header::AUTHORIZATION),
         }),
     );
+    // The MCP port's rule for who may ask (N8): a Host on this machine, and an Origin, if any, too
+    // (the consent form posts from the server's own page; a client's token request has none).
+    let single = |name: header::HeaderName| {
+        let mut values = parts.headers.get_all(name).iter();
+        match (values.next(), values.next()) {
+            (first, None) => Ok(first.and_then(|v| v.to_str().ok())),
+            _ => Err(()),
+        }
+    };
+    let from_here = match (single(header::HOST), single(header::ORIGIN)) {
+        (Ok(host), Ok(origin)) => crate::transport::http::host_allowed(host) && crate::transport::http::origin_allowed(origin),
+        _ => false,
+    };
     let answer = match &body_error {
+        _ if !from_here => Answer::error(StatusCode::FORBIDDEN, "access_denied", "a foreign Host or Origin is refused"),
         Some(error) => Answer::error(StatusCode::BAD_REQUEST, "invalid_request", error),
         None => answer(&authority, &asked),
     };
@@ -407,6 +421,38 @@ mod tests {
         assert_eq!(query_of("http://h/cb?code=x&state=y#f").get("state").map(String::as_str), Some("y"));
     }
 
+    /// The authorization server answers only requests for this machine, from this machine.
+    #[tokio::test]
+    async fn a_foreign_host_or_origin_is_refused_and_journalled() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.jsonl");
+        let journal = Journal::create(&path).unwrap();
+        let closing = CancellationToken::new();
+        let plan = Plan::of(Variant::Auth).unwrap();
+        let authority = open(closing.clone(), move |issuer| Authority::new(plan, issuer, "http://127.0.0.1:2/mcp".into(), journal)).await.unwrap();
+        let address = authority.issuer.trim_start_matches("http://").to_string();
+        let status_of = |head: String| {
+            let address = address.clone();
+            async move {
+                let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+                stream.write_all(head.as_bytes()).await.unwrap();
+                let mut answer = String::new();
+                stream.read_to_string(&mut answer).await.unwrap();
+                answer.split(' ').nth(1).unwrap_or_default().to_string()
+            }
+        };
+        let get = |extra: &str| format!("GET {OAUTH_METADATA_PATH} HTTP/1.1\r\nHost: {address}\r\n{extra}Connection: close\r\n\r\n");
+        assert_eq!(status_of(get("")).await, "200");
+        assert_eq!(status_of(get(&format!("Origin: http://{address}\r\n"))).await, "200");
+        assert_eq!(status_of(get("Origin: https://evil.example\r\n")).await, "403");
+        assert_eq!(status_of(format!("GET {OAUTH_METADATA_PATH} HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")).await, "403");
+        closing.cancel();
+        let read = crate::journal::read_journal(&path).unwrap();
+        let refused = read.events.iter().filter(|e| e.detail.as_ref().is_some_and(|d| d["event"] == "auth_answer" && d["status"] == 403)).count();
+        assert_eq!(refused, 2, "each refusal is journalled");
+    }
+
     #[tokio::test]
     async fn a_body_over_the_limit_is_journalled_and_refused() {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -416,9 +462,10 @@ mod tests {
         let closing = CancellationToken::new();
         let plan = Plan::of(Variant::Auth).unwrap();
         let authority = open(closing.clone(), move |issuer| Authority::new(plan, issuer, "http://127.0.0.1:2/mcp".into(), journal)).await.unwrap();
-        let mut stream = tokio::net::TcpStream::connect(authority.issuer.trim_start_matches("http://")).await.unwrap();
+        let address = authority.issuer.trim_start_matches("http://").to_string();
+        let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
         let body = vec![b'a'; MAX_BODY + 1];
-        let head = format!("POST {TOKEN_PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n", body.len());
+        let head = format!("POST {TOKEN_PATH} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n", body.len());
         stream.write_all(head.as_bytes()).await.unwrap();
         // The server may answer before it has read everything.
         let _ = stream.write_all(&body).await;
