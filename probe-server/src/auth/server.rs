@@ -421,17 +421,24 @@ mod tests {
         assert_eq!(query_of("http://h/cb?code=x&state=y#f").get("state").map(String::as_str), Some("y"));
     }
 
-    /// The authorization server answers only requests for this machine, from this machine.
-    #[tokio::test]
-    async fn a_foreign_host_or_origin_is_refused_and_journalled() {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    /// The authorization server of the auth variant on a loopback port, journalling to `j.jsonl`
+    /// in the directory returned: that directory, what stops it, and its address.
+    async fn serving() -> (tempfile::TempDir, CancellationToken, String) {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("j.jsonl");
-        let journal = Journal::create(&path).unwrap();
+        let journal = Journal::create(&dir.path().join("j.jsonl")).unwrap();
         let closing = CancellationToken::new();
         let plan = Plan::of(Variant::Auth).unwrap();
         let authority = open(closing.clone(), move |issuer| Authority::new(plan, issuer, "http://127.0.0.1:2/mcp".into(), journal)).await.unwrap();
         let address = authority.issuer.trim_start_matches("http://").to_string();
+        (dir, closing, address)
+    }
+
+    /// The authorization server answers only requests for this machine, from this machine.
+    #[tokio::test]
+    async fn a_foreign_host_or_origin_is_refused_and_journalled() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (dir, closing, address) = serving().await;
+        let path = dir.path().join("j.jsonl");
         let status_of = |head: String| {
             let address = address.clone();
             async move {
@@ -456,13 +463,8 @@ mod tests {
     #[tokio::test]
     async fn a_body_over_the_limit_is_journalled_and_refused() {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, closing, address) = serving().await;
         let path = dir.path().join("j.jsonl");
-        let journal = Journal::create(&path).unwrap();
-        let closing = CancellationToken::new();
-        let plan = Plan::of(Variant::Auth).unwrap();
-        let authority = open(closing.clone(), move |issuer| Authority::new(plan, issuer, "http://127.0.0.1:2/mcp".into(), journal)).await.unwrap();
-        let address = authority.issuer.trim_start_matches("http://").to_string();
         let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
         let body = vec![b'a'; MAX_BODY + 1];
         let head = format!("POST {TOKEN_PATH} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n", body.len());

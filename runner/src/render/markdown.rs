@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use probe_server::probe::{Declaration, Outcome};
 
-use super::summary;
+use super::summary::{self, symbol};
 use crate::features::{self, Answer, ClientAnswers, Merged, FEATURES};
 use crate::records::findings::Finding;
 use crate::records::matrix::{Cell, Column, Matrix, Row};
@@ -67,20 +67,6 @@ pub fn client_file(client: &str) -> String {
 /// The anchor of a feature (in `MATRIX.md` and on each client page).
 pub fn feature_anchor(feature: &str) -> String {
     format!("feature-{feature}")
-}
-
-/// A symbol for an outcome, for dense tables.
-fn symbol(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::Yes => "✓",
-        Outcome::Partial => "◐",
-        Outcome::No => "✕",
-        Outcome::Violation => "⚠",
-        Outcome::NotApplicable => "–",
-        Outcome::NotReached | Outcome::Inconclusive => "?",
-        Outcome::DeclaredOnly => "◌",
-        Outcome::AutoAnswered => "↯",
-    }
 }
 
 fn answer_symbol(answer: Answer) -> &'static str {

@@ -5,9 +5,9 @@ use probe_server::probe::Outcome;
 
 use crate::records::matrix::{Column, Matrix};
 
-/// An outcome as a symbol and a word.
-pub fn badge(outcome: Outcome) -> String {
-    let symbol = match outcome {
+/// An outcome's symbol, for dense tables.
+pub fn symbol(outcome: Outcome) -> &'static str {
+    match outcome {
         Outcome::Yes => "✓",
         Outcome::Partial => "◐",
         Outcome::No => "✕",
@@ -16,8 +16,12 @@ pub fn badge(outcome: Outcome) -> String {
         Outcome::NotReached | Outcome::Inconclusive => "?",
         Outcome::DeclaredOnly => "◌",
         Outcome::AutoAnswered => "↯",
-    };
-    format!("{symbol} {}", outcome.label())
+    }
+}
+
+/// An outcome as a symbol and a word.
+pub fn badge(outcome: Outcome) -> String {
+    format!("{} {}", symbol(outcome), outcome.label())
 }
 
 /// A host as the summary shows it: one client version against one kind of server (both eras, or

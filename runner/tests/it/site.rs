@@ -108,6 +108,21 @@ fn chromium() -> Option<PathBuf> {
     std::env::split_paths(&path).flat_map(|dir| ["chromium", "chromium-browser", "google-chrome"].map(|name| dir.join(name))).find(|p| p.is_file())
 }
 
+/// A headless Chromium and a directory holding the committed records' site (`site/`); `None`,
+/// said on stderr, when there is no browser (under `CI=true` that fails instead).
+fn browser_and_site() -> Option<(PathBuf, tempfile::TempDir)> {
+    let Some(browser) = chromium() else {
+        assert!(std::env::var_os("CI").is_none(), "CI must run the browser test: install chromium");
+        eprintln!("skipped: no chromium on PATH (set CHROMIUM); the site was not opened in a browser");
+        return None;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("site");
+    let (code, text) = site(&["--records", repo().join("matrices/records").to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    Some((browser, dir))
+}
+
 /// The DOM of `url` after its scripts ran, as the browser serialises it.
 fn dom(browser: &Path, profile: &Path, url: &str) -> String {
     let output = Command::new(browser)
@@ -150,16 +165,8 @@ fn unescape(text: &str) -> String {
 
 #[test]
 fn in_a_browser_a_summary_cell_leads_to_the_journal_line_it_cites() {
-    let Some(browser) = chromium() else {
-        assert!(std::env::var_os("CI").is_none(), "CI must run the browser test: install chromium");
-        eprintln!("skipped: no chromium on PATH (set CHROMIUM); the site was not opened in a browser");
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("site");
-    let (code, text) = site(&["--records", repo().join("matrices/records").to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert_eq!(code, 0, "{text}");
-    let profile = dir.path().join("browser-profile");
+    let Some((browser, dir)) = browser_and_site() else { return };
+    let (out, profile) = (dir.path().join("site"), dir.path().join("browser-profile"));
 
     // The index: the first "no" cell of the summary, which opens its probe's page at its host.
     let index_url = format!("file://{}/index.html", out.display());
@@ -264,16 +271,8 @@ const FILTERED: &str = "var box = d.getElementById('filter'); box.value = 'oauth
 
 #[test]
 fn in_a_browser_the_index_answers_by_feature_at_both_sizes() {
-    let Some(browser) = chromium() else {
-        assert!(std::env::var_os("CI").is_none(), "CI must run the browser test: install chromium");
-        eprintln!("skipped: no chromium on PATH (set CHROMIUM); the site was not opened in a browser");
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("site");
-    let (code, text) = site(&["--records", repo().join("matrices/records").to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert_eq!(code, 0, "{text}");
-    let profile = dir.path().join("browser-profile");
+    let Some((browser, dir)) = browser_and_site() else { return };
+    let (out, profile) = (dir.path().join("site"), dir.path().join("browser-profile"));
     for (width, height) in [(1280, 800), (390, 844)] {
         // The grid is the first thing after the title, the one-line lead and the filter, and
         // starts on the first screen.

@@ -119,7 +119,7 @@ fn grid(clients: &[ClientAnswers], body: &mut String) {
             for client in clients {
                 match client.probes.get(probe) {
                     Some(merged) => {
-                        let (symbol, _) = badge(merged.outcome).split_once(' ').map(|(s, w)| (s.to_string(), w.to_string())).unwrap_or_default();
+                        let symbol = crate::render::summary::symbol(merged.outcome);
                         let only = if merged.only_in.is_empty() { String::new() } else { format!(" <small>{}</small>", escape(&merged.only_in.join(", "))) };
                         let _ = write!(
                             body,
