@@ -11,6 +11,10 @@ use probe_server::note::Note;
 pub fn judge(args: cli::JudgeArgs) -> Result<u8> {
     let (mut observations, mut verdicts) =
         run::judge_recorded_with_model(&args.journal, args.model.as_deref()).map_err(|e| Exit { code: exit::BAD_INPUT, message: e.to_string() })?;
+    // A file with no journal line in it is no journal: nothing was recorded to judge.
+    if observations.events.is_empty() {
+        return Err(exit::bad_input(format!("{} holds no journal line: nothing to judge", args.journal.display())));
+    }
     // Given the official schemas, a journal recorded without its check gets one now.
     if observations.notes(Note::WireChecked).next().is_none() {
         if let Some(note) = wire::check_note(&observations).map_err(exit::bad_input_from)? {

@@ -57,11 +57,12 @@ pub fn write_documents(records: &Path, out: &Path) -> Result<usize> {
     for page in stale_pages(out, &documents) {
         std::fs::remove_file(&page).map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", page.display()))?;
     }
+    // Where the documents go is the user's choice: a place that cannot be written is bad input.
     for (path, text) in &documents {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)?;
+            std::fs::create_dir_all(parent).map_err(|e| crate::exit::bad_input(format!("cannot create {}: {e}", parent.display())))?;
         }
-        std::fs::write(path, text).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(path, text).map_err(|e| crate::exit::bad_input(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(documents.len())
 }
@@ -176,10 +177,10 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
                 crate::out!("{} is up to date", out.display());
                 return Ok(crate::exit::OK);
             }
-            if let Some(parent) = out.parent() {
-                std::fs::create_dir_all(parent)?;
+            if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(|e| crate::exit::bad_input(format!("cannot create {}: {e}", parent.display())))?;
             }
-            std::fs::write(&out, schema)?;
+            std::fs::write(&out, schema).map_err(|e| crate::exit::bad_input(format!("cannot write {}: {e}", out.display())))?;
             Ok(crate::exit::OK)
         }
     }

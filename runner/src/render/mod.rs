@@ -191,10 +191,14 @@ pub fn junit(matrix: &Matrix) -> String {
         let failed = |o: Outcome| matches!(o, Outcome::No | Outcome::Partial | Outcome::Violation | Outcome::AutoAnswered | Outcome::DeclaredOnly);
         let skipped = |o: Outcome| matches!(o, Outcome::NotReached | Outcome::Inconclusive | Outcome::NotApplicable);
         let outcomes: Vec<Outcome> = matrix.rows.iter().map(|r| r.cells[i].outcome).collect();
+        // The era names the suite too (the same client and transport is probed in both), and a
+        // column whose name an earlier one took gets its number: CI systems merge equal names.
+        let name = format!("{} {} {}", column.client, column.transport, column.era);
+        let earlier = matrix.columns[..i].iter().filter(|c| format!("{} {} {}", c.client, c.transport, c.era) == name).count();
+        let name = if earlier == 0 { name } else { format!("{name} #{}", earlier + 1) };
         out.push_str(&format!(
-            "  <testsuite name=\"{} {}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
-            escape(&column.client),
-            escape(&column.transport),
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"0\">\n",
+            escape(&name),
             outcomes.len(),
             outcomes.iter().filter(|o| failed(**o)).count(),
             outcomes.iter().filter(|o| skipped(**o)).count()
@@ -202,9 +206,9 @@ pub fn junit(matrix: &Matrix) -> String {
         for row in &matrix.rows {
             let cell = &row.cells[i];
             let (name, detail) = (escape(&row.probe), escape(&cell.detail));
-            out.push_str(&format!("    <testcase classname=\"{}\" name=\"{name}\"", escape(row.area.title())));
+            out.push_str(&format!("    <testcase classname=\"{}\" name=\"{name}\" time=\"0\"", escape(row.area.title())));
             match cell.outcome {
-                o if failed(o) => out.push_str(&format!(">\n      <failure message=\"{}: {detail}\"/>\n    </testcase>\n", o.label())),
+                o if failed(o) => out.push_str(&format!(">\n      <failure type=\"{}\" message=\"{}: {detail}\">{detail}</failure>\n    </testcase>\n", o.label(), o.label())),
                 o if skipped(o) => out.push_str(&format!(">\n      <skipped message=\"{}: {detail}\"/>\n    </testcase>\n", o.label())),
                 _ => out.push_str("/>\n"),
             }
@@ -259,9 +263,14 @@ pub(crate) mod tests {
         let xml = junit(&fixture_matrix());
         assert!(xml.starts_with("<?xml"));
         assert_eq!(xml.matches("<testsuite ").count(), 3);
-        assert!(xml.contains("<failure message=\"auto-answered"), "the auto-decline column fails elicitation.form");
+        assert!(xml.contains("<failure type=\"auto-answered\" message=\"auto-answered"), "the auto-decline column fails elicitation.form");
         assert!(xml.contains("<skipped message=\"n/a"));
         assert!(!xml.contains("< ") && !xml.contains("\"<"), "details are escaped");
+        // Every suite is named apart (the era with the transport), and every failure says its type.
+        let suites: Vec<&str> = xml.split("<testsuite name=\"").skip(1).map(|rest| rest.split('"').next().unwrap()).collect();
+        let unique: std::collections::BTreeSet<&&str> = suites.iter().collect();
+        assert_eq!(unique.len(), suites.len(), "{suites:?}");
+        assert!(xml.contains("errors=\"0\"") && xml.contains("<failure type=\"auto-answered\""), "{xml}");
     }
 
     #[test]

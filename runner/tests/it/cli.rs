@@ -119,6 +119,7 @@ impl Inputs {
         write("not-executable", "#!/bin/sh\n");
         write("bad-baseline.toml", "this is = = not toml");
         std::fs::create_dir_all(dir.path().join("empty")).unwrap();
+        write("empty-file.jsonl", "");
         Inputs { dir }
     }
 
@@ -135,6 +136,8 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
     let (bad_json, bad_jsonl, not_exec, bad_baseline, empty) =
         (inputs.path("bad.json"), inputs.path("bad.jsonl"), inputs.path("not-executable"), inputs.path("bad-baseline.toml"), inputs.path("empty"));
     let full = inputs.path("");
+    let empty_file = inputs.path("empty-file.jsonl");
+    let fixture_records = format!("{}/../fixtures/records", env!("CARGO_MANIFEST_DIR"));
     let cases: Vec<(Vec<&str>, &str)> = vec![
         // Usage errors.
         (vec!["frobnicate"], "unrecognized subcommand"),
@@ -166,6 +169,9 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         (vec!["judge", "/nonexistent/journal.jsonl"], "cannot open journal"),
         (vec!["judge", &bad_jsonl], "line 1"),
         (vec!["judge", &empty], "cannot"),
+        (vec!["judge", &empty_file], "holds no journal line"),
+        (vec!["matrix", "render", "--records", &fixture_records, "--out", "/proc/no-such-dir/MATRIX.md"], "cannot create /proc/no-such-dir"),
+        (vec!["matrix", "schema", "--out", "/proc/no-such-dir/record.schema.json"], "cannot create /proc/no-such-dir"),
         // probe: the reference client
         (vec!["probe", "--ablation", "no-such-thing"], "unknown ablation"),
         (vec!["probe", "--repeat", "2"], "apply to a client"),
