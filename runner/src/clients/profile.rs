@@ -24,6 +24,10 @@ pub enum ProfileError {
     Invalid { path: String, message: String },
     #[error("no client profile named {0:?} in {2} (known: {1}; profiles are read from MCP_CLIENT_PROBE_PROFILES, else fixtures/clients of the checkout you stand in, else the built-in ones)")]
     Unknown(String, String, String),
+    #[error("{0:?} names no client: give a profile's name, or name@version (known: {1})")]
+    NoName(String, String),
+    #[error("{0:?} names no version after @: give name@version, or the name alone for its pinned version")]
+    NoVersion(String),
 }
 
 /// What is wrong with a profile's `[interactive]` section.
@@ -603,6 +607,12 @@ pub fn find(dir: &Path, spec: &str) -> Result<Profile, ProfileError> {
     let (name, version) = spec.split_once('@').map_or((spec, None), |(n, v)| (n, Some(v)));
     let all = load_all(dir)?;
     let names = all.iter().map(|p| p.name.clone()).collect::<Vec<_>>().join(", ");
+    if name.trim().is_empty() {
+        return Err(ProfileError::NoName(spec.into(), names));
+    }
+    if version.is_some_and(|v| v.trim().is_empty() || v.chars().any(char::is_whitespace)) {
+        return Err(ProfileError::NoVersion(spec.into()));
+    }
     let mut profile = all.into_iter().find(|p| p.name == name).ok_or_else(|| ProfileError::Unknown(name.into(), names, dir.display().to_string()))?;
     if let Some(version) = version {
         profile.install.version = version.to_string();

@@ -21,6 +21,17 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
     if !args.stdio && args.http.is_none() {
         return Err(BadInput("choose --stdio or --http ADDR".into()).into());
     }
+    // A variant that means something over one transport only is refused over the other.
+    let transport = if args.stdio { probe_server::journal::Transport::Stdio } else { probe_server::journal::Transport::Http };
+    if !args.variant.transports().contains(&transport) {
+        return Err(BadInput(format!(
+            "variant {} applies over {} only, not {}",
+            args.variant.as_str(),
+            args.variant.transports().iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" and "),
+            transport.as_str()
+        ))
+        .into());
+    }
     // A journal already there (a client that started its server again) is kept: this server
     // journals beside it, and the runner reads them all.
     let (journal, journal_path) = Journal::create_beside(&args.journal).map_err(|e| BadInput(e.to_string()))?;

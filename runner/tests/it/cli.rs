@@ -182,6 +182,9 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         (vec!["probe", "--dialect", "chat"], "--command"),
         // probe: a client by profile
         (vec!["probe", "some-client"], "no client profile named \"some-client\""),
+        (vec!["probe", "@1.2.3"], "names no client"),
+        (vec!["probe", "codex@"], "names no version after @"),
+        (vec!["serve", "--stdio", "--variant", "session-expires", "--journal", "j.jsonl"], "applies over http only, not stdio"),
         (vec!["probe", "claude-code", "--runs", "interactive", "--update"], "give --records DIR"),
         (vec!["probe", "codex", "--runs", "headless", "--records", "matrices/records"], "give --records DIR"),
         (vec!["probe", "codex", "--update", "--records", "recs"], "cannot be used with"),
