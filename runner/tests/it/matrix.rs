@@ -92,7 +92,10 @@ fn every_real_client_has_a_dated_column_and_a_verdict_in_every_row() {
     // Hosts that chose 2026-07-28 have a column against a legacy-only server per transport too.
     for client in ["claude-code", "fast-agent", "fast-agent-harness"] {
         for transport in ["stdio", "http"] {
-            let record = repo().join(format!("matrices/records/{client}")).read_dir().unwrap().next().unwrap().unwrap().path().join(format!("{transport}.legacy-only.json"));
+            // At the pinned version: older ones on record may have spoken the legacy era.
+            let profile: toml::Value = toml::from_str(&std::fs::read_to_string(repo().join(format!("fixtures/clients/{client}.toml"))).unwrap()).unwrap();
+            let pinned = profile["install"]["version"].as_str().unwrap();
+            let record = repo().join(format!("matrices/records/{client}/{pinned}/{transport}.legacy-only.json"));
             let text = std::fs::read_to_string(&record).unwrap_or_else(|_| panic!("{} is missing", record.display()));
             assert!(text.contains("\"era\": \"legacy\""), "{}: no legacy-era verdicts", record.display());
         }
