@@ -129,17 +129,7 @@ async fn handle(State(authority): State<Arc<Authority>>, request: Request) -> Re
     );
     // The MCP port's rule for who may ask (N8): a Host on this machine, and an Origin, if any, too
     // (the consent form posts from the server's own page; a client's token request has none).
-    let single = |name: header::HeaderName| {
-        let mut values = parts.headers.get_all(name).iter();
-        match (values.next(), values.next()) {
-            (first, None) => Ok(first.and_then(|v| v.to_str().ok())),
-            _ => Err(()),
-        }
-    };
-    let from_here = match (single(header::HOST), single(header::ORIGIN)) {
-        (Ok(host), Ok(origin)) => crate::transport::http::host_allowed(host) && crate::transport::http::origin_allowed(origin),
-        _ => false,
-    };
+    let from_here = crate::transport::http::loopback_request(&parts.headers);
     let answer = match &body_error {
         _ if !from_here => Answer::error(StatusCode::FORBIDDEN, "access_denied", "a foreign Host or Origin is refused"),
         Some(error) => Answer::error(StatusCode::BAD_REQUEST, "invalid_request", error),

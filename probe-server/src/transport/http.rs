@@ -205,7 +205,7 @@ fn single_header<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a st
 }
 
 /// Whether the request's `Host` and `Origin` (each given at most once) are on loopback.
-fn loopback_request(headers: &HeaderMap) -> bool {
+pub(crate) fn loopback_request(headers: &HeaderMap) -> bool {
     match (single_header(headers, "host"), single_header(headers, "origin")) {
         (Ok(host), Ok(origin)) => host_allowed(host) && origin_allowed(origin),
         _ => false,
