@@ -24,6 +24,8 @@ pub enum ProfileError {
     Invalid { path: String, message: String },
     #[error("no client profile named {0:?} in {2} (known: {1}; profiles are read from MCP_CLIENT_PROBE_PROFILES, else fixtures/clients of the checkout you stand in, else the built-in ones)")]
     Unknown(String, String, String),
+    #[error("no client profile named {0:?} (known: {1})")]
+    NotAmong(String, String),
     #[error("{0:?} names no client: give a profile's name, or name@version (known: {1})")]
     NoName(String, String),
     #[error("{0:?} names no version after @: give name@version, or the name alone for its pinned version")]
@@ -599,6 +601,17 @@ pub fn load_all(dir: &Path) -> Result<Vec<Profile>, ProfileError> {
     let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "toml")).collect();
     paths.sort();
     paths.iter().map(|p| Profile::load(p)).collect()
+}
+
+/// The profiles named in `names`, in catalogue order; every profile when `names` is empty. A name
+/// no profile has is an error naming the known ones.
+pub fn chosen(dir: &Path, names: &[String]) -> Result<Vec<Profile>, ProfileError> {
+    let all = load_all(dir)?;
+    if let Some(unknown) = names.iter().find(|name| !all.iter().any(|p| &p.name == *name)) {
+        let known = all.iter().map(|p| p.name.clone()).collect::<Vec<_>>().join(", ");
+        return Err(ProfileError::NotAmong(unknown.clone(), known));
+    }
+    Ok(all.into_iter().filter(|p| names.is_empty() || names.contains(&p.name)).collect())
 }
 
 /// Finds `name` or `name@version` among the profiles. A different version than the pinned one

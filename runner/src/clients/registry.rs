@@ -82,6 +82,12 @@ pub async fn latest(profile: &Profile) -> Result<Latest, RegistryError> {
     Ok(Latest { registry: "PyPI", package: package.clone(), version, released: None })
 }
 
+/// The newest release of each profile's package, asked of the registries at once; the first
+/// registry that cannot be asked is the error (a partial answer would read as complete).
+pub async fn latest_of_each(profiles: &[Profile]) -> Result<Vec<Latest>, RegistryError> {
+    futures::future::join_all(profiles.iter().map(latest)).await.into_iter().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,17 +37,11 @@ struct Pin {
 }
 
 async fn outdated(only: &[String], format: cli::Format) -> Result<u8> {
-    let profiles = profile::load_all(&profile::default_dir()).map_err(|e| bad_input(e.to_string()))?;
-    if let Some(unknown) = only.iter().find(|name| !profiles.iter().any(|p| &p.name == *name)) {
-        let known: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
-        return Err(bad_input(format!("no client profile named {unknown:?} (known: {})", known.join(", "))));
-    }
-    let chosen: Vec<&profile::Profile> = profiles.iter().filter(|p| only.is_empty() || only.contains(&p.name)).collect();
-    let answers = futures::future::join_all(chosen.iter().map(|p| registry::latest(p))).await;
+    let chosen = profile::chosen(&profile::default_dir(), only).map_err(|e| bad_input(e.to_string()))?;
+    // A registry that cannot be asked ends the command: a partial list would read as current.
+    let newest = registry::latest_of_each(&chosen).await.map_err(|e| exit::Exit { code: exit::HARNESS, message: e.to_string() })?;
     let mut pins = Vec::new();
-    for (profile, answer) in chosen.iter().zip(answers) {
-        // A registry that cannot be asked ends the command: a partial list would read as current.
-        let latest = answer.map_err(|e| exit::Exit { code: exit::HARNESS, message: e.to_string() })?;
+    for (profile, latest) in chosen.iter().zip(newest) {
         let outdated = latest.version != profile.install.version;
         pins.push(Pin { client: profile.name.clone(), pinned: profile.install.version.clone(), latest, outdated });
     }

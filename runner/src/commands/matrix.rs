@@ -23,7 +23,7 @@ pub fn documents(records: &Path, out: &Path) -> Result<Vec<(PathBuf, String)>> {
     let located = records::newest_only(&load_records(records)?);
     let mut matrix = matrix::from_records(&located, &link_prefix(records, out));
     // Links to journals name the form they are stored in.
-    let base = if records.is_file() { records.parent().unwrap_or(Path::new(".")) } else { records };
+    let base = records::base_of(records);
     for (column, l) in matrix.columns.iter_mut().zip(&located) {
         let dir = base.join(&l.relative).parent().map(Path::to_path_buf).unwrap_or_default();
         column.compressed = probe_server::journal::stored::compressed_path(&dir.join(&l.record.journal)).is_file();
@@ -191,16 +191,10 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
 /// session in any run is a finding: its records are not kept and its pin stays.
 async fn refresh_latest(records: &Path, out: &Path, only: &[String], jobs: usize, server_exe: &Path) -> Result<u8> {
     let dir = profile::default_dir();
-    let all = profile::load_all(&dir).map_err(crate::exit::bad_input_from)?;
-    if let Some(unknown) = only.iter().find(|name| !all.iter().any(|p| &p.name == *name)) {
-        let known: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
-        return Err(crate::exit::bad_input(format!("no client profile named {unknown:?} (known: {})", known.join(", "))));
-    }
-    let chosen: Vec<profile::Profile> = all.into_iter().filter(|p| only.is_empty() || only.contains(&p.name)).collect();
-    let answers = futures::future::join_all(chosen.iter().map(crate::clients::registry::latest)).await;
+    let chosen = profile::chosen(&dir, only).map_err(crate::exit::bad_input_from)?;
+    let newest = crate::clients::registry::latest_of_each(&chosen).await.map_err(|e| crate::exit::Exit { code: crate::exit::HARNESS, message: e.to_string() })?;
     let mut moving: Vec<(profile::Profile, String)> = Vec::new();
-    for (profile, answer) in chosen.into_iter().zip(answers) {
-        let latest = answer.map_err(|e| crate::exit::Exit { code: crate::exit::HARNESS, message: e.to_string() })?;
+    for (profile, latest) in chosen.into_iter().zip(newest) {
         if latest.version == profile.install.version {
             crate::out!("{}: {} is the newest {} offers", profile.name, profile.install.version, latest.registry);
             continue;
@@ -307,7 +301,7 @@ fn select_clients(named: Vec<String>, changed_since: Option<&str>, rotate: Optio
 /// `matrix compact`: every model journal in the records' directories stored compacted.
 fn compact(records: &Path) -> Result<u8> {
     let located = load_records(records)?;
-    let base = if records.is_file() { records.parent().unwrap_or(Path::new(".")) } else { records };
+    let base = records::base_of(records);
     let dirs: std::collections::BTreeSet<PathBuf> = located.iter().filter_map(|l| base.join(&l.relative).parent().map(Path::to_path_buf)).collect();
     let (mut count, mut before, mut after) = (0usize, 0u64, 0u64);
     for dir in &dirs {
@@ -334,7 +328,7 @@ fn compact(records: &Path) -> Result<u8> {
 /// committed ones.
 fn rejudge(check: bool, records: &Path, out: &Path) -> Result<u8> {
     let located = load_records(records)?;
-    let base = if records.is_file() { records.parent().unwrap_or(Path::new(".")) } else { records };
+    let base = records::base_of(records);
     let (mut changed, mut differing, mut compared) = (0usize, 0usize, 0usize);
     for l in &located {
         let path = base.join(&l.relative);
@@ -397,12 +391,7 @@ fn essentials(records: &[Located]) -> Essentials {
 }
 
 async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs: usize, keep: Option<&Path>, server_exe: &Path) -> Result<u8> {
-    let all = profile::load_all(&profile::default_dir()).map_err(crate::exit::bad_input_from)?;
-    if let Some(unknown) = only.iter().find(|name| !all.iter().any(|p| &p.name == *name)) {
-        let known: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
-        return Err(crate::exit::bad_input(format!("no client profile named {unknown:?} (known: {})", known.join(", "))));
-    }
-    let profiles: Vec<_> = all.into_iter().filter(|p| only.is_empty() || only.contains(&p.name)).collect();
+    let profiles = profile::chosen(&profile::default_dir(), only).map_err(crate::exit::bad_input_from)?;
     if let Some(dir) = keep {
         empty_or_new(dir)?;
     }

@@ -140,6 +140,16 @@ impl Staging {
     }
 }
 
+/// The directory records given as `records` (a records directory, or one record file) are
+/// laid out under: what a record's `relative` path is relative to.
+pub fn base_of(records: &Path) -> &Path {
+    if records.is_file() {
+        records.parent().unwrap_or(Path::new("."))
+    } else {
+        records
+    }
+}
+
 /// Whether a file in a record's directory is kept compressed at rest: journals, model journals,
 /// and a run's stdout and stderr ([`probe_server::journal::stored`]).
 pub fn stored_compressed(path: &Path) -> bool {
