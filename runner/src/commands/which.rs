@@ -44,10 +44,7 @@ impl Item {
     /// The detail behind the answer, for JSON.
     fn why(self, client: &ClientAnswers) -> String {
         match self {
-            Item::Feature(f) => client.answer(f.id).map(|a| match a.path {
-                Some(path) => format!("{path}: {}", a.why),
-                None => a.why.clone(),
-            }),
+            Item::Feature(f) => client.answer(f.id).map(|a| a.explained()),
             Item::Probe(p) => client.probes.get(p).map(|m| m.detail.clone()),
         }
         .unwrap_or_default()
@@ -58,8 +55,8 @@ fn resolve(name: &str) -> Result<Item, String> {
     if let Some(feature) = features::feature(name) {
         return Ok(Item::Feature(feature));
     }
-    if let Some(probe) = probe_server::registry::probes().iter().map(|p| p.id()).find(|id| *id == name.trim()) {
-        return Ok(Item::Probe(probe));
+    if let Some(probe) = probe_server::registry::find(name.trim()) {
+        return Ok(Item::Probe(probe.id()));
     }
     let close = close_matches(name);
     let hint = if close.is_empty() {
@@ -181,11 +178,7 @@ fn report(items: &[Item], records_dir: &Path) -> Result<Report> {
         .iter()
         .map(|item| match item {
             Item::Feature(f) => ItemHeading { item: f.id.into(), kind: "feature", title: f.title.into() },
-            Item::Probe(p) => ItemHeading {
-                item: (*p).into(),
-                kind: "probe",
-                title: probe_server::registry::probes().iter().find(|x| x.id() == *p).map(|x| x.title().to_string()).unwrap_or_default(),
-            },
+            Item::Probe(p) => ItemHeading { item: (*p).into(), kind: "probe", title: probe_server::registry::find(p).map(|x| x.title().to_string()).unwrap_or_default() },
         })
         .collect();
     Ok(Report { items: headings, supporting_all: clients.iter().filter(|c| c.all).count(), clients })

@@ -88,7 +88,6 @@ impl Group {
 
 impl Feature {
     /// Every probe the feature names, paths first, each once.
-    #[cfg(test)]
     pub fn probes(&self) -> Vec<&'static str> {
         let mut all: Vec<&'static str> = Vec::new();
         for probe in self.paths.iter().flat_map(|p| p.probes.iter()).chain(self.also) {
@@ -97,6 +96,11 @@ impl Feature {
             }
         }
         all
+    }
+
+    /// Whether `probe` is shown beside the feature only (under `also`, in no path).
+    pub fn only_also(&self, probe: &str) -> bool {
+        self.also.contains(&probe) && !self.paths.iter().any(|p| p.probes.contains(&probe))
     }
 
     /// Whether a search for `query` (lower case) finds the feature: by id, title, question or term.
@@ -139,14 +143,19 @@ impl Answer {
         }
     }
 
-    /// A symbol and the word, for tables.
-    pub fn badge(self) -> &'static str {
+    /// The answer's mark, for dense tables.
+    pub fn symbol(self) -> &'static str {
         match self {
-            Answer::Supported => "✓ supported",
-            Answer::Partly => "◐ partly",
-            Answer::No => "✕ no",
-            Answer::Untested => "? untested",
+            Answer::Supported => "✓",
+            Answer::Partly => "◐",
+            Answer::No => "✕",
+            Answer::Untested => "?",
         }
+    }
+
+    /// A symbol and the word, for tables.
+    pub fn badge(self) -> String {
+        format!("{} {}", self.symbol(), self.label())
     }
 
     /// What the answer means, for legends.
@@ -216,6 +225,21 @@ pub struct FeatureAnswer {
     pub path_short: Option<&'static str>,
     /// Why, in a few words: the probes that kept it from supported, or why it is untested.
     pub why: String,
+}
+
+impl FeatureAnswer {
+    /// Why, led by the path that answered where the feature has several.
+    pub fn explained(&self) -> String {
+        match self.path {
+            Some(path) => format!("{path}: {}", self.why),
+            None => self.why.clone(),
+        }
+    }
+}
+
+/// The clients (names) whose answer for `feature` is `wanted`, in their order.
+pub fn clients_answering<'a>(clients: &'a [ClientAnswers], feature: &str, wanted: Answer) -> Vec<&'a str> {
+    clients.iter().filter(|c| c.answer(feature).is_some_and(|a| a.answer == wanted)).map(|c| c.client.as_str()).collect()
 }
 
 /// Rolls a client's merged probe outcomes up to the feature's answer. `outcome_of` gives the

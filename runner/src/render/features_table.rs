@@ -13,12 +13,7 @@ const CELL: usize = 10;
 /// way that answered.
 fn cell(client: &ClientAnswers, feature: &str) -> String {
     let Some(answer) = client.answer(feature) else { return "?".into() };
-    let mark = match answer.answer {
-        Answer::Supported => "✓",
-        Answer::Partly => "◐",
-        Answer::No => "✕",
-        Answer::Untested => "?",
-    };
+    let mark = answer.answer.symbol();
     match answer.path_short {
         Some(how) => format!("{mark} {how}"),
         None => mark.to_string(),

@@ -69,15 +69,6 @@ pub fn feature_anchor(feature: &str) -> String {
     format!("feature-{feature}")
 }
 
-fn answer_symbol(answer: Answer) -> &'static str {
-    match answer {
-        Answer::Supported => "✓",
-        Answer::Partly => "◐",
-        Answer::No => "✕",
-        Answer::Untested => "?",
-    }
-}
-
 /// Where a merged outcome held when its columns decided differently: `stdio`, `http · legacy-only server`.
 fn only_in(merged: &Merged) -> String {
     if merged.only_in.is_empty() {
@@ -86,12 +77,11 @@ fn only_in(merged: &Merged) -> String {
     format!(" {}", merged.only_in.join(", "))
 }
 
-const OUTCOMES: &str = "**yes** works as specified · **partial** some of it works · **no** exercised and not working, or never \
-used · **declared-only** declared, never honoured · **auto-answered** answered with nobody asked (under 100 ms, or \
-in a headless run) · **violation** used without declaring it, or forbidden by the specification · **not-reached** \
-the run never got there · **inconclusive** the evidence does not decide · **n/a** the probe does not exist in the \
-protocol era the client chose. \"declared\" / \"not declared\" is what the client claimed in its capabilities; the \
-outcome is what it did.";
+/// The outcome words, for a markdown legend.
+fn outcomes_legend() -> String {
+    let words: Vec<String> = summary::OUTCOME_MEANINGS.iter().map(|(outcome, meaning)| format!("**{}** {meaning}", outcome.label())).collect();
+    format!("{}. \"declared\" / \"not declared\" is what the client claimed in its capabilities; the outcome is what it did.", words.join(" · "))
+}
 
 const SYMBOLS: &str = "✓ yes · ◐ partial · ✕ no · ⚠ violation · ◌ declared-only · ↯ auto-answered · ? not reached · – n/a";
 
@@ -168,7 +158,7 @@ fn features_table(clients: &[ClientAnswers], out: &mut String) {
                 let Some(answer) = client.answer(feature.id) else { return "?".into() };
                 let how = answer.path_short.map(|s| format!(" {s}")).unwrap_or_default();
                 let transport = transport_of(feature, client).map(|t| format!(" {t}")).unwrap_or_default();
-                format!("[{}{how}{transport}]({})", answer_symbol(answer.answer), client_link(client, &feature_anchor(feature.id)))
+                format!("[{}{how}{transport}]({})", answer.answer.symbol(), client_link(client, &feature_anchor(feature.id)))
             })
             .collect();
         let _ = writeln!(out, "| [{}](#{}) | {} |", feature.title, feature_anchor(feature.id), cells.join(" | "));
@@ -204,7 +194,7 @@ fn for_server_authors(clients: &[ClientAnswers], out: &mut String) {
     out.push_str("\n## What this means for server authors\n\n");
     let _ = writeln!(out, "Each line counts clients ({} in all, each at its newest version), never transports or runs.\n", clients.len());
     for feature in FEATURES {
-        let named = |wanted: Answer| -> Vec<&str> { clients.iter().filter(|c| c.answer(feature.id).is_some_and(|a| a.answer == wanted)).map(|c| c.client.as_str()).collect() };
+        let named = |wanted: Answer| features::clients_answering(clients, feature.id, wanted);
         let (yes, partly, no, untested) = (named(Answer::Supported), named(Answer::Partly), named(Answer::No), named(Answer::Untested));
         let list = |names: &[&str]| if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) };
         let _ = write!(out, "- [{}](#{}): supported by **{} of {} clients**{}", feature.title, feature_anchor(feature.id), yes.len(), clients.len(), list(&yes));
@@ -246,7 +236,7 @@ fn probe_anchor(probe: &str) -> String {
 }
 
 fn probes_table(matrix: &Matrix, clients: &[ClientAnswers], out: &mut String) {
-    let _ = writeln!(out, "Every probe, each client's runs merged as for features: {SYMBOLS}. A transport after the mark is the one it held on. Each mark links to the evidence on the client's page.\n\n{OUTCOMES}\n");
+    let _ = writeln!(out, "Every probe, each client's runs merged as for features: {SYMBOLS}. A transport after the mark is the one it held on. Each mark links to the evidence on the client's page.\n\n{}\n", outcomes_legend());
     let _ = writeln!(out, "| probe | {} |", clients.iter().map(|c| format!("[{}]({CLIENTS_DIR}/{})", c.client, client_file(&c.client))).collect::<Vec<_>>().join(" | "));
     let _ = writeln!(out, "|---|{}", "---|".repeat(clients.len()));
     let mut area = None;
@@ -329,7 +319,11 @@ fn client_page(matrix: &Matrix, client: &ClientAnswers, findings: &[Finding]) ->
             let _ = writeln!(out, "- {}", short(&finding.text, FINDING_CHARS));
         }
     }
-    let _ = writeln!(out, "\n## Every probe\n\n{OUTCOMES} ↗ opens the journal line a verdict rests on; chance ↗ the line that shows the harness gave the client its chance (a no, partial or declared-only without one is reported as not-reached).");
+    let _ = writeln!(
+        out,
+        "\n## Every probe\n\n{} ↗ opens the journal line a verdict rests on; chance ↗ the line that shows the harness gave the client its chance (a no, partial or declared-only without one is reported as not-reached).",
+        outcomes_legend()
+    );
     if client.columns.iter().any(|&c| matrix.columns[c].compressed) {
         out.push_str("\nThe journals are stored compressed (zstd): a link opens the file and names the line (`zstd -dc FILE | sed -n 7p` prints line 7); the site shows every journal line by line.\n");
     }

@@ -19,6 +19,19 @@ pub fn symbol(outcome: Outcome) -> &'static str {
     }
 }
 
+/// What each outcome means, in the order legends list them.
+pub const OUTCOME_MEANINGS: &[(Outcome, &str)] = &[
+    (Outcome::Yes, "works as specified"),
+    (Outcome::Partial, "some of it works"),
+    (Outcome::No, "exercised and not working, or never used"),
+    (Outcome::DeclaredOnly, "declared, never honoured"),
+    (Outcome::AutoAnswered, "answered with nobody asked (under 100 ms, or in a headless run)"),
+    (Outcome::Violation, "used without declaring it, or forbidden by the specification"),
+    (Outcome::NotReached, "the run never got there"),
+    (Outcome::Inconclusive, "the evidence does not decide"),
+    (Outcome::NotApplicable, "the probe does not exist in the protocol era the client chose"),
+];
+
 /// An outcome as a symbol and a word.
 pub fn badge(outcome: Outcome) -> String {
     format!("{} {}", symbol(outcome), outcome.label())

@@ -43,7 +43,7 @@ pub fn render(feature: &Feature, clients: &[ClientAnswers]) -> String {
             escape(&client.client),
             escape(&client.version),
             answer.answer.label(),
-            escape(answer.answer.badge()),
+            escape(&answer.answer.badge()),
             escape(answer.path.unwrap_or("-")),
             escape(&answer.why)
         );
@@ -53,15 +53,10 @@ pub fn render(feature: &Feature, clients: &[ClientAnswers]) -> String {
         let _ = write!(body, "<th>{}</th>", escape(&client.client));
     }
     body.push_str("</tr></thead>\n<tbody>\n");
-    let mut seen: Vec<&str> = Vec::new();
-    for probe in feature.paths.iter().flat_map(|p| p.probes.iter()).chain(feature.also) {
-        if seen.contains(probe) {
-            continue;
-        }
-        seen.push(probe);
+    for probe in feature.probes() {
         let _ = write!(body, "<tr><th class=\"first\"><a href=\"{}\"><code>{}</code></a></th>", escape(&probe_href(ROOT, probe)), escape(probe));
         for client in clients {
-            match client.probes.get(*probe) {
+            match client.probes.get(probe) {
                 Some(merged) => {
                     let _ = write!(
                         body,

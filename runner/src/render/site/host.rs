@@ -44,7 +44,7 @@ fn feature_answers(release: &Release, body: &mut String) {
             escape(&super::feature_href(ROOT, feature.id)),
             escape(feature.title),
             answer.answer.label(),
-            escape(answer.answer.badge()),
+            escape(&answer.answer.badge()),
             escape(answer.path.unwrap_or("-")),
             escape(&answer.why)
         );

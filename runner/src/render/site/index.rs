@@ -8,7 +8,7 @@ use std::fmt::Write;
 use super::html::{escape, outcome_class, page};
 use super::{feature_href, host_href, probe_href, slug, Release};
 use crate::features::{self, Answer, ClientAnswers, FEATURES};
-use crate::records::matrix;
+use crate::records::matrix::Matrix;
 use crate::render::summary::badge;
 
 /// The CSS class of a feature's answer (`a-supported`, …).
@@ -17,8 +17,7 @@ fn answer_class(answer: Answer) -> String {
 }
 
 fn answer_badge(answer: Answer) -> String {
-    let (symbol, word) = answer.badge().split_once(' ').unwrap_or(("", answer.label()));
-    format!("{symbol}<span class=\"word\"> {word}</span>")
+    format!("{}<span class=\"word\"> {}</span>", answer.symbol(), answer.label())
 }
 
 /// The anchor of a client's section on feature and probe pages: `client@version`, slugged.
@@ -84,10 +83,7 @@ fn grid(clients: &[ClientAnswers], body: &mut String) {
                 continue;
             };
             let how = answer.path_short.map(|s| format!(" <small>{}</small>", escape(s))).unwrap_or_default();
-            let why = match answer.path {
-                Some(path) => format!("{path}: {}", answer.why),
-                None => answer.why.clone(),
-            };
+            let why = answer.explained();
             let _ = write!(
                 body,
                 "<td class=\"{}\" data-answer=\"{}\"><a href=\"{}#{}\" title=\"{}\">{}{how}</a></td>",
@@ -100,14 +96,8 @@ fn grid(clients: &[ClientAnswers], body: &mut String) {
             );
         }
         body.push_str("</tr>\n");
-        let probes: Vec<&str> = feature.paths.iter().flat_map(|p| p.probes.iter().copied()).chain(feature.also.iter().copied()).collect();
-        let mut seen = Vec::new();
-        for probe in probes {
-            if seen.contains(&probe) {
-                continue;
-            }
-            seen.push(probe);
-            let also = if feature.also.contains(&probe) && !feature.paths.iter().any(|p| p.probes.contains(&probe)) { " <small>(also)</small>" } else { "" };
+        for probe in feature.probes() {
+            let also = if feature.only_also(probe) { " <small>(also)</small>" } else { "" };
             let _ = write!(
                 body,
                 "<tr class=\"probe\" data-feature=\"{id}\" data-group=\"{group_id}\" data-search=\"{}\" hidden><th class=\"first\"><a href=\"{}\"><code>{}</code></a>{also}</th>",
@@ -165,7 +155,7 @@ fn for_server_authors(clients: &[ClientAnswers], body: &mut String) {
         clients.len()
     );
     for feature in FEATURES {
-        let named = |wanted: Answer| -> Vec<&str> { clients.iter().filter(|c| c.answer(feature.id).is_some_and(|a| a.answer == wanted)).map(|c| c.client.as_str()).collect() };
+        let named = |wanted: Answer| features::clients_answering(clients, feature.id, wanted);
         let (yes, partly) = (named(Answer::Supported), named(Answer::Partly));
         let list = |names: &[&str]| if names.is_empty() { String::new() } else { format!(" ({})", escape(&names.join(", "))) };
         let partly = if partly.is_empty() { String::new() } else { format!("; partly by {}{}", partly.len(), list(&partly)) };
@@ -186,38 +176,21 @@ fn for_server_authors(clients: &[ClientAnswers], body: &mut String) {
 pub fn legend(body: &mut String) {
     body.push_str("<dl class=\"legend\">\n");
     for answer in [Answer::Supported, Answer::Partly, Answer::No, Answer::Untested] {
-        let _ = writeln!(body, "<dt class=\"{}\">{}</dt><dd>{}</dd>", answer_class(answer), escape(answer.badge()), escape(answer.meaning()));
+        let _ = writeln!(body, "<dt class=\"{}\">{}</dt><dd>{}</dd>", answer_class(answer), escape(&answer.badge()), escape(answer.meaning()));
     }
     body.push_str("</dl>\n");
 }
 
-const OUTCOME_WORDS: &[(probe_server::probe::Outcome, &str)] = {
-    use probe_server::probe::Outcome::*;
-    &[
-        (Yes, "works as specified"),
-        (Partial, "some of it works"),
-        (No, "exercised and not working, or never used"),
-        (DeclaredOnly, "declared in the client's capabilities, never honoured"),
-        (AutoAnswered, "answered with nobody asked (under 100 ms, or in a headless run)"),
-        (Violation, "used without declaring it, or forbidden by the specification"),
-        (NotReached, "the run never got there (the harness's missing step is named)"),
-        (Inconclusive, "the evidence does not decide"),
-        (NotApplicable, "the probe does not exist in the protocol era the client spoke"),
-    ]
-};
-
 fn outcome_words(body: &mut String) {
     body.push_str("<h2>What a probe's outcome means</h2>\n<dl class=\"legend\">\n");
-    for (outcome, meaning) in OUTCOME_WORDS {
+    for (outcome, meaning) in crate::render::summary::OUTCOME_MEANINGS {
         let _ = writeln!(body, "<dt class=\"{}\">{}</dt><dd>{}</dd>", outcome_class(*outcome), escape(&badge(*outcome)), escape(meaning));
     }
     body.push_str("</dl>\n<p>A verdict is computed from the journals of the run, never from what the client declared; what it declared is shown beside it. Every verdict links to the journal lines it rests on.</p>\n");
 }
 
-fn body(newest: &[&Release]) -> String {
-    let records: Vec<crate::records::Located> = newest.iter().flat_map(|r| r.records.iter().cloned()).collect();
-    let matrix = matrix::from_records(&records, "");
-    let clients = features::by_client(&matrix);
+/// `matrix`: the newest releases' records together; `clients`: it read per client.
+fn body(newest: &[&Release], matrix: &Matrix, clients: &[ClientAnswers]) -> String {
     let dates: std::collections::BTreeSet<&str> = matrix.columns.iter().filter_map(|c| c.date.as_deref()).collect();
     let (first, last) = (dates.first().copied().unwrap_or("-"), dates.last().copied().unwrap_or("-"));
     let mut body = String::from("<h1>MCP client capability matrix</h1>\n");
@@ -228,12 +201,12 @@ fn body(newest: &[&Release]) -> String {
         if first == last { String::new() } else { format!(" to {last}") }
     );
     body.push_str("<p class=\"controls\"><label>Filter <input id=\"filter\" type=\"search\" placeholder=\"a feature, probe or spec term: oauth, enum, resources/subscribe\"></label> <span id=\"filter-count\"></span></p>\n");
-    grid(&clients, &mut body);
+    grid(clients, &mut body);
     body.push_str("<h2 id=\"answers\">What the answers mean</h2>\n");
     legend(&mut body);
     body.push_str("<p>A client's runs are taken together: stdio and HTTP, against a server of both protocol eras and of the legacy era only. A feature shown more than one way (a form answered by a person at the terminal, or headless) is answered by the way that went best; the cell says which.</p>\n");
     checklist(&mut body);
-    for_server_authors(&clients, &mut body);
+    for_server_authors(clients, &mut body);
     outcome_words(&mut body);
     body.push_str("<h2>Clients</h2>\n<ul>\n");
     for release in newest {
@@ -252,8 +225,8 @@ fn body(newest: &[&Release]) -> String {
     body
 }
 
-pub fn render(newest: &[&Release]) -> String {
-    page("Features by client", "", &body(newest))
+pub fn render(newest: &[&Release], matrix: &Matrix, clients: &[ClientAnswers]) -> String {
+    page("Features by client", "", &body(newest, matrix, clients))
 }
 
 #[cfg(test)]

@@ -125,12 +125,14 @@ pub fn build(input: &Input) -> Site {
     let mut site = Site::default();
     site.files.insert("style.css".into(), assets::STYLE.into());
     site.files.insert("site.js".into(), assets::SCRIPT.into());
-    site.files.insert("index.html".into(), index::render(&newest));
+    // The newest releases together, read per client: the index and the feature pages.
+    let newest_records: Vec<Located> = newest.iter().flat_map(|r| r.records.iter().cloned()).collect();
+    let newest_matrix = matrix::from_records(&newest_records, "");
+    let clients = crate::features::by_client(&newest_matrix);
+    site.files.insert("index.html".into(), index::render(&newest, &newest_matrix, &clients));
     for (client, releases) in &releases {
         site.files.insert(host_href("", client), host::render(client, releases, input.findings));
     }
-    let newest_records: Vec<Located> = newest.iter().flat_map(|r| r.records.iter().cloned()).collect();
-    let clients = crate::features::by_client(&matrix::from_records(&newest_records, ""));
     for feature in crate::features::FEATURES {
         site.files.insert(feature_href("", feature.id), feature::render(feature, &clients));
     }
