@@ -173,8 +173,10 @@ impl ProbeServer {
     /// Journals which server variant is serving: the first note of every journal.
     pub fn note_serving(&self, extra: Value) {
         let mut detail = Note::Serving.detail(json!({"variant": self.shared.options.variant, "era_policy": self.shared.options.era}));
-        if let (Some(detail), Some(extra)) = (detail.as_object_mut(), extra.as_object()) {
-            detail.extend(extra.clone());
+        if let Some(detail) = detail.as_object_mut() {
+            detail.extend(extra.as_object().into_iter().flatten().map(|(k, v)| (k.clone(), v.clone())));
+            // Where the journal's clock starts, for notes the runner places on it afterwards.
+            detail.insert(crate::journal::CLOCK_ZERO_FIELD.into(), self.shared.journal.zero_unix_us().into());
         }
         self.note(detail);
     }

@@ -4,10 +4,14 @@
 //! writes its pid (and its children's) to PIDFILE, then behaves as MODE says:
 //! `hang` (ignores SIGTERM, sleeps), `crash` (aborts), `garbage` (floods stdout and exits),
 //! `orphan` (leaves a detached child running and exits), `no-connect` (exits without connecting),
-//! `env` (prints its environment and exits).
+//! `env` (prints its environment and exits), `linger` (starts the server, closes its input at
+//! once, and exits [`LINGER`] after the server has ended).
 
 use std::io::Write;
 use std::os::unix::process::CommandExt;
+
+/// How long the `linger` client outlives its server.
+pub const LINGER: std::time::Duration = std::time::Duration::from_millis(1_500);
 
 fn record_pid(pidfile: &str, pid: u32) {
     let mut file = std::fs::OpenOptions::new().create(true).append(true).open(pidfile).expect("pid file");
@@ -58,6 +62,22 @@ pub fn run(args: &[String]) -> ! {
             let spawned = child.spawn().expect("spawn the orphan");
             record_pid(pidfile, spawned.id());
             println!("fake-client: left pid {} behind", spawned.id());
+        }
+        "linger" => {
+            let Some((program, server_args)) = args.get(2..).and_then(<[String]>::split_first) else {
+                eprintln!("fake-client: linger needs the server's command line");
+                std::process::exit(2);
+            };
+            let server = std::process::Command::new(program).args(server_args).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::null()).spawn();
+            match server {
+                // Its input closes as the handle drops: the server journals that and ends.
+                Ok(mut server) => {
+                    drop(server.stdin.take());
+                    let _ = server.wait();
+                }
+                Err(e) => eprintln!("fake-client: cannot start the server: {e}"),
+            }
+            std::thread::sleep(LINGER);
         }
         "sleeper" => std::thread::sleep(std::time::Duration::from_secs(600)),
         "no-connect" => println!("fake-client: not connecting to {:?}", args.get(2..).unwrap_or_default()),

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use probe_server::journal::{concatenate, read_journal, restarts, rewrite_compacted, write_events};
+use probe_server::journal::{concatenate, read_journal, restarts, rewrite_compacted, write_events, JournalRead};
 use probe_server::note::Note;
 use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant};
@@ -469,16 +469,8 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
 
     let mut journals: Vec<PathBuf> = (0..launches.len()).map(|i| session.server_journal(i)).collect();
     journals.dedup();
-    // A host may start its server more than once per launch: each start journals beside the last.
-    let parts: Vec<_> = journals.iter().flat_map(|p| restarts(p)).filter_map(|p| read_journal(&p).ok()).collect();
-    let mut joined = concatenate(parts);
-    if transport == Transport::Stdio {
-        // Over HTTP the live server journalled each end on its clock; over stdio the runner's
-        // notes follow the server's last event.
-        for (index, record) in records.iter().enumerate() {
-            joined.push_note(transport.as_str(), transport, Note::ClientExited.detail(json!({"launch": index, "ending": record.ending})));
-        }
-    }
+    let launched = &records[records.len() - launches.len()..];
+    let mut joined = join_launches(&journals, (transport == Transport::Stdio).then_some(launched));
     // The runner's own notes follow the server's events. Nobody sat at the host: whatever
     // answered a request for input was the host itself.
     joined.push_note(transport.as_str(), transport, Note::Unattended.detail(json!({"launches": launches.len()})));
@@ -513,6 +505,36 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     Ok(VariantRun { variant, observations, launches: records, plan_stopped: None })
 }
 
+/// The server journals of a run's launches joined into one (a host may start its server more
+/// than once per launch: each start journals beside the last). Over HTTP the live server
+/// journalled each end on its clock; over stdio (`launched` given) the runner places each
+/// launch's end on the clock of the last server that launch started, where it happened; a
+/// launch that started none ends after what came before it.
+fn join_launches(journals: &[PathBuf], launched: Option<&[LaunchRecord]>) -> JournalRead {
+    let stdio = Transport::Stdio;
+    let mut parts: Vec<JournalRead> = Vec::new();
+    let mut unplaced = Vec::new();
+    for (index, path) in journals.iter().enumerate() {
+        let mut started: Vec<JournalRead> = restarts(path).iter().filter_map(|p| read_journal(p).ok()).collect();
+        let Some(record) = launched.and_then(|l| l.get(index)) else {
+            parts.append(&mut started);
+            continue;
+        };
+        let note = Note::ClientExited.detail(json!({"launch": index, "ending": record.ending}));
+        match (started.last_mut(), record.ended_unix_us, parts.last_mut()) {
+            (Some(last), Some(ended), _) => last.insert_note_at_unix(ended, stdio.as_str(), stdio, note),
+            (Some(last), None, _) | (None, _, Some(last)) => last.push_note(stdio.as_str(), stdio, note),
+            (None, _, None) => unplaced.push(note),
+        }
+        parts.append(&mut started);
+    }
+    let mut joined = concatenate(parts);
+    for note in unplaced {
+        joined.push_note(stdio.as_str(), stdio, note);
+    }
+    joined
+}
+
 /// The launch record of a terminal sign-in: how it ended, what it wrote, how long it took.
 fn terminal_login_record(signed: &TerminalSignIn, took: Duration, swept: usize) -> LaunchRecord {
     let ending = match (signed.exit_code, signed.timed_out) {
@@ -522,7 +544,16 @@ fn terminal_login_record(signed: &TerminalSignIn, took: Duration, swept: usize) 
         // Left the UI by the quit keys, or was stopped after them.
         (None, false) => Ending::Signalled { signal: 9 },
     };
-    LaunchRecord { ending, stdout_bytes: signed.output.len(), stdout: signed.output.clone(), stderr: Vec::new(), stderr_bytes: 0, duration_ms: took.as_millis() as u64, swept }
+    LaunchRecord {
+        ending,
+        stdout_bytes: signed.output.len(),
+        stdout: signed.output.clone(),
+        stderr: Vec::new(),
+        stderr_bytes: 0,
+        duration_ms: took.as_millis() as u64,
+        swept,
+        ended_unix_us: None,
+    }
 }
 
 /// The long-calls and discover-unanswered variants' runs end here at the latest (a host without
@@ -638,6 +669,7 @@ async fn run_interactive(target: &Target, interactive: &crate::clients::profile:
         stderr_bytes: 0,
         duration_ms: driven.duration.as_millis() as u64,
         swept,
+        ended_unix_us: None,
     };
     Ok(VariantRun { variant, observations: Observations::from_read(driven.journal), launches: vec![launch], plan_stopped: driven.stopped })
 }

@@ -5,6 +5,7 @@
 //! SIGKILL → sweep: every process still carrying this run's marker variable, and the whole group,
 //! is killed. No process outlives its run.
 
+use probe_server::journal::unix_now_us;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -79,6 +80,10 @@ pub struct LaunchRecord {
     pub duration_ms: u64,
     /// Processes of the run still alive after the client ended, killed by the sweep.
     pub swept: usize,
+    /// When it ended (microseconds since the Unix epoch): its exit, or the moment the harness
+    /// began stopping it at its bound. What places its end on a stdio server's clock.
+    #[serde(skip)]
+    pub ended_unix_us: Option<u64>,
 }
 
 /// The scrubbed environment every client starts from.
@@ -218,6 +223,7 @@ pub async fn launch(spec: &LaunchSpec) -> LaunchRecord {
                 stderr_bytes: 0,
                 duration_ms: started.elapsed().as_millis() as u64,
                 swept: sweep(None, &spec.marker).await,
+                ended_unix_us: Some(unix_now_us()),
             }
         }
     };
@@ -230,7 +236,9 @@ pub async fn launch(spec: &LaunchSpec) -> LaunchRecord {
     }
     let stdout = tokio::spawn(drain(child.stdout.take().expect("stdout is piped"), spec.output.clone()));
     let stderr = tokio::spawn(drain(child.stderr.take().expect("stderr is piped"), spec.output.clone()));
-    let ending = match tokio::time::timeout(spec.timeout, child.wait()).await {
+    let waited = tokio::time::timeout(spec.timeout, child.wait()).await;
+    let ended_unix_us = Some(unix_now_us());
+    let ending = match waited {
         Ok(Ok(status)) => ending_of(status),
         Ok(Err(e)) => Ending::FailedToStart { error: format!("wait failed: {e}") },
         Err(_) => {
@@ -250,7 +258,7 @@ pub async fn launch(spec: &LaunchSpec) -> LaunchRecord {
     // Output pipes close once every holder is gone; the sweep made sure of that.
     let (stdout, stdout_bytes) = tokio::time::timeout(Duration::from_secs(5), stdout).await.ok().and_then(Result::ok).unwrap_or_default();
     let (stderr, stderr_bytes) = tokio::time::timeout(Duration::from_secs(5), stderr).await.ok().and_then(Result::ok).unwrap_or_default();
-    LaunchRecord { ending, stdout, stderr, stdout_bytes, stderr_bytes, duration_ms: started.elapsed().as_millis() as u64, swept }
+    LaunchRecord { ending, stdout, stderr, stdout_bytes, stderr_bytes, duration_ms: started.elapsed().as_millis() as u64, swept, ended_unix_us }
 }
 
 fn ending_of(status: std::process::ExitStatus) -> Ending {

@@ -96,6 +96,22 @@ fn a_client_that_never_connects_is_recorded() {
     assert_eq!(record["era"], Value::Null);
 }
 
+/// Over stdio the client's end is placed on the server's clock where it happened, not at the
+/// server's last event: this client outlives its server by 1.5 s (a sleep: load only lengthens it).
+#[test]
+fn a_stdio_client_that_outlives_its_server_ends_when_it_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let (record, _) = probe_fake("linger", dir.path());
+    assert_nothing_observed(&record, "exited with code 0");
+    let journal = dir.path().join("records/mcp-client-probe/unversioned/stdio.journal.jsonl");
+    let events = probe_server::journal::read_journal(&journal).unwrap().events;
+    let time_of = |name: &str| events.iter().find(|e| e.detail.as_ref().is_some_and(|d| d["event"] == name)).map(|e| e.t_us).unwrap_or_else(|| panic!("no {name} in {events:?}"));
+    let (closed, exited) = (time_of("input_closed"), time_of("client_exited"));
+    assert!(exited >= closed + 1_500_000, "the client's end at {exited} µs, its server's input closed at {closed} µs");
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "{seqs:?}");
+}
+
 #[test]
 fn secrets_in_the_runner_environment_never_reach_the_client() {
     let dir = tempfile::tempdir().unwrap();
