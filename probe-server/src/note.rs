@@ -62,6 +62,7 @@ notes! {
     AnswerStreamClosed => "answer_stream_closed", "over HTTP, the SSE stream that was to carry a request's answer closed before the answer: the client went away from it (2026-07-28 HTTP cancels a request that way), or the server stopped";
     StreamDropped => "stream_dropped", "the HTTP tap ended a GET stream (variant stream-drop)";
     ClientExited => "client_exited", "the runner saw the client it launched (or drove) end: the run's end, timed on the server's clock (HTTP)";
+    ModelInputs => "model_inputs", "what the runner's configuration told the host its model takes (text, image, audio), or that the host's configuration cannot say";
     Unattended => "unattended", "the runner launched the client headless: nobody sat at the host, so whatever answered a request for input was the host itself";
     FilesOnDisk => "files_on_disk", "the runner's list of what a host left in its skills directory and elsewhere";
     WireChecked => "wire_checked", "the runner's check of every frame the client sent against the official schema of the negotiated revision (written only when the run had the schemas)";

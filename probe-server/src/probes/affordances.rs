@@ -336,7 +336,8 @@ fn acted_after(o: &Observations, refetched: u64) -> Option<u64> {
 probe! {
     /// Evidence (model journal): every tool the host listed from the server is offered to the
     /// model — in the catalogue under its own name, after a prefix or inside a namespace, or
-    /// named as a deferred tool behind the host's tool search (the detail shows how). Some
+    /// named as a deferred tool behind the host's tool search (the detail shows how, and how many
+    /// came only through that search rather than the catalogue the host began with). Some
     /// missing is partial. Opportunity: a tool that appeared only after `tools/list_changed`
     /// counts only when the host called a tool after that refetch (its model had a turn in
     /// which the tool could be offered).
@@ -376,6 +377,18 @@ fn judge_tool_names(o: &Observations) -> Verdict {
     };
     let deferred = offered.iter().filter(|(_, f)| matches!(f, Offer::Deferred(_))).count();
     let deferred = if deferred > 0 && matches!(first, Offer::Catalogue(..)) { format!(" ({deferred} deferred)") } else { String::new() };
+    // Tools a search declared in the conversation were not in the catalogue the host began with.
+    let searched: Vec<&str> = offered
+        .iter()
+        .filter_map(|(_, f)| match f {
+            Offer::Catalogue(_, entry) => entry.get("via").and_then(Value::as_str),
+            Offer::Deferred(_) => None,
+        })
+        .collect();
+    let deferred = match searched.first() {
+        Some(via) => format!("{deferred} ({} of them only through the host's tool search, called by way of its {via} tool)", searched.len()),
+        None => deferred,
+    };
     let seq = first.seq();
     if offered.len() == pairs.len() {
         Verdict::new(Outcome::Yes, format!("all {} listed tools, {presentation}{deferred}{not_yet}", pairs.len())).evidence([seq])

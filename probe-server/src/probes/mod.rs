@@ -97,8 +97,10 @@ pub(crate) fn requested(observations: &Observations, method: &str, what: &str, k
 /// Yes when the client re-requested `method` after the server's `notification` arrived, in the
 /// same session of the same server process.
 /// Opportunity: the trigger was called, the notification sent and, for a host with a model, the
-/// host had a settled model turn afterwards.
-pub(crate) fn refetched(observations: &Observations, notification: &str, method: &str) -> Verdict {
+/// host had a settled model turn afterwards and, where it offered its model a tool that lists
+/// what changed (`on_request`), the model called it after the trigger (a host may list afresh
+/// only when asked).
+pub(crate) fn refetched(observations: &Observations, notification: &str, method: &str, on_request: Option<HostTool>) -> Verdict {
     let Some(sent) = observations.server_notifications(notification).next() else {
         return Verdict::new(Outcome::NotReached, format!("{notification} was never sent: the trigger tool was not called"));
     };
@@ -109,7 +111,11 @@ pub(crate) fn refetched(observations: &Observations, notification: &str, method:
         None => {
             let trigger = chance!(opportunity::tool_called(observations, crate::surface::TOOL_LIST_CHANGED));
             let settled = chance!(opportunity::settled_turn(observations));
-            trigger.and(settled).cite(Verdict::new(Outcome::No, format!("no {method} after {notification}")).evidence([sent.seq]).opportunity([sent.seq]))
+            let asked = match on_request {
+                Some(kind) => chance!(opportunity::host_tool_called_after(observations, kind, crate::surface::TOOL_LIST_CHANGED)),
+                None => opportunity::Chance::default(),
+            };
+            trigger.and(settled).and(asked).cite(Verdict::new(Outcome::No, format!("no {method} after {notification}")).evidence([sent.seq]).opportunity([sent.seq]))
         }
     }
 }

@@ -76,6 +76,27 @@ pub fn host_tools_called(o: &Observations, kinds: &[HostTool]) -> Result<Chance,
     Ok(chance)
 }
 
+/// For a host with a model that offered a host tool of `kind`: its model called that tool after
+/// its call of the probe tool `trigger` (a host may list afresh only when its model asks). Nothing
+/// to check without a model, without such a tool, or before the trigger was called.
+pub fn host_tool_called_after(o: &Observations, kind: HostTool, trigger: &str) -> Result<Chance, Verdict> {
+    let Some(triggered) = o.model_calls().find(|(_, name, _)| host_tools::names_tool(name, trigger)).map(|(seq, _, _)| seq) else {
+        return Ok(Chance::default());
+    };
+    let Some((offered, name)) =
+        o.offered_tools().into_iter().find(|(_, tool)| host_tools::classify_entry(tool) == kind).and_then(|(seq, tool)| Some((seq, tool.get("name")?.as_str()?)))
+    else {
+        return Ok(Chance::default());
+    };
+    match o.model_calls().find(|(seq, called, _)| *seq > triggered && called == name) {
+        Some((call, _, _)) => Ok(Chance { server: Vec::new(), model: vec![offered, call] }),
+        None => Err(Verdict::new(
+            Outcome::NotReached,
+            format!("the model never called {name} again after {trigger}: the host may list afresh only when asked, and the script did not ask"),
+        )),
+    }
+}
+
 /// The session opened and, for a host with a model, every host tool of `kinds` was called.
 pub fn session_and_tools(o: &Observations, kinds: &[HostTool]) -> Result<Chance, Verdict> {
     Ok(session(o)?.and(host_tools_called(o, kinds)?))

@@ -47,6 +47,6 @@ probe! {
     PromptsListChanged {
         id: "prompts.list_changed", area: Prompts, title: "prompts refetched on list_changed",
         revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, serves: "prompts.listChanged; probe_list_changed adds a prompt and notifies (through subscriptions/listen in 2026-07-28)",
-        judge: |o| refetched(o, "notifications/prompts/list_changed", "prompts/list"),
+        judge: |o| refetched(o, "notifications/prompts/list_changed", "prompts/list", Some(HostTool::PromptList)),
     }
 }

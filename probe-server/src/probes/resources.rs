@@ -125,6 +125,6 @@ probe! {
     ResourcesListChanged {
         id: "resources.list_changed", area: Resources, title: "resources refetched on list_changed",
         revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, serves: "resources.listChanged; probe_list_changed adds a resource and notifies (through subscriptions/listen in 2026-07-28)",
-        judge: |o| refetched(o, "notifications/resources/list_changed", "resources/list"),
+        judge: |o| refetched(o, "notifications/resources/list_changed", "resources/list", Some(HostTool::ResourceList)),
     }
 }

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::{probe, BOTH};
 use crate::host_tools::names_tool;
+use crate::note::Note;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 use crate::sized;
@@ -34,6 +35,19 @@ fn payload_after<'a>(o: &'a Observations, call: u64, name: &str) -> Option<(u64,
         let places = view.get("payloads")?.get(name)?.as_array()?;
         Some((seq, places.iter().filter_map(Value::as_str).collect()))
     })
+}
+
+/// How the first request after `call` that carried media payload `name` carried it: as a part of
+/// its own (true), only as base64 text (false), or unknown (None: a journal from before the stub
+/// said, read as a part).
+fn as_part_after(o: &Observations, call: u64, name: &str) -> Option<(u64, bool)> {
+    let mut carried = o.model_views().filter(|(seq, _)| *seq > call).filter_map(|(seq, view)| {
+        let forms = view.get("payload_forms")?;
+        let forms = forms.get(name)?.as_array()?;
+        Some((seq, forms.iter().any(|f| f == "part")))
+    });
+    let first = carried.next()?;
+    Some(if first.1 { first } else { carried.find(|(_, part)| *part).unwrap_or(first) })
 }
 
 /// The tool result holding `canary` in the first request after `call` that has one: (line, its
@@ -62,16 +76,50 @@ fn where_said(places: &[&str]) -> &'static str {
     }
 }
 
+/// What the run told the host its model takes (the runner's `model_inputs` note), where the
+/// host's configuration could say it; None when it could not or the record predates the note.
+fn declared_inputs(o: &Observations) -> Option<Vec<String>> {
+    let note = o.notes(Note::ModelInputs).last()?;
+    let declared = note.detail.as_ref()?.get("declared")?.as_array()?;
+    Some(declared.iter().filter_map(Value::as_str).map(str::to_string).collect())
+}
+
+/// A verdict that keeps `input` (a picture, a sound) from the model is the host's doing only when
+/// the run told the host its model takes that input: otherwise not reached, saying so.
+fn unless_undeclared(o: &Observations, verdict: Verdict, input: &str, what: &str) -> Verdict {
+    match declared_inputs(o) {
+        Some(declared) if matches!(verdict.outcome, Outcome::No | Outcome::Partial) && !declared.iter().any(|d| d == input) => Verdict::new(
+            Outcome::NotReached,
+            format!("the harness told the host its model takes {} only, so a host may rightly keep a {what} from it ({})", declared.join(" and "), verdict.detail),
+        ),
+        _ => verdict,
+    }
+}
+
 /// The verdict on a binary payload (picture or sound) of `tool`'s result: its bytes anywhere
 /// later is yes; the result without them is partial when the host's words stand in for them, no
 /// when nothing does; no result at all is no.
 fn judge_media(o: &Observations, tool: &str, payload: &str, canary: &str, what: &str) -> Verdict {
+    let input = if payload == "wav" { "audio" } else { "image" };
+    unless_undeclared(o, judge_media_delivered(o, tool, payload, canary, what), input, what)
+}
+
+fn judge_media_delivered(o: &Observations, tool: &str, payload: &str, canary: &str, what: &str) -> Verdict {
     let call = match called(o, tool) {
         Ok(call) => call,
         Err(verdict) => return verdict,
     };
     if let Some((seq, places)) = payload_after(o, call, payload) {
-        return Verdict::new(Outcome::Yes, format!("the {what}'s bytes reached the model {}", where_said(&places))).evidence([call, seq]);
+        return match as_part_after(o, call, payload) {
+            Some((seq, false)) => Verdict::new(
+                Outcome::Partial,
+                format!("the {what}'s bytes reached the model only as base64 text {}: a model reads them as characters, not as a {what}", where_said(&places)),
+            )
+            .evidence([call, seq])
+            .opportunity([call]),
+            Some((seq, true)) => Verdict::new(Outcome::Yes, format!("the {what} reached the model as a {what} of its own {}", where_said(&places))).evidence([call, seq]),
+            None => Verdict::new(Outcome::Yes, format!("the {what}'s bytes reached the model {}", where_said(&places))).evidence([call, seq]),
+        };
     }
     match result_after(o, call, canary) {
         Some((seq, _, text)) => match host_words(&text, canary) {
@@ -84,9 +132,13 @@ fn judge_media(o: &Observations, tool: &str, payload: &str, canary: &str, what: 
 
 probe! {
     /// Evidence (model journal): after the model called `probe_image` (a canary text and a 2×2
-    /// PNG), a later request carries the PNG's base64, in the tool result or in a message beside
-    /// it (yes; the detail says where). The result without the bytes is partial when the host put
-    /// words in their place, no when nothing of the picture is left or no result came.
+    /// PNG), a later request carries the PNG as a picture part of its own (a media part's data or
+    /// a `data:` URL), in the tool result or in a message beside it (yes; the detail says where).
+    /// The bytes only as base64 text inside a string are partial (the model reads characters, not
+    /// a picture); the result without them is partial when the host put words in their place, no
+    /// when nothing of the picture is left or no result came. Opportunity: where the host's
+    /// configuration can say what its model takes, the run told it the model takes images (the
+    /// runner's `model_inputs` note); told otherwise, a picture kept back is not reached.
     ImageToModel {
         id: "affordances.image_to_model", area: Affordances, title: "an image in a tool result reaches the model",
         revisions: ["2024-11-05"], eras: BOTH, serves: "probe_image: a canary text and a PNG",
@@ -96,7 +148,7 @@ probe! {
 
 probe! {
     /// Evidence (model journal): as `affordances.image_to_model`, for `probe_audio`'s WAV sound
-    /// (audio content, 2025-03-26).
+    /// (audio content, 2025-03-26); its opportunity, a model the host was told takes audio.
     AudioToModel {
         id: "affordances.audio_to_model", area: Affordances, title: "audio in a tool result reaches the model",
         revisions: ["2025-03-26"], eras: BOTH, serves: "probe_audio: a canary text and a WAV",
@@ -343,7 +395,7 @@ probe! {
     ImageBesideStructured {
         id: "affordances.image_beside_structured", area: Affordances, title: "a picture beside structuredContent reaches the model",
         revisions: ["2025-06-18"], eras: BOTH, serves: "probe_picture_data: structuredContent, its text and a PNG",
-        judge: judge_image_beside_structured, needs_model: true,
+        judge: |o| unless_undeclared(o, judge_image_beside_structured(o), "image", "picture"), needs_model: true,
     }
 }
 
@@ -355,6 +407,11 @@ fn judge_image_beside_structured(o: &Observations) -> Verdict {
     let (data, picture) = (payload_after(o, call, "picture_data"), payload_after(o, call, "picture_data_png"));
     let lines = [data.as_ref(), picture.as_ref()].into_iter().flatten().map(|(seq, _)| *seq);
     let evidence: Vec<u64> = std::iter::once(call).chain(lines).collect();
+    // Bytes only as base64 text are not a picture the model sees.
+    if picture.is_some() && as_part_after(o, call, "picture_data_png").is_some_and(|(_, part)| !part) {
+        let data = if data.is_some() { "the structured data reached the model" } else { "the structured data did not reach the model" };
+        return Verdict::new(Outcome::Partial, format!("{data}; the picture only as base64 text")).evidence(evidence).opportunity([call]);
+    }
     match (&data, &picture) {
         (Some(_), Some(_)) => Verdict::new(Outcome::Yes, "the structured data and the picture both reached the model").evidence(evidence),
         (Some(_), None) => Verdict::new(Outcome::Partial, "the structured data reached the model, the picture did not").evidence(evidence).opportunity([call]),

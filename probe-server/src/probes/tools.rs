@@ -54,7 +54,7 @@ probe! {
     ToolsListChanged {
         id: "tools.list_changed", area: Tools, title: "tools refetched on list_changed",
         revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, serves: "tools.listChanged; probe_list_changed adds a tool and notifies (through subscriptions/listen in 2026-07-28)",
-        judge: |o| refetched(o, "notifications/tools/list_changed", "tools/list"),
+        judge: |o| refetched(o, "notifications/tools/list_changed", "tools/list", None),
     }
 }
 

@@ -616,3 +616,29 @@ fn one_form_refused_at_once_makes_every_refused_form_automatic() {
     // The URL request is no form: its person's decline stays the person's.
     assert_eq!(judged(&enums_refused, "elicitation.url").outcome.label(), "yes");
 }
+
+/// Issue 49, item 7: a host that lists resources only when its model asks (its resource-list tool
+/// lists live) refetches after `list_changed` only if the model asks again. Without that ask the
+/// harness gave it no chance: not reached; asked and still no new `resources/list`, no.
+#[test]
+fn a_host_listing_resources_on_request_is_asked_again_before_it_is_blamed() {
+    let journal = "reference-stdio-legacy-host-full";
+    let text = model_journal_text(journal);
+    let judged = |model: &str| verdict_of(&recorded(journal).with_model(probe_server::journal::parse_journal(model).unwrap()), "resources.list_changed");
+    let unasked = judged(&text);
+    assert_eq!(unasked.outcome.label(), "not-reached", "{}", unasked.detail);
+    assert!(unasked.detail.contains("never called list_resources again after probe_list_changed"), "{}", unasked.detail);
+    // The model's last call made a call of the resource-list tool: the host had its chance.
+    let list_tool = text.lines().find_map(|line| {
+        let event: serde_json::Value = serde_json::from_str(line).ok()?;
+        event.pointer("/detail/step/Call/tool").filter(|t| t["name"] == "list_resources").cloned()
+    });
+    let asked = edited(&text, |event| {
+        if event.pointer("/detail/step/Call/purpose").and_then(serde_json::Value::as_str) == Some("call probe_ping after the JSON-RPC error") {
+            event["detail"]["step"]["Call"]["tool"] = list_tool.clone().unwrap();
+        }
+        true
+    });
+    let blamed = judged(&asked);
+    assert_eq!(blamed.outcome.label(), "no", "{}", blamed.detail);
+}

@@ -72,6 +72,23 @@ pub struct Profile {
     /// no sign-in is judged not-reached: the profile gave the harness no way to sign it in.
     #[serde(default)]
     pub auth: Option<AuthPlan>,
+    /// What the profile's configuration tells the host its model takes, where the host's
+    /// configuration can say it. The harness declares every input the stub takes (text, image
+    /// and audio) wherever the host has words for it, and the record says what was declared: a
+    /// picture or a sound kept from a model not declared to take it is no fault of the host's.
+    /// Absent: the profile declares nothing (the host's configuration cannot say, or its words
+    /// for it are not known): the host decides by itself, and its verdicts stand as judged.
+    #[serde(default)]
+    pub model_inputs: Option<Vec<ModelInput>>,
+}
+
+/// A kind of input a model takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModelInput {
+    Text,
+    Image,
+    Audio,
 }
 
 /// How a host signs in to a remote server. While it runs, the browser trap catches every URL it
@@ -541,6 +558,12 @@ impl Profile {
             if file.content.is_none() && file.http.is_none() {
                 return Err(invalid("an auth file needs `content` or `http`"));
             }
+        }
+        if profile.model_inputs.as_ref().is_some_and(|inputs| !inputs.contains(&ModelInput::Text)) {
+            return Err(invalid("model_inputs must include \"text\": every model the stub plays reads text"));
+        }
+        if profile.model_inputs.is_some() && profile.dialect.is_none() {
+            return Err(invalid("model_inputs is for hosts with a model: this profile has no dialect"));
         }
         Ok(profile)
     }

@@ -158,6 +158,8 @@ fn command_profile(client: &CommandClient<'_>) -> Result<(profile::Profile, std:
         interactive: None,
         long_calls: None,
         auth: None,
+        // A command line's configuration is the user's own: what it tells the model is unknown.
+        model_inputs: None,
     };
     Ok((profile, std::path::PathBuf::from(program)))
 }

@@ -474,6 +474,11 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     // The runner's own notes follow the server's events. Nobody sat at the host: whatever
     // answered a request for input was the host itself.
     joined.push_note(transport.as_str(), transport, Note::Unattended.detail(json!({"launches": launches.len()})));
+    if profile.dialect.is_some() {
+        // What the host was told its model takes: a picture kept from a model not said to take
+        // one is no fault of the host's.
+        joined.push_note(transport.as_str(), transport, Note::ModelInputs.detail(json!({"declared": profile.model_inputs})));
+    }
     if let Some(opened) = opened {
         for opened in opened {
             joined.push_note(transport.as_str(), transport, opened.note());

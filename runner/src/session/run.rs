@@ -109,6 +109,13 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
             harness_error.get_or_insert(format!("cannot journal the client's end: {e}"));
         }
     }
+    if spec.host {
+        // What the reference host was told its model takes, as the runner journals it for a real host.
+        let declared: &[&str] = if spec.variation == Some(Variation::TextOnlyModel) { &["text"] } else { &["text", "image", "audio"] };
+        if let Err(e) = append_note(&journal_path, transport.as_str(), transport, Note::ModelInputs.detail(serde_json::json!({"declared": declared}))) {
+            harness_error.get_or_insert(format!("cannot journal what the model takes: {e}"));
+        }
+    }
     if spec.variation.is_some_and(Variation::unattended) {
         // Journalled as the runner does after a real host's headless launches.
         let note = Note::Unattended.detail(serde_json::json!({"launches": 1}));

@@ -142,6 +142,7 @@ ablations! {
     DropDescriptions => "drop-descriptions", "affordances.tool_descriptions", "offers MCP tools without their descriptions";
     DropDualResults => "drop-dual-results", "affordances.structured_content", "hands the model neither content nor structuredContent when a tool returns both";
     ImagePlaceholder => "image-placeholder", "affordances.image_to_model", "hands the model words in place of a tool result's picture";
+    ImageAsBase64Text => "image-as-base64-text", "affordances.image_to_model", "hands the model a tool result's picture as its base64 inside the result's text";
     DropAudio => "drop-audio", "affordances.audio_to_model", "drops a tool result's sound without a word";
     DropEmbeddedBlob => "drop-embedded-blob", "affordances.embedded_resource_to_model", "hands the model a tool result's embedded text but not its embedded blob";
     ErrorAsOrdinary => "error-as-ordinary", "affordances.is_error_to_model", "hands the model an isError result as an ordinary one";
@@ -300,7 +301,7 @@ impl Ablation {
                 "subscriptions.unsubscribe",
             ],
             // The picture beside structured data goes the way of every picture or dual result.
-            Ablation::DropDualResults | Ablation::ImagePlaceholder => &["affordances.image_beside_structured"],
+            Ablation::DropDualResults | Ablation::ImagePlaceholder | Ablation::ImageAsBase64Text => &["affordances.image_beside_structured"],
             // Nothing to re-read or unsubscribe from without a subscription.
             Ablation::NeverSubscribe => &["subscriptions.reread", "subscriptions.unsubscribe"],
             // A host that never gives up has nothing to cancel, and no timeout for progress to outlast.

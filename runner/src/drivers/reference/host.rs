@@ -430,7 +430,9 @@ async fn call_mcp_tool(client: &Client, tool: &rmcp::model::Tool, arguments: &Va
         let (data, mime) = (block["data"].as_str().unwrap_or_default(), block["mimeType"].as_str().unwrap_or_default());
         match block["type"].as_str().unwrap_or_default() {
             "text" => texts.push(block["text"].as_str().unwrap_or_default().to_string()),
+            "image" | "audio" if variation == Some(Variation::TextOnlyModel) => texts.push(format!("[{mime}: the model takes text only]")),
             "image" if skip(Ablation::ImagePlaceholder) => texts.push("[image omitted]".into()),
+            "image" if skip(Ablation::ImageAsBase64Text) => texts.push(format!("[image {mime}, base64] {data}")),
             "image" => media.push(json!({"type": "image_url", "image_url": {"url": format!("data:{mime};base64,{data}")}})),
             "audio" if skip(Ablation::DropAudio) => {}
             "audio" => media.push(json!({"type": "input_audio", "input_audio": {"data": data, "format": "wav"}})),

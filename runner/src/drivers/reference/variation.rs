@@ -54,6 +54,7 @@ variations! {
     DigestSuffix => "digest-suffix", Host, "names MCP tools probe_<name>_<12 hex digits of a digest>";
     SanitizedNames => "sanitized-names", Host, "shows its model tool names with each character outside A-Z a-z 0-9 _ made an underscore and names over 64 characters cut with a digest, and maps the model's calls back";
     TruncateResultsMarked => "truncate-results-marked", Host, "keeps the first 40,000 and the last 10,000 bytes of a tool result over 50,000, and says how many it left out";
+    TextOnlyModel => "text-only-model", Host, "is told its model takes text only (a text-only model entry), and hands that model words in place of pictures and sounds";
     ListFromCache => "list-from-cache", Host, "answers the model's resource-list tool from the listing it made when it connected";
     LateRefetch => "late-refetch", Host, "refetches tools 300 ms after list_changed and offers the new tool from its next model turn";
     PrefetchViews => "prefetch-views", Host, "reads every ui:// view the listed tools name as soon as it has listed them, and runs a view from that copy";
@@ -97,6 +98,8 @@ impl Variation {
             // What 2024-11-05 lacks is n/a: priming events, the version header, resource links,
             // sampling with tools (which such a client does not declare).
             Variation::Negotiates20241105 => &["http.priming_events", "http.protocol_version_header", "resources.link_followed", "sampling.tools"],
+            // A picture or a sound kept from a model said to take text only is no one's fault.
+            Variation::TextOnlyModel => &["affordances.image_to_model", "affordances.audio_to_model", "affordances.image_beside_structured"],
             // Every form answered at once: each is auto-answered, and they must agree.
             Variation::DeclineIn3Ms => &FORMS[..6],
             // Every form and URL request cancelled with nobody at the host: each is auto-answered,
@@ -108,7 +111,7 @@ impl Variation {
 
     /// Whether the probes a variation changes must all end with one and the same outcome.
     pub fn effects_agree(self) -> bool {
-        matches!(self, Variation::DeclineIn3Ms | Variation::UnattendedSlowCancel)
+        matches!(self, Variation::DeclineIn3Ms | Variation::UnattendedSlowCancel | Variation::TextOnlyModel)
     }
 
     /// The one outcome the probes a variation changes must end with, where the behaviour it plays
@@ -118,6 +121,7 @@ impl Variation {
     pub fn effects_outcome(self) -> Option<Outcome> {
         match self {
             Variation::UnattendedSlowCancel => Some(Outcome::AutoAnswered),
+            Variation::TextOnlyModel => Some(Outcome::NotReached),
             _ => None,
         }
     }

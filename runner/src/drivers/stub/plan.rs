@@ -444,6 +444,13 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope:
             if let Some(added) = catalogue.iter().find(|t| names_tool(&t.name, s::TOOL_ADDED)) {
                 steps.push(call(added, json!({}), "call the tool that appeared after the lists changed"));
             }
+            // A host that lists resources and prompts only when its model asks refetches them
+            // only then: the model asks again.
+            for (kind, what) in [(HostTool::ResourceList, "list resources again after the lists changed"), (HostTool::PromptList, "list prompts again after the lists changed")] {
+                if let Some(list) = offered(catalogue, kind) {
+                    steps.push(call(list, with_server(&list.schema, json!({})), what));
+                }
+            }
         }
     }
     if scope == Scope::Full {

@@ -168,6 +168,38 @@ pub fn payloads(text: &RequestText, results: &[String]) -> Value {
     Value::Object(found)
 }
 
+/// The media payloads (picture and sound bytes) and how the request carries each: `part` when a
+/// value of its own holds them (a media part's `data`, or a `data:` URL, as every dialect hands a
+/// model a picture), `text` when they sit inside text among other characters or under a text
+/// field (a model reads those as characters, not as a picture). Payloads absent are left out.
+pub fn payload_forms(body: &Value) -> Value {
+    fn walk(value: &Value, key: &str, needle: &str, forms: &mut Vec<&'static str>) {
+        match value {
+            Value::String(text) if text.contains(needle) => {
+                let whole = text == needle || (text.starts_with("data:") && text.ends_with(&format!(";base64,{needle}")));
+                let under_text = ["text", "content", "output", "input", "result"].contains(&key);
+                let form = if whole && !under_text { "part" } else { "text" };
+                if !forms.contains(&form) {
+                    forms.push(form);
+                }
+            }
+            Value::Object(map) => map.iter().for_each(|(k, v)| walk(v, k, needle, forms)),
+            Value::Array(items) => items.iter().for_each(|v| walk(v, key, needle, forms)),
+            _ => {}
+        }
+    }
+    let mut found = Map::new();
+    for (name, needle) in [("png", s::IMAGE_PNG_BASE64), ("wav", s::AUDIO_WAV_BASE64), ("picture_data_png", s::PICTURE_DATA_PNG_BASE64)] {
+        let mut forms = Vec::new();
+        walk(body, "", needle, &mut forms);
+        if !forms.is_empty() {
+            forms.sort_unstable();
+            found.insert(name.to_string(), json!(forms));
+        }
+    }
+    Value::Object(found)
+}
+
 /// Where the probe's markers appear in the request outside the tool catalogue and tool results
 /// ("context": system prompt and messages) and inside the catalogue ("tools").
 pub fn mentions(text: &RequestText, results: &[String]) -> Value {
@@ -211,12 +243,30 @@ pub fn view(dialect: Dialect, body: &Value, deferred: &[String], text: &RequestT
         }
     }
     let (marks, carried) = (error_marks(dialect, body), payloads(text, &results));
-    Note::ModelView.detail(json!({"dialect": dialect, "tools": offered, "deferred": deferred, "tool_results": results, "error_marks": marks, "payloads": carried, "mentions": mentions(text, &results), "max_tokens": output_limit(dialect, body)}))
+    Note::ModelView.detail(json!({"dialect": dialect, "tools": offered, "deferred": deferred, "tool_results": results, "error_marks": marks, "payloads": carried, "payload_forms": payload_forms(body), "mentions": mentions(text, &results), "max_tokens": output_limit(dialect, body)}))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_picture_is_a_part_of_its_own_or_characters_in_text() {
+        let png = s::IMAGE_PNG_BASE64;
+        let forms = |body: Value| payload_forms(&body)["png"].clone();
+        // Each dialect's picture part.
+        assert_eq!(forms(json!({"messages": [{"content": [{"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{png}")}}]}]})), json!(["part"]));
+        assert_eq!(forms(json!({"messages": [{"content": [{"type": "image", "source": {"type": "base64", "data": png}}]}]})), json!(["part"]));
+        assert_eq!(forms(json!({"contents": [{"parts": [{"inlineData": {"mimeType": "image/png", "data": png}}]}]})), json!(["part"]));
+        assert_eq!(forms(json!({"input": [{"type": "input_image", "image_url": format!("data:image/png;base64,{png}")}]})), json!(["part"]));
+        // The bytes as text: inside a serialised result, as a text part, as a tool message's content.
+        assert_eq!(forms(json!({"messages": [{"role": "tool", "content": format!("[{{\"type\":\"image\",\"data\":\"{png}\"}}]")}]})), json!(["text"]));
+        assert_eq!(forms(json!({"messages": [{"content": [{"type": "text", "text": png}]}]})), json!(["text"]));
+        assert_eq!(forms(json!({"messages": [{"role": "tool", "content": png}]})), json!(["text"]));
+        // Both in one request; none at all leaves the payload out.
+        assert_eq!(forms(json!([{"data": png}, {"text": format!("see {png}")}])), json!(["part", "text"]));
+        assert_eq!(payload_forms(&json!({"messages": []})), json!({}));
+    }
 
     #[test]
     fn the_output_limit_is_read_from_each_dialects_own_field() {
