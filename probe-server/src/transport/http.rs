@@ -607,7 +607,22 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     // Only a request's id is echoed (the tap's own errors included); answers to notifications and
     // responses carry null.
     let request_id = frame.as_ref().filter(|f| f.get("method").is_some()).and_then(|f| f.get("id")).cloned().unwrap_or(Value::Null);
-    let opens_session = session == "-" && frame.as_ref().and_then(|f| f.get("method")).and_then(Value::as_str) == Some("initialize");
+    let is_initialize = frame.as_ref().and_then(|f| f.get("method")).and_then(Value::as_str) == Some("initialize");
+    // An initialize in a session already open: one asking the session's version is answered again
+    // (by the SDK), one asking another is refused (the SDK would switch the session under it).
+    if is_initialize && session != "-" {
+        let negotiated = state.versions.lock().unwrap_or_else(|p| p.into_inner()).get(&session).cloned();
+        if let Some(negotiated) = negotiated {
+            let asked = frame.as_ref().and_then(|f| f.pointer("/params/protocolVersion")).cloned().unwrap_or(Value::Null);
+            let same = asked.as_str() == Some(negotiated.as_str());
+            journal.log(Entry::note(&session, Transport::Http, Note::RepeatedInitialize.detail(json!({"id": request_id, "version": asked, "answered_again": same}))));
+            if !same {
+                let message = format!("invalid request: the session is already initialized with protocol version {negotiated}");
+                return json_error_with_id(journal, &session, StatusCode::BAD_REQUEST, request_id, -32600, message);
+            }
+        }
+    }
+    let opens_session = session == "-" && is_initialize;
     if opens_session && state.open_sessions().await >= MAX_SESSIONS {
         return json_error_with_id(journal, &session, StatusCode::SERVICE_UNAVAILABLE, request_id, -32000, format!("{MAX_SESSIONS} sessions are open: no more"));
     }
@@ -635,7 +650,13 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     if state.variant == Variant::JsonResponses && streams && !is_get && !request_id.is_null() && parts_out.status.is_success() {
         let (held, first) = first_data_event(&mut data).await;
         match first.filter(|event| answers(event, &request_id)) {
-            Some(answer) => return json_answer(journal, &out_session, parts_out, answer, request_id),
+            Some(answer) => {
+                let version = serde_json::from_str::<Value>(&answer).ok().and_then(|a| a.pointer("/result/protocolVersion")?.as_str().map(str::to_string));
+                if let Some(version) = version.filter(|_| is_initialize) {
+                    state.versions.lock().unwrap_or_else(|p| p.into_inner()).insert(out_session.clone(), version);
+                }
+                return json_answer(journal, &out_session, parts_out, answer, request_id);
+            }
             None => data = StreamExt::boxed(futures::stream::once(async move { Ok(Bytes::from(held)) }).chain(data)),
         }
     }

@@ -168,6 +168,11 @@ impl Lifecycle {
         self.opened.lock().unwrap_or_else(|p| p.into_inner()).is_some()
     }
 
+    /// Whether an `initialize` was sent on and not yet answered.
+    fn in_flight(&self) -> bool {
+        self.asked.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+    }
+
     /// The opening answer, for a repeated `initialize` that asks the same version.
     fn answer_again(&self, version: Option<&str>) -> Option<Value> {
         let opened = self.opened.lock().unwrap_or_else(|p| p.into_inner());
@@ -351,6 +356,13 @@ async fn pump_input<R: AsyncRead + Unpin>(
                     Some(result) => outbound.send(serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "result": result})).unwrap_or_default()),
                     None => outbound.send(error_frame(id, -32600, "invalid request: the session is already initialized with another protocol version")),
                 }
+                continue;
+            }
+            if outbound.lifecycle.in_flight() {
+                // A second opening before the first is answered would switch the session under
+                // the first (it did: three answers, ending on the last version asked).
+                journal.log(Entry::note(SESSION, Transport::Stdio, Note::RepeatedInitialize.detail(json!({"id": id, "version": asked_version, "in_flight": true}))));
+                outbound.send(error_frame(id, -32600, "invalid request: an initialize is already in flight"));
                 continue;
             }
             outbound.lifecycle.asking(&id, asked_version);

@@ -486,3 +486,27 @@ async fn only_the_endpoints_own_path_serves_mcp() {
     assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
     protected.stop().await;
 }
+
+/// Issue 52: an `initialize` in a session already open went to the SDK unguarded. Now one asking
+/// another version is refused with -32600 and the session keeps its version; one asking the
+/// same version is answered with the opening answer again (as on stdio).
+#[tokio::test]
+async fn an_initialize_in_an_open_session_is_refused_or_answered_again() {
+    let served = Served::start(probe_server::Variant::Standard).await;
+    let addr = served.addr;
+    let (session, opened, _) = session_at(addr, "2025-11-25").await;
+    let in_session = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
+    let other = r#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    // Its version header agrees with what it asks: only the session's version stands in the way.
+    let refused = post(addr, &format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2024-11-05\r\n"), other).await;
+    assert!(refused.contains("\"id\":7") && refused.contains("-32600"), "{refused}");
+    let same = r#"{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let again = post(addr, &in_session, same).await;
+    assert!(again.contains("\"id\":8") && again.contains("\"protocolVersion\":\"2025-11-25\""), "{again}");
+    let listed = post(addr, &in_session, r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#).await;
+    assert!(listed.contains("\"tools\""), "the session goes on: {listed}");
+    assert!(opened.contains("2025-11-25"));
+    let events = served.stop().await.events;
+    let repeated = events.iter().filter(|e| probe_server::note::Note::of(e) == Some(probe_server::note::Note::RepeatedInitialize)).count();
+    assert_eq!(repeated, 2, "both repeats are noted");
+}

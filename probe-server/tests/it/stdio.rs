@@ -209,6 +209,29 @@ async fn a_second_initialize_is_refused_and_the_session_keeps_its_version() {
     assert_eq!(repeated.iter().map(|e| e.detail.as_ref().unwrap()["answered_again"].clone()).collect::<Vec<_>>(), vec![Value::from(true), Value::from(false)]);
 }
 
+/// Issue 52: a second `initialize` sent before the first was answered switched the session under
+/// it (three answers, ending on the last version asked). Now it is refused, and the session keeps
+/// the version of the first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_initialize_sent_before_the_first_is_answered_is_refused() {
+    let (dir, mut client_write, mut replies, serving) = serve_in_memory();
+    let second = b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2024-11-05\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n";
+    // Both in one write: the second is read before the first can have been answered.
+    send(&mut client_write, &[INITIALIZE_2025, second.as_slice()].concat()).await;
+    let (a, b) = (next_reply(&mut replies).await, next_reply(&mut replies).await);
+    let (opening, refused) = if a["id"] == 1 { (a, b) } else { (b, a) };
+    assert_eq!(opening["result"]["protocolVersion"], "2025-11-25", "{opening}");
+    assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (Value::from(2), Value::from(-32600)), "{refused}");
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await;
+    send(&mut client_write, b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n").await;
+    assert_eq!(next_reply(&mut replies).await["id"], 3, "the session goes on");
+    client_write.shutdown().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(30), serving).await.expect("the server ends at end of input").unwrap().unwrap();
+    let events = read_journal(&dir.path().join("journal.jsonl")).unwrap().events;
+    let answers = events.iter().filter(|e| e.raw.as_deref().is_some_and(|r| r.contains("\"protocolVersion\"") && r.contains("\"result\""))).count();
+    assert_eq!(answers, 1, "one opening answer only");
+}
+
 /// Issue 21, defect 7: an id of `7.0` was answered as `7` (the client never saw its answer) and
 /// left a pending entry, so the server lingered the whole drain time at end of input. Now such an
 /// id is refused with the id as sent, and nothing is left pending.
