@@ -67,6 +67,11 @@ pub const WRONG_ISS_SUFFIX: &str = "/someone-else";
 /// An access token's lifetime, and the auth-refresh variant's.
 pub const TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
 pub const SHORT_TOKEN_LIFETIME: Duration = Duration::from_secs(2);
+/// How long an authorization waits for the person's approval, and a code for its redemption
+/// (RFC 6749 §4.1.2 recommends ten minutes at most for a code).
+pub const PENDING_LIFETIME: Duration = Duration::from_secs(600);
+/// The most authorizations waiting at once: the oldest is forgotten for a new one.
+pub const MAX_PENDING: usize = 1024;
 
 /// What one auth variant serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,10 +224,11 @@ impl TokenCheck {
 struct Book {
     /// Registered client ids.
     clients: HashSet<String>,
-    /// Authorization requests the person has not approved yet, by request id.
-    pending: HashMap<String, Ask>,
-    /// Codes issued and not yet redeemed.
-    codes: HashMap<String, Ask>,
+    /// Authorization requests the person has not approved yet, by request id, with when each
+    /// was asked.
+    pending: HashMap<String, (Ask, Instant)>,
+    /// Codes issued and not yet redeemed, with when each was issued.
+    codes: HashMap<String, (Ask, Instant)>,
     /// Refresh tokens, each with the scope and audience it renews.
     refresh: HashMap<String, (String, String)>,
     tokens: Vec<Token>,
@@ -238,15 +244,22 @@ pub struct Authority {
     journal: Journal,
     book: Mutex<Book>,
     serial: std::sync::atomic::AtomicU64,
+    /// How long the authorization server waits for a request head, and for a whole body.
+    pub(crate) read_deadline: Duration,
 }
 
 impl Authority {
     pub fn new(plan: Plan, issuer: String, resource: String, journal: Journal) -> Authority {
-        Authority { plan, issuer, resource, journal, book: Mutex::default(), serial: Default::default() }
+        Authority { plan, issuer, resource, journal, book: Mutex::default(), serial: Default::default(), read_deadline: Duration::from_secs(10) }
     }
 
     fn book(&self) -> std::sync::MutexGuard<'_, Book> {
         self.book.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The journal the authorization server writes to (the MCP server's).
+    pub(crate) fn journal(&self) -> &Journal {
+        &self.journal
     }
 
     pub(crate) fn note(&self, session: &str, note: Note, fields: Value) {
@@ -332,22 +345,48 @@ impl Authority {
     }
 
     pub(crate) fn hold(&self, ask: Ask) -> String {
+        self.hold_at(ask, Instant::now())
+    }
+
+    /// Holds an authorization for the person's approval, asked at `now`; expired ones go, and
+    /// past [`MAX_PENDING`] the oldest.
+    fn hold_at(&self, ask: Ask, now: Instant) -> String {
         let request = opaque("probe-request");
-        self.book().pending.insert(request.clone(), ask);
+        let mut book = self.book();
+        book.pending.retain(|_, (_, asked)| now.saturating_duration_since(*asked) < PENDING_LIFETIME);
+        if book.pending.len() >= MAX_PENDING {
+            if let Some(oldest) = book.pending.iter().min_by_key(|(_, (_, asked))| *asked).map(|(id, _)| id.clone()) {
+                book.pending.remove(&oldest);
+            }
+        }
+        book.pending.insert(request.clone(), (ask, now));
         request
     }
 
     /// Approves a pending authorization: its code and what was asked.
     pub(crate) fn approve(&self, request: &str) -> Option<(String, Ask)> {
+        self.approve_at(request, Instant::now())
+    }
+
+    fn approve_at(&self, request: &str, now: Instant) -> Option<(String, Ask)> {
         let mut book = self.book();
-        let ask = book.pending.remove(request)?;
+        let (ask, asked) = book.pending.remove(request)?;
+        if now.saturating_duration_since(asked) >= PENDING_LIFETIME {
+            return None;
+        }
         let code = opaque("probe-code");
-        book.codes.insert(code.clone(), ask.clone());
+        book.codes.retain(|_, (_, issued)| now.saturating_duration_since(*issued) < PENDING_LIFETIME);
+        book.codes.insert(code.clone(), (ask.clone(), now));
         Some((code, ask))
     }
 
     pub(crate) fn redeem(&self, code: &str) -> Option<Ask> {
-        self.book().codes.remove(code)
+        self.redeem_at(code, Instant::now())
+    }
+
+    fn redeem_at(&self, code: &str, now: Instant) -> Option<Ask> {
+        let (ask, issued) = self.book().codes.remove(code)?;
+        (now.saturating_duration_since(issued) < PENDING_LIFETIME).then_some(ask)
     }
 
     /// Issues an access token and a refresh token for `scope` and `audience`.
@@ -435,5 +474,36 @@ mod tests {
         assert!(needs_step_up(&step_up, Some(&call), SCOPE_READ));
         assert!(!needs_step_up(&step_up, Some(&call), "probe:read probe:write"));
         assert!(!needs_step_up(&Plan::of(Variant::Auth).unwrap(), Some(&call), SCOPE_READ));
+    }
+
+    #[test]
+    fn authorizations_and_codes_expire_and_waiting_ones_are_capped() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal::create(&dir.path().join("j.jsonl")).unwrap();
+        let authority = Authority::new(Plan::of(Variant::Auth).unwrap(), "http://127.0.0.1:1".into(), "http://127.0.0.1:2/mcp".into(), journal);
+        let ask = || Ask { redirect_uri: "http://127.0.0.1:9/cb".into(), state: None, challenge: None, challenge_method: None, scope: None, resource: None };
+        let t0 = Instant::now();
+        let late = t0 + PENDING_LIFETIME + Duration::from_secs(1);
+        // Approved in time, redeemed in time: a code, once.
+        let request = authority.hold_at(ask(), t0);
+        let (code, _) = authority.approve_at(&request, t0 + Duration::from_secs(5)).expect("approved in time");
+        assert!(authority.redeem_at(&code, t0 + Duration::from_secs(6)).is_some());
+        assert!(authority.redeem_at(&code, t0 + Duration::from_secs(7)).is_none(), "a code is redeemed once");
+        // Approved too late, or a code redeemed too late: nothing.
+        let waited = authority.hold_at(ask(), t0);
+        assert!(authority.approve_at(&waited, late).is_none());
+        let request = authority.hold_at(ask(), t0);
+        let (stale, _) = authority.approve_at(&request, t0).unwrap();
+        assert!(authority.redeem_at(&stale, late).is_none());
+        // However many are asked, at most MAX_PENDING wait; the oldest go first.
+        let first = authority.hold_at(ask(), t0);
+        for i in 0..MAX_PENDING {
+            authority.hold_at(ask(), t0 + Duration::from_millis(1 + i as u64));
+        }
+        assert!(authority.book().pending.len() <= MAX_PENDING);
+        assert!(authority.approve_at(&first, t0 + Duration::from_secs(2)).is_none(), "the oldest was forgotten");
+        // Expired ones leave when a new one comes.
+        authority.hold_at(ask(), late + PENDING_LIFETIME);
+        assert_eq!(authority.book().pending.len(), 1);
     }
 }

@@ -20,21 +20,28 @@ use super::*;
 
 /// The largest request body read.
 const MAX_BODY: usize = 64 * 1024;
+/// How long a request head, and a whole request body, may take to arrive at most (a sign-in's
+/// forms are a few hundred bytes).
+const READ_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
 /// The session label of the authorization server's notes.
 pub const SESSION: &str = "authorization-server";
 
 /// Opens the authorization server on an ephemeral loopback port; its origin is the issuer. The
 /// `Authority` it shares with the protected resource is made by `authority`, which is handed the
-/// issuer. It stops when `closing` is cancelled.
-pub async fn open(closing: CancellationToken, authority: impl FnOnce(String) -> Authority) -> std::io::Result<Arc<Authority>> {
+/// issuer. A request head, and a whole body, may take `reading` (at most 10 s). It stops when
+/// `closing` is cancelled.
+pub async fn open(closing: CancellationToken, reading: std::time::Duration, authority: impl FnOnce(String) -> Authority) -> std::io::Result<Arc<Authority>> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let issuer = format!("http://{}", listener.local_addr()?);
-    let authority = Arc::new(authority(issuer));
+    let mut made = authority(issuer);
+    made.read_deadline = reading.min(READ_DEADLINE);
+    let authority = Arc::new(made);
     authority.note(SESSION, Note::AuthServing, json!({"issuer": authority.issuer, "resource": authority.resource, "named_resource": authority.named_resource()}));
     let app = axum::Router::new().fallback(handle).with_state(authority.clone());
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).with_graceful_shutdown(async move { closing.cancelled().await }).await;
-    });
+    // The MCP port's own connection handling: a cap on open connections, a deadline for each
+    // request head, and every refused connection journalled.
+    let (journal, limits) = (authority.journal().clone(), crate::transport::connections::Limits { read_timeout: authority.read_deadline });
+    tokio::spawn(crate::transport::connections::serve(listener, app, journal, limits, closing));
     Ok(authority)
 }
 
@@ -101,10 +108,12 @@ fn header_text(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
 
 async fn handle(State(authority): State<Arc<Authority>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let (bytes, body_error) = match axum::body::to_bytes(body, MAX_BODY).await {
-        Ok(bytes) => (bytes, None),
-        // Over the limit, or cut short: said in the journal and answered, never dropped unsaid.
-        Err(error) => (Default::default(), Some(format!("the body could not be read whole (the limit is {MAX_BODY} bytes): {error}"))),
+    let deadline = authority.read_deadline;
+    let (bytes, body_error) = match tokio::time::timeout(deadline, axum::body::to_bytes(body, MAX_BODY)).await {
+        Ok(Ok(bytes)) => (bytes, None),
+        // Over the limit, cut short or too slow: said in the journal and answered, never dropped unsaid.
+        Ok(Err(error)) => (Default::default(), Some(format!("the body could not be read whole (the limit is {MAX_BODY} bytes): {error}"))),
+        Err(_) => (Default::default(), Some(format!("the body did not arrive whole within {} s", deadline.as_secs_f32()))),
     };
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let content_type = header_text(&parts.headers, header::CONTENT_TYPE).unwrap_or("");
@@ -414,11 +423,16 @@ mod tests {
     /// The authorization server of the auth variant on a loopback port, journalling to `j.jsonl`
     /// in the directory returned: that directory, what stops it, and its address.
     async fn serving() -> (tempfile::TempDir, CancellationToken, String) {
+        serving_with(READ_DEADLINE).await
+    }
+
+    /// As [`serving`], waiting `reading` for a head and a whole body.
+    async fn serving_with(reading: std::time::Duration) -> (tempfile::TempDir, CancellationToken, String) {
         let dir = tempfile::tempdir().unwrap();
         let journal = Journal::create(&dir.path().join("j.jsonl")).unwrap();
         let closing = CancellationToken::new();
         let plan = Plan::of(Variant::Auth).unwrap();
-        let authority = open(closing.clone(), move |issuer| Authority::new(plan, issuer, "http://127.0.0.1:2/mcp".into(), journal)).await.unwrap();
+        let authority = open(closing.clone(), reading, move |issuer| Authority::new(plan, issuer, "http://127.0.0.1:2/mcp".into(), journal)).await.unwrap();
         let address = authority.issuer.trim_start_matches("http://").to_string();
         (dir, closing, address)
     }
@@ -448,6 +462,52 @@ mod tests {
         let read = crate::journal::read_journal(&path).unwrap();
         let refused = read.events.iter().filter(|e| e.detail.as_ref().is_some_and(|d| d["event"] == "auth_answer" && d["status"] == 403)).count();
         assert_eq!(refused, 2, "each refusal is journalled");
+    }
+
+    /// Issue 52, N8: the authorization server's port had none of the MCP port's protections (300
+    /// stalled connections were all still open after 40 s). Now a head that does not come whole
+    /// in time closes its connection, a body still trickling at the deadline is refused, and a
+    /// connection over the cap is closed at once; each is journalled.
+    #[tokio::test]
+    async fn stalled_heads_slow_bodies_and_connections_over_the_cap_are_cut_and_journalled() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (dir, closing, address) = serving_with(std::time::Duration::from_secs(1)).await;
+        let path = dir.path().join("j.jsonl");
+        let mut stalled = tokio::net::TcpStream::connect(&address).await.unwrap();
+        stalled.write_all(b"POST /token HTTP/1.1\r\nHo").await.unwrap();
+        let mut rest = Vec::new();
+        tokio::time::timeout(std::time::Duration::from_secs(30), stalled.read_to_end(&mut rest)).await.expect("a stalled head is closed").unwrap();
+
+        // A byte every 100 ms never pauses long, but the whole body takes far longer than 1 s.
+        let mut slow = tokio::net::TcpStream::connect(&address).await.unwrap();
+        let head = format!("POST {TOKEN_PATH} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\n");
+        slow.write_all(head.as_bytes()).await.unwrap();
+        let trickle = async {
+            for _ in 0..1000 {
+                if slow.write_all(b"a").await.is_err() {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+        };
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(30), trickle).await;
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("did not arrive whole within 1 s"), "{text}");
+
+        let mut open = Vec::new();
+        for _ in 0..crate::transport::MAX_CONNECTIONS {
+            open.push(tokio::net::TcpStream::connect(&address).await.unwrap());
+        }
+        let mut over = tokio::net::TcpStream::connect(&address).await.unwrap();
+        let mut nothing = Vec::new();
+        tokio::time::timeout(std::time::Duration::from_secs(30), over.read_to_end(&mut nothing)).await.expect("the connection over the cap is closed").unwrap();
+        drop(open);
+        closing.cancel();
+        let read = crate::journal::read_journal(&path).unwrap();
+        let refused: Vec<String> =
+            read.events.iter().filter(|e| e.kind == crate::journal::EventKind::Refused).map(|e| e.detail.as_ref().unwrap()["connection"].to_string()).collect();
+        assert!(refused.iter().any(|r| r.contains("timed out") || r.contains("timeout")), "{refused:?}");
+        assert!(refused.iter().any(|r| r.contains("limit")), "{refused:?}");
     }
 
     #[tokio::test]

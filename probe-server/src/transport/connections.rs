@@ -31,14 +31,14 @@ pub const MAX_HEADERS: usize = 100;
 
 /// How the connections of one server are served.
 #[derive(Clone)]
-pub(super) struct Limits {
+pub(crate) struct Limits {
     /// How long a request head (or, once a request is served, the next one) may take to arrive.
     pub read_timeout: Duration,
 }
 
 /// Accepts connections on `listener` and serves `app` on each until `shutdown` is cancelled, then
 /// waits for the open ones to finish.
-pub(super) async fn serve(listener: TcpListener, app: axum::Router, journal: Journal, limits: Limits, shutdown: CancellationToken) -> std::io::Result<()> {
+pub(crate) async fn serve(listener: TcpListener, app: axum::Router, journal: Journal, limits: Limits, shutdown: CancellationToken) -> std::io::Result<()> {
     let connections = TaskTracker::new();
     let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {

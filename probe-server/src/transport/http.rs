@@ -40,6 +40,9 @@ pub const MAX_SESSIONS: usize = 256;
 /// How long the tap waits for a request head, or for the next chunk of a body, by default.
 pub const READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
+/// How long a whole request body may take to arrive (at most; a shorter read timeout shortens it).
+pub const BODY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The path the MCP endpoint is mounted at.
 pub const MCP_PATH: &str = "/mcp";
 /// The largest POST body parsed: the frame limit both transports share. A longer body is read
@@ -431,15 +434,21 @@ enum BodyRead {
 }
 
 /// Reads a body, holding at most `limit` bytes of it.
-/// A body that pauses longer than `idle` between two chunks is cut there.
+/// A body that pauses longer than `idle` between two chunks is cut there, and one still arriving
+/// after [`BODY_DEADLINE`] (or `idle`, if shorter) in all is cut then: a byte every few seconds
+/// would otherwise hold a connection, and 256 such held every other client out.
 async fn read_body(body: Body, limit: usize, idle: std::time::Duration) -> BodyRead {
     let mut chunks = body.into_data_stream();
     let mut kept: Vec<u8> = Vec::new();
     let mut summary: Option<super::Summary> = None;
+    let whole = BODY_DEADLINE.min(idle);
+    let deadline = tokio::time::Instant::now() + whole;
     loop {
-        let chunk = match tokio::time::timeout(idle, chunks.next()).await {
+        let wait = idle.min(deadline.saturating_duration_since(tokio::time::Instant::now()));
+        let chunk = match tokio::time::timeout(wait, chunks.next()).await {
             Ok(Some(chunk)) => chunk,
             Ok(None) => break,
+            Err(_) if wait < idle => Err(axum::Error::new(format!("the body did not arrive whole within {} s", whole.as_secs_f32()))),
             Err(_) => Err(axum::Error::new(format!("no byte of the body for {} s", idle.as_secs_f32()))),
         };
         match chunk {
@@ -822,7 +831,8 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
         Some(plan) => {
             let resource = format!("http://{local}{MCP_PATH}");
             let (journal, closing) = (journal.clone(), shutdown.child_token());
-            Some(crate::auth::server::open(closing, move |issuer| crate::auth::Authority::new(plan, issuer, resource, journal)).await?)
+            let reading = read_timeout.unwrap_or(READ_TIMEOUT);
+            Some(crate::auth::server::open(closing, reading, move |issuer| crate::auth::Authority::new(plan, issuer, resource, journal)).await?)
         }
         None => None,
     };

@@ -8,7 +8,7 @@ use crate::journal::{RawText, HEAD_BYTES};
 use crate::note::Note;
 
 pub mod auth_gate;
-mod connections;
+pub(crate) mod connections;
 pub mod http;
 pub(crate) mod legacy_tasks;
 pub mod stdio;

@@ -510,3 +510,56 @@ async fn an_initialize_in_an_open_session_is_refused_or_answered_again() {
     let repeated = events.iter().filter(|e| probe_server::note::Note::of(e) == Some(probe_server::note::Note::RepeatedInitialize)).count();
     assert_eq!(repeated, 2, "both repeats are noted");
 }
+
+/// Issue 52: a body had no total deadline, so 256 connections sending a byte every few seconds
+/// held every slot and kept every other client out. Now a body still arriving at the deadline (the
+/// read timeout here, 2 s; 10 s at most) is cut, and a new client gets in once the slow ones are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_bodies_on_every_connection_keep_a_new_client_out_no_longer_than_the_body_deadline() {
+    use probe_server::transport::MAX_CONNECTIONS;
+    let options = ServeOptions { read_timeout: Some(Duration::from_secs(2)), ..ServeOptions::default() };
+    let served = Served::start_with(options).await;
+    let addr = served.addr;
+    let head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n");
+    let mut slow = Vec::new();
+    for _ in 0..MAX_CONNECTIONS {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream.write_all(head.as_bytes()).await.unwrap();
+        slow.push(stream);
+    }
+    // A byte on each every 300 ms: no pause is long, the whole body never comes.
+    let trickling = tokio::spawn(async move {
+        for _ in 0..200 {
+            for stream in &mut slow {
+                let _ = stream.write_all(b" ").await;
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+    });
+    // A new client knocks until it is served: once the slow bodies are cut, it is.
+    let knocking = async {
+        loop {
+            let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let request = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{INITIALIZE}",
+                INITIALIZE.len()
+            );
+            let _ = stream.write_all(request.as_bytes()).await;
+            let mut answer = String::new();
+            let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_string(&mut answer)).await;
+            if answer.starts_with("HTTP/1.1 200") {
+                return answer;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    let answer = tokio::time::timeout(Duration::from_secs(60), knocking).await.expect("a new client got in while bodies trickled");
+    assert!(answer.contains("\"protocolVersion\""), "{answer}");
+    trickling.abort();
+    let events = served.stop().await.events;
+    let cut = events
+        .iter()
+        .filter(|e| e.kind == EventKind::Partial && e.detail.as_ref().is_some_and(|d| d["error"].as_str().is_some_and(|m| m.contains("did not arrive whole"))))
+        .count();
+    assert!(cut > 0, "the slow bodies are cut at the deadline and journalled");
+}
