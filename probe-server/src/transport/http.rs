@@ -40,7 +40,7 @@ pub const MAX_SESSIONS: usize = 256;
 /// How long the tap waits for a request head, or for the next chunk of a body, by default.
 pub const READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// How long a whole request body may take to arrive (at most; a shorter read timeout shortens it).
+/// How long a whole request body may take to arrive (at most; a short read timeout shortens it).
 pub const BODY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The path the MCP endpoint is mounted at.
@@ -423,25 +423,24 @@ fn find_event_end(buffer: &[u8]) -> Option<(usize, usize)> {
 
 /// What arrived of a request body.
 enum BodyRead {
-    Whole(Bytes),
+    /// The body, with its room in the memory budget when it is a large one.
+    Whole(Bytes, Option<tokio::sync::SemaphorePermit<'static>>),
     /// Over the limit: read to its end, summarised, never held whole.
     Oversize(super::Summary),
     /// The body ended with an error (the client stopped sending): the bytes that arrived.
-    Cut {
-        raw: crate::journal::RawText,
-        error: String,
-    },
+    Cut { raw: crate::journal::RawText, error: String },
 }
 
 /// Reads a body, holding at most `limit` bytes of it.
 /// A body that pauses longer than `idle` between two chunks is cut there, and one still arriving
-/// after [`BODY_DEADLINE`] (or `idle`, if shorter) in all is cut then: a byte every few seconds
-/// would otherwise hold a connection, and 256 such held every other client out.
+/// after [`BODY_DEADLINE`] (or five times `idle`, if shorter) in all is cut then: a byte every
+/// few seconds would otherwise hold a connection, and 256 such held every other client out.
 async fn read_body(body: Body, limit: usize, idle: std::time::Duration) -> BodyRead {
     let mut chunks = body.into_data_stream();
     let mut kept: Vec<u8> = Vec::new();
     let mut summary: Option<super::Summary> = None;
-    let whole = BODY_DEADLINE.min(idle);
+    let mut room = None;
+    let whole = BODY_DEADLINE.min(idle.saturating_mul(5));
     let deadline = tokio::time::Instant::now() + whole;
     loop {
         let wait = idle.min(deadline.saturating_duration_since(tokio::time::Instant::now()));
@@ -461,7 +460,19 @@ async fn read_body(body: Body, limit: usize, idle: std::time::Duration) -> BodyR
                     summary = Some(started);
                     kept = Vec::new();
                 }
-                None => kept.extend_from_slice(&bytes),
+                None => {
+                    // A body growing large waits for room in the budget before it is held.
+                    if room.is_none() && kept.len() + bytes.len() > super::budget::LARGE {
+                        match tokio::time::timeout_at(deadline, super::budget::reading(limit)).await {
+                            Ok(permit) => room = permit,
+                            Err(_) => {
+                                let error = format!("no room to hold the body within {} s (other large bodies took the memory budget)", whole.as_secs_f32());
+                                return BodyRead::Cut { raw: crate::journal::RawText::from_bytes(&kept), error };
+                            }
+                        }
+                    }
+                    kept.extend_from_slice(&bytes)
+                }
             },
             Err(err) => {
                 let raw = match summary {
@@ -474,7 +485,7 @@ async fn read_body(body: Body, limit: usize, idle: std::time::Duration) -> BodyR
     }
     match summary {
         Some(summary) => BodyRead::Oversize(summary),
-        None => BodyRead::Whole(Bytes::from(kept)),
+        None => BodyRead::Whole(Bytes::from(kept), room),
     }
 }
 
@@ -521,7 +532,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         let mut entry = Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::Refused)
             .with_detail(json!({"path": parts.uri.path(), "status": 404, "why": format!("not the MCP endpoint ({MCP_PATH})")}));
         let body = match read_body(body, MAX_BODY, state.read_timeout).await {
-            BodyRead::Whole(bytes) => crate::journal::RawText::from_bytes(&bytes),
+            BodyRead::Whole(bytes, _) => crate::journal::RawText::from_bytes(&bytes),
             BodyRead::Oversize(summary) => summary.raw(),
             BodyRead::Cut { raw, .. } => raw,
         };
@@ -534,8 +545,8 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     if parts.method == axum::http::Method::DELETE && session != "-" && !state.session_open(&session).await {
         return json_error(journal, &session, StatusCode::NOT_FOUND, -32001, format!("no open session {session}"));
     }
-    let bytes = match read_body(body, MAX_BODY, state.read_timeout).await {
-        BodyRead::Whole(bytes) => bytes,
+    let (bytes, _room) = match read_body(body, MAX_BODY, state.read_timeout).await {
+        BodyRead::Whole(bytes, room) => (bytes, room),
         BodyRead::Oversize(summary) => {
             let mut entry = Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::Oversize);
             entry.raw = Some(summary.raw());
@@ -557,6 +568,15 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         journal.log(entry);
         return json_error(journal, &session, StatusCode::PAYLOAD_TOO_LARGE, -32600, message);
     }
+    // A large frame waits its turn to be parsed, here and by the SDK, and keeps it until its
+    // answer has gone out (the SDK holds the parsed request while it serves it).
+    let Ok(turn) = tokio::time::timeout(BODY_DEADLINE, super::budget::parsing(bytes.len())).await else {
+        let message = format!("other large frames are being served: none came free within {} s", BODY_DEADLINE.as_secs());
+        let mut entry = Entry::new(&session, Transport::Http, Direction::ClientToServer, EventKind::Refused).with_detail(json!({"why": message}));
+        entry.raw = Some(crate::journal::RawText::from_bytes(&bytes));
+        journal.log(entry);
+        return json_error(journal, &session, StatusCode::SERVICE_UNAVAILABLE, -32000, message);
+    };
     let mut frame = None;
     let is_post = parts.method == axum::http::Method::POST;
     let refused = |frame: Option<&Value>| state.auth.as_deref().and_then(|authority| super::auth_gate::refusal(authority, journal, &session, &parts, frame));
@@ -695,6 +715,11 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
                 sse.journal.log(Entry::note(&sse.session, Transport::Http, Note::StreamDropped.detail(json!({"last_sse_id": last_id}))));
             }
             Some((Ok(Bytes::from(out)), (inner, sse, end_now)))
+        });
+        // A large frame's turn ends with its stream (its end, or the client gone).
+        let stream = stream.map(move |item| {
+            let _held = &turn;
+            item
         });
         return Response::from_parts(parts_out, Body::from_stream(stream));
     }

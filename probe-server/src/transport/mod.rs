@@ -8,6 +8,7 @@ use crate::journal::{RawText, HEAD_BYTES};
 use crate::note::Note;
 
 pub mod auth_gate;
+pub mod budget;
 pub(crate) mod connections;
 pub mod http;
 pub(crate) mod legacy_tasks;

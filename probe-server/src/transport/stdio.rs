@@ -300,6 +300,9 @@ async fn pump_input<R: AsyncRead + Unpin>(
             outbound.send(error_frame(Value::Null, -32600, &message));
             continue;
         }
+        // A large line waits its turn to be parsed, as an HTTP body does (one budget per process);
+        // the turn ends once the frame is on its way to the SDK.
+        let _parsing = super::budget::parsing(line.len()).await;
         let value: Value = match serde_json::from_slice(&line) {
             Ok(value) => value,
             Err(err) => {

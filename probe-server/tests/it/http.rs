@@ -512,12 +512,12 @@ async fn an_initialize_in_an_open_session_is_refused_or_answered_again() {
 }
 
 /// Issue 52: a body had no total deadline, so 256 connections sending a byte every few seconds
-/// held every slot and kept every other client out. Now a body still arriving at the deadline (the
-/// read timeout here, 2 s; 10 s at most) is cut, and a new client gets in once the slow ones are.
+/// held every slot and kept every other client out. Now a body still arriving at the deadline (five
+/// read timeouts here, 5 s; 10 s at most) is cut, and a new client gets in once the slow ones are.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_bodies_on_every_connection_keep_a_new_client_out_no_longer_than_the_body_deadline() {
     use probe_server::transport::MAX_CONNECTIONS;
-    let options = ServeOptions { read_timeout: Some(Duration::from_secs(2)), ..ServeOptions::default() };
+    let options = ServeOptions { read_timeout: Some(Duration::from_secs(1)), ..ServeOptions::default() };
     let served = Served::start_with(options).await;
     let addr = served.addr;
     let head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n");
