@@ -133,6 +133,8 @@ pub enum TaskError {
     Unknown(String),
     #[error("task {0} asks for no input under the keys given")]
     NoSuchInput(String),
+    #[error("task {0} has already ended ({1})")]
+    Ended(String, &'static str),
 }
 
 fn now() -> String {
@@ -221,11 +223,15 @@ impl Tasks {
         }
     }
 
-    /// `tasks/cancel`: the task ends cancelled unless it already ended.
+    /// `tasks/cancel`: the task ends cancelled; one that already ended is refused (as 2025-11-25
+    /// says: a cancellation of a task in a terminal status is invalid params), in both eras alike.
     pub fn cancel(&self, task_id: &str) -> Result<(), TaskError> {
-        let done = self.with(task_id, |status, _| status.is_terminal())?;
+        let ended = self.with(task_id, |status, _| status.is_terminal().then(|| status.as_str()))?;
+        if let Some(status) = ended {
+            return Err(TaskError::Ended(task_id.to_string(), status));
+        }
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        if let (Some(entry), false) = (entries.get_mut(task_id), done) {
+        if let Some(entry) = entries.get_mut(task_id) {
             entry.cancelled = true;
         }
         Ok(())
@@ -335,6 +341,9 @@ mod tests {
         assert_eq!(tasks.get("t2").unwrap().0, Status::Working);
         tasks.cancel("t2").unwrap();
         assert_eq!(tasks.get("t2").unwrap().0, Status::Cancelled);
+        // A task that ended is not cancelled again, nor one that completed (issue 52, N12).
+        assert_eq!(tasks.cancel("t2"), Err(TaskError::Ended("t2".into(), "cancelled")));
+        assert_eq!(tasks.cancel("t1"), Err(TaskError::Ended("t1".into(), "completed")));
         assert_eq!(tasks.get("t3"), Err(TaskError::Unknown("t3".into())));
         assert!(tasks.start("probe_other", "t4").is_none());
     }

@@ -461,7 +461,8 @@ async fn only_the_endpoints_own_path_serves_mcp() {
     let served = Served::start(probe_server::Variant::Standard).await;
     let addr = served.addr;
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-    for path in ["/mcp/rpc", "/mcp/health", "/other"] {
+    // A trailing slash is another path too (issue 52, N12); a query on the endpoint is the endpoint.
+    for path in ["/mcp/rpc", "/mcp/health", "/other", "/mcp/"] {
         let head = format!(
             "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{ping}",
             ping.len()
@@ -475,7 +476,7 @@ async fn only_the_endpoints_own_path_serves_mcp() {
     assert!(served_answer.starts_with("HTTP/1.1 200"), "{served_answer}");
     let events = served.stop().await.events;
     let refused: Vec<_> = events.iter().filter(|e| e.kind == EventKind::Refused).collect();
-    assert_eq!(refused.len(), 3, "{refused:?}");
+    assert_eq!(refused.len(), 4, "{refused:?}");
     assert!(refused.iter().all(|e| e.raw.as_deref() == Some(ping) && e.detail.as_ref().is_some_and(|d| d["status"] == 404)), "{refused:?}");
     assert_eq!(events.iter().filter(|e| e.kind == EventKind::Frame && e.method.as_deref() == Some("ping")).count(), 0, "no refused body became a frame");
     // Where the endpoint is protected, a path under it without a token meets the challenge first
