@@ -358,3 +358,213 @@ async fn the_http_tap_survives_a_seeded_fuzz_campaign() {
         longest_answer_us(&events) / 1000
     );
 }
+
+/// A request to the authorization server, fuzzed: an endpoint, then a query or form made of keys
+/// it reads and of hostile values (repeated keys, CR/LF, a fragment, a foreign redirect, markup,
+/// bad percent-escapes, a large value), sometimes with a foreign Origin.
+fn fuzzed_auth(rng: &mut Rng, issuer_host: &str, client_id: &str) -> (String, String) {
+    const PATHS: [&str; 8] =
+        ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/register", "/authorize", "/authorize/approve", "/token", "/jwks", "/nowhere"];
+    const KEYS: [&str; 12] =
+        ["client_id", "redirect_uri", "state", "code", "code_verifier", "code_challenge", "code_challenge_method", "grant_type", "scope", "resource", "request", "refresh_token"];
+    let values = [
+        "http://127.0.0.1:9/cb".to_string(),
+        "http://evil.example\\@127.0.0.1/cb".to_string(),
+        "http://127.0.0.1:9/cb#frag".to_string(),
+        "http://127.0.0.1:9/cb%0d%0aSet-Cookie:%20x".to_string(),
+        "<script>alert(1)</script>".to_string(),
+        "authorization_code".to_string(),
+        "refresh_token".to_string(),
+        "S256".to_string(),
+        "%zz%".to_string(),
+        "".to_string(),
+        "x".repeat(5_000),
+        format!("{}", rng.next()),
+        client_id.to_string(),
+        client_id.to_string(),
+    ];
+    let path = PATHS[rng.below(PATHS.len())];
+    let pairs: Vec<String> = (0..1 + rng.below(12))
+        .map(|_| {
+            // Now and then one key over and over (the quadratic naming of old).
+            let key = KEYS[rng.below(KEYS.len())];
+            format!("{key}={}", values[rng.below(values.len())])
+        })
+        .collect();
+    let mut text = pairs.join("&");
+    if rng.below(10) == 0 {
+        text.push_str(&"&k=v".repeat(2_000));
+    }
+    let origin = if rng.below(8) == 0 { "Origin: https://evil.example\r\n".to_string() } else { String::new() };
+    // Mostly the method the endpoint takes, so that most requests reach its checks.
+    let takes_get = matches!(path, "/authorize" | "/jwks") || path.starts_with("/.well-known");
+    let get = if rng.below(5) == 0 { !takes_get } else { takes_get };
+    let request = if get {
+        format!("GET {path}?{text} HTTP/1.1\r\nHost: {issuer_host}\r\n{origin}Connection: close\r\n\r\n")
+    } else {
+        format!(
+            "POST {path} HTTP/1.1\r\nHost: {issuer_host}\r\n{origin}Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+            text.len()
+        )
+    };
+    (path.to_string(), request)
+}
+
+/// The authorization server of the auth variant and the task endpoints of the tasks variant, under
+/// seeded hostile requests: every request is answered and journalled, no answer redirects off this
+/// machine or echoes markup unescaped, nothing is a server error, and no panic.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_authorization_server_survives_a_seeded_fuzz_campaign() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.jsonl");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let options = ServeOptions { variant: probe_server::Variant::Auth, ..ServeOptions::default() };
+    let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), options, shutdown.clone()));
+    // The issuer, as a host would find it: from the protected resource's metadata.
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(format!("GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
+    let mut metadata = String::new();
+    stream.read_to_string(&mut metadata).await.unwrap();
+    let body: Value = serde_json::from_str(metadata.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    let issuer = body["authorization_servers"][0].as_str().unwrap().to_string();
+    let issuer_host = issuer.trim_start_matches("http://").to_string();
+
+    // A client registered as a host would: its id opens the authorize and token checks.
+    let registration = r#"{"redirect_uris":["http://127.0.0.1:9/cb"],"client_name":"fuzz","token_endpoint_auth_method":"none"}"#;
+    let mut stream = tokio::net::TcpStream::connect(&issuer_host).await.unwrap();
+    let head = format!("POST /register HTTP/1.1\r\nHost: {issuer_host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", registration.len());
+    stream.write_all([head.as_bytes(), registration.as_bytes()].concat().as_slice()).await.unwrap();
+    let mut registered = String::new();
+    stream.read_to_string(&mut registered).await.unwrap();
+    let registered: Value = serde_json::from_str(registered.split("\r\n\r\n").nth(1).unwrap_or("{}")).unwrap_or_default();
+    let client_id = registered["client_id"].as_str().unwrap_or("unregistered").to_string();
+    let mut rng = Rng(seed() ^ 0x4155_5448);
+    let total = frames_wanted(3000) / 10;
+    let mut statuses: HashMap<String, usize> = HashMap::new();
+    for _ in 0..total {
+        let (endpoint, request) = fuzzed_auth(&mut rng, &issuer_host, &client_id);
+        let mut stream = tokio::net::TcpStream::connect(&issuer_host).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer)).await.expect("answered in time").unwrap();
+        let answer = String::from_utf8_lossy(&answer);
+        let status = answer.split_whitespace().nth(1).unwrap_or("none").to_string();
+        assert!(!status.starts_with('5') && status != "none", "{endpoint}: {status} for {request:.300}");
+        let (head, page) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+        if let Some(location) = head.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("location:").map(|v| v.trim().to_string())) {
+            assert!(
+                location.starts_with("http://127.0.0.1") || location.starts_with("http://localhost") || location.starts_with("http://[::1]"),
+                "a redirect off this machine: {location}"
+            );
+        }
+        assert!(!page.contains("<script>"), "markup echoed unescaped by {endpoint}");
+        *statuses.entry(status).or_default() += 1;
+    }
+    shutdown.cancel();
+    tokio::time::timeout(Duration::from_secs(10), server).await.expect("the server stops").expect("no panic").expect("no error");
+    let events = read_journal(&path).unwrap().events;
+    let asked = events.iter().filter(|e| probe_server::note::Note::of(e) == Some(probe_server::note::Note::AuthRequest)).count();
+    let refused = events.iter().filter(|e| e.kind == EventKind::Refused).count();
+    // Every request is an auth_request note, or (a foreign Origin or Host) a refusal.
+    assert!(asked + refused >= total, "{asked} journalled and {refused} refused of {total}");
+    let mut statuses: Vec<_> = statuses.into_iter().collect();
+    statuses.sort();
+    println!("auth fuzz: {total} requests as client {client_id}, {asked} journalled as auth_request, statuses {statuses:?}");
+}
+
+/// The task methods in both eras (the tasks variant over stdio), under seeded requests with real,
+/// foreign, malformed and unknown task ids: nothing panics and every well-formed request is
+/// answered exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_task_endpoints_survive_a_seeded_fuzz_campaign() {
+    use probe_server::tasks::{TOOL_TASK_FAIL, TOOL_TASK_INPUT, TOOL_TASK_LONG, TOOL_TASK_RESULT};
+    for version in ["2025-11-25", "2026-07-28"] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let (client, server) = tokio::io::duplex(1 << 20);
+        let (server_read, server_write) = tokio::io::split(server);
+        let options = ServeOptions { variant: probe_server::Variant::Tasks, ..ServeOptions::default() };
+        let serving = tokio::spawn(serve_stdio(server_read, server_write, Journal::create(&path).unwrap(), options));
+        let (client_read, mut client_write) = tokio::io::split(client);
+        let reading = tokio::spawn(async move {
+            let mut replies = Vec::new();
+            let mut lines = BufReader::new(client_read).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                replies.push(line);
+            }
+            replies
+        });
+        let mut rng = Rng(seed() ^ 0x5441_534b);
+        let modern = version == "2026-07-28";
+        let mut frames: Vec<Value> = Vec::new();
+        let opening = if modern {
+            json!({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": version}}})
+        } else {
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version, "capabilities": {"tasks": {"requests": {"tools": {"call": {}}}}}, "clientInfo": {"name": "fuzz", "version": "1"}}})
+        };
+        frames.push(opening);
+        if !modern {
+            frames.push(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        }
+        let tools = [TOOL_TASK_RESULT, TOOL_TASK_INPUT, TOOL_TASK_FAIL, TOOL_TASK_LONG];
+        // Ids the server hands out (task-N, the serial of its request; legacy-task-N), and others.
+        let ids = [
+            json!(format!("task-{}", 1 + rng.below(40))),
+            json!("legacy-task-1"),
+            json!("legacy-task-2"),
+            json!("no-such-task"),
+            json!(""),
+            json!(5),
+            json!(null),
+            json!({"a": 1}),
+            json!("x".repeat(3_000)),
+        ];
+        let mut well_formed: Vec<i64> = vec![0];
+        for id in 1..=frames_wanted(3000) as i64 / 10 {
+            let meta = if modern {
+                json!({"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}})
+            } else {
+                json!({})
+            };
+            let task_id = ids[rng.below(ids.len())].clone();
+            let (method, params) = match rng.below(6) {
+                0 if modern => ("tools/call", json!({"name": tools[rng.below(tools.len())], "_meta": meta})),
+                0 => ("tools/call", json!({"name": tools[rng.below(tools.len())], "task": {"ttl": 60_000}})),
+                1 => ("tasks/get", json!({"taskId": task_id, "_meta": meta})),
+                2 => ("tasks/cancel", json!({"taskId": task_id, "_meta": meta})),
+                3 if modern => ("tasks/update", json!({"taskId": task_id, "inputResponses": {"confirm": {"action": "accept", "content": {"confirmed": true}}}, "_meta": meta})),
+                3 => ("tasks/list", json!({})),
+                4 if modern => ("tasks/get", json!({"taskId": task_id})),
+                4 => ("tasks/result", json!({"taskId": task_id})),
+                _ => ("tasks/get", json!({"_meta": meta})),
+            };
+            frames.push(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+            well_formed.push(id);
+        }
+        for frame in &frames {
+            client_write.write_all(format!("{frame}\n").as_bytes()).await.unwrap();
+        }
+        client_write.flush().await.unwrap();
+        client_write.shutdown().await.unwrap();
+        let served = tokio::time::timeout(Duration::from_secs(120), serving).await.expect("the server ends at end of input");
+        served.expect("no panic").expect("no error");
+        let replies = tokio::time::timeout(Duration::from_secs(10), reading).await.unwrap().unwrap();
+        let mut answers: HashMap<i64, usize> = HashMap::new();
+        for reply in &replies {
+            let value: Value = serde_json::from_str(reply).unwrap_or_else(|e| panic!("a reply that is not JSON ({e}): {reply}"));
+            if value.get("method").is_none() {
+                if let Some(id) = value["id"].as_i64() {
+                    *answers.entry(id).or_default() += 1;
+                }
+            }
+        }
+        for id in &well_formed {
+            assert_eq!(answers.get(id), Some(&1), "{version}: request {id} answered once");
+        }
+        let inbound = read_journal(&path).unwrap().events.iter().filter(|e| e.dir == Direction::ClientToServer && INBOUND.contains(&e.kind)).count();
+        assert_eq!(inbound, frames.len(), "{version}: every frame is journalled");
+        println!("task fuzz ({version}): {} requests, {} replies", well_formed.len(), replies.len());
+    }
+}
