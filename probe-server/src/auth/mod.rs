@@ -23,7 +23,7 @@
 
 pub mod server;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -222,8 +222,8 @@ impl TokenCheck {
 
 #[derive(Default)]
 struct Book {
-    /// Registered client ids.
-    clients: HashSet<String>,
+    /// Registered client ids, with the redirect URIs each registered.
+    clients: HashMap<String, Vec<String>>,
     /// Authorization requests the person has not approved yet, by request id, with when each
     /// was asked.
     pending: HashMap<String, (Ask, Instant)>,
@@ -332,16 +332,21 @@ impl Authority {
         }
     }
 
-    /// Issues a client id (the registration's redirect URIs are checked by the caller and kept
-    /// in the journal, not here: the authorize endpoint accepts any loopback redirect).
-    pub(crate) fn register(&self) -> String {
+    /// Issues a client id for a registration of `redirect_uris`.
+    pub(crate) fn register(&self, redirect_uris: Vec<String>) -> String {
         let client_id = opaque("probe-client");
-        self.book().clients.insert(client_id.clone());
+        self.book().clients.insert(client_id.clone(), redirect_uris);
         client_id
     }
 
     pub(crate) fn is_registered(&self, client_id: &str) -> bool {
-        self.book().clients.contains(client_id)
+        self.book().clients.contains_key(client_id)
+    }
+
+    /// The redirect URIs a registered client registered (None for a client this server did not
+    /// register: its redirect is held to the loopback rule alone).
+    pub(crate) fn registered_redirects(&self, client_id: &str) -> Option<Vec<String>> {
+        self.book().clients.get(client_id).cloned()
     }
 
     pub(crate) fn hold(&self, ask: Ask) -> String {

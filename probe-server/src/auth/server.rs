@@ -243,7 +243,8 @@ fn register(authority: &Authority, asked: &Asked) -> Answer {
     if !has_redirect {
         return Answer::error(StatusCode::BAD_REQUEST, "invalid_redirect_uri", "redirect_uris is required");
     }
-    let client_id = authority.register();
+    let redirect_uris = metadata["redirect_uris"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect();
+    let client_id = authority.register(redirect_uris);
     let mut registered = metadata.clone();
     registered["client_id"] = json!(client_id);
     registered["client_id_issued_at"] = json!(chrono::Utc::now().timestamp());
@@ -286,6 +287,22 @@ pub fn loopback_redirect(uri: &str) -> bool {
     port_ok && matches!(host.to_ascii_lowercase().as_str(), "127.0.0.1" | "localhost" | "[::1]")
 }
 
+/// Whether `asked` is the registered redirect `registered`: the same text, but that the port of a
+/// loopback redirect may differ.
+fn same_redirect(registered: &str, asked: &str) -> bool {
+    fn without_port(uri: &str) -> Option<String> {
+        let (scheme, rest) = uri.split_once("://")?;
+        let end = rest.find(['/', '?']).unwrap_or(rest.len());
+        let (authority, tail) = rest.split_at(end);
+        let host = match authority.strip_prefix('[') {
+            Some(v6) => format!("[{}]", v6.split_once(']')?.0),
+            None => authority.split(':').next()?.to_string(),
+        };
+        Some(format!("{scheme}://{}{tail}", host.to_ascii_lowercase()))
+    }
+    registered == asked || (loopback_redirect(registered) && loopback_redirect(asked) && without_port(registered).is_some_and(|r| Some(r) == without_port(asked)))
+}
+
 /// `text` safe inside HTML element content and attribute values.
 fn html_escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
@@ -300,6 +317,13 @@ fn authorize(authority: &Authority, asked: &Asked) -> Answer {
     let Some(redirect_uri) = asked.query("redirect_uri") else { return page(StatusCode::BAD_REQUEST, "invalid_request: redirect_uri is missing") };
     if !loopback_redirect(redirect_uri) {
         return page(StatusCode::BAD_REQUEST, "invalid_request: the redirect_uri is not on this machine");
+    }
+    // A registered client's redirect must be one it registered: exactly, but for the port of a
+    // loopback redirect (RFC 8252 §7.3: a native app's port is picked when it runs).
+    if let Some(registered) = authority.registered_redirects(client_id) {
+        if !registered.iter().any(|r| same_redirect(r, redirect_uri)) {
+            return page(StatusCode::BAD_REQUEST, "invalid_request: the redirect_uri is not one this client registered");
+        }
     }
     let is_document = client_id.starts_with("https://");
     if is_document && !authority.plan.client_id_documents {
@@ -418,6 +442,30 @@ mod tests {
         assert_eq!(map.len(), 20_000);
         assert_eq!(map.get("k[20000]"), Some(&json!("v")));
         assert_eq!(query_of("http://h/cb?code=x&state=y#f").get("state").map(String::as_str), Some("y"));
+    }
+
+    #[test]
+    fn a_registered_redirect_is_matched_exactly_but_for_a_loopback_port() {
+        let registered = "http://127.0.0.1:45869/callback";
+        assert!(same_redirect(registered, registered));
+        assert!(same_redirect(registered, "http://127.0.0.1:5000/callback"), "a loopback port is picked at run time");
+        assert!(same_redirect("http://[::1]:1/cb", "http://[::1]:2/cb") && same_redirect("http://localhost/cb", "http://localhost:80/cb"));
+        for other in ["http://127.0.0.1:45869/other", "http://localhost:45869/callback", "http://127.0.0.1:45869/callback?x=1", "https://127.0.0.1:45869/callback"] {
+            assert!(!same_redirect(registered, other), "{other}");
+        }
+        assert!(!same_redirect("https://app.example/cb", "https://app.example:8443/cb"), "only a loopback port may vary");
+        let authority =
+            Authority::new(Plan::of(Variant::Auth).unwrap(), "http://127.0.0.1:1".into(), "http://127.0.0.1:2/mcp".into(), Journal::from_writer(Box::new(std::io::sink())));
+        let client = authority.register(vec![registered.into()]);
+        let ask = |redirect: &str| Asked {
+            method: Method::GET,
+            path: AUTHORIZE_PATH.into(),
+            query: pairs(&format!("response_type=code&client_id={client}&redirect_uri={}", redirect.replace(':', "%3A").replace('/', "%2F"))),
+            form: Map::new(),
+            json: None,
+        };
+        assert_eq!(authorize(&authority, &ask("http://127.0.0.1:5000/callback")).status, StatusCode::OK);
+        assert_eq!(authorize(&authority, &ask("http://127.0.0.1:5000/elsewhere")).status, StatusCode::BAD_REQUEST, "a redirect it never registered");
     }
 
     /// The authorization server of the auth variant on a loopback port, journalling to `j.jsonl`
