@@ -26,7 +26,25 @@ Exit codes:
   1    a comparison failed (self-test, --expect, --repeat, matrix check, refresh --check)
   2    bad input: refused before anything ran or was written
   3    the harness failed (a server, stub or client could not be started)
+  4    the client never opened an MCP session in any run (its record still written)
   130  interrupted (SIGINT); 143 stopped (SIGTERM): the run's processes killed, nothing recorded";
+
+const PROBE_AFTER_HELP: &str = "\
+Examples:
+  Probe a client that has a profile, at its pinned version, and keep its record:
+    mcp-client-probe probe codex --records out
+  Probe a host with no profile, over stdio: {server} becomes the probe server's command line,
+  the model stub's URL goes in an environment variable, and its configuration is a file:
+    mcp-client-probe probe --command 'my-host --config {work}/mcp.json -p \"{prompt}\"' \\
+      --name my-host --client-version 1.2.3 --transport stdio --dialect chat \\
+      --env 'OPENAI_BASE_URL={stub_url}/v1' \\
+      --file 'mcp.json={\"mcpServers\":{\"probe\":{\"command\":{server_command_json},\"args\":{server_args_json}}}}'
+  Re-check the elicitation probes of one client only, with the detail of every verdict not yes:
+    mcp-client-probe probe claude-code --only elicitation. --explain
+
+Placeholders: {home} {work} {stub_url} {prompt} {server} {server_url} {server_command}
+{server_command_json} {server_args_json} {server_argv_json} {server_command_line} {skills_dir}
+(the README's table says what each becomes). Exit codes: see mcp-client-probe --help.";
 
 /// Measures what MCP clients actually do, as opposed to what they declare.
 #[derive(Debug, Parser)]
@@ -51,6 +69,7 @@ pub enum Command {
     Serve(ServeArgs),
     /// Probe a client and print its capability matrix. Without CLIENT, probes the built-in
     /// reference client.
+    #[command(after_help = PROBE_AFTER_HELP)]
     Probe(Box<ProbeArgs>),
     /// Prove every probe: the full reference client must pass each, and each probe must fail
     /// under its ablation. Exits 1 on any mismatch.
@@ -569,6 +588,7 @@ pub struct BenchArgs {
     /// time and with --client-jobs at once, and --rounds rounds of its interactive runs.
     #[arg(long, value_name = "NAME")]
     pub client: Option<String>,
+    /// With --client: how many of its runs at once in the concurrent pass.
     #[arg(long, value_name = "N", default_value_t = default_client_jobs(), value_parser = jobs_in_range)]
     pub client_jobs: usize,
     /// Rounds of the client's interactive runs (0: none).
@@ -579,12 +599,14 @@ pub struct BenchArgs {
     /// its own process (server variant subscribe-fails).
     #[arg(long)]
     pub storm: bool,
-    #[arg(long, default_value_t = 20_000)]
+    /// With --storm: failing requests per second (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub storm_rate: u64,
-    #[arg(long, default_value_t = 10)]
+    /// With --storm: how many seconds the storm lasts (at least 1).
+    #[arg(long, value_name = "S", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub storm_seconds: u64,
-    /// Concurrent HTTP connections during the storm.
-    #[arg(long, default_value_t = 64)]
+    /// Concurrent HTTP connections during the storm (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub storm_connections: usize,
     #[command(flatten)]
     pub format: FormatArgs,

@@ -73,6 +73,13 @@ fn main() -> ExitCode {
     // The harness commands clean up after an interrupt; the probe server and the fake hosts keep
     // the default dispositions (a client that ends its server by a signal sees what it expects).
     let sweeps = matches!(cli.command, cli::Command::Probe(_) | cli::Command::SelfTest(_) | cli::Command::Matrix(_) | cli::Command::Bench(_) | cli::Command::Clients(_));
+    // Journals kept on request stay kept after an interrupt: the message says where.
+    let kept_journals = match &cli.command {
+        cli::Command::Probe(args) => args.keep_journals.clone(),
+        cli::Command::SelfTest(args) => args.keep_journals.clone(),
+        cli::Command::Matrix(cli::MatrixCommand::Refresh { keep_journals, .. }) => keep_journals.clone(),
+        _ => None,
+    };
     let code = runtime.block_on(async {
         // The handlers are in place before the command starts anything: a signal that arrives
         // while the command's first step runs is caught, not fatal.
@@ -81,6 +88,7 @@ fn main() -> ExitCode {
             outcome = commands::dispatch(cli.command, cli.schemas) => match outcome {
                 Ok(code) => code,
                 Err(err) => {
+                    progress::end();
                     // One line, whatever the causes' own formatting (a TOML error draws a caret diagram).
                     let text = format!("{err:#}");
                     eprintln!("mcp-client-probe: {}", text.split_whitespace().collect::<Vec<_>>().join(" "));
@@ -89,8 +97,11 @@ fn main() -> ExitCode {
             },
             code = interrupted(signals) => {
                 // The command's futures are dropped here: their scratch and staging directories go with them.
+                // The message goes on a line of its own, not onto the bar's.
+                progress::end();
                 let swept = session::launch::sweep_runner().await;
-                eprintln!("mcp-client-probe: interrupted; {swept} process(es) of the run killed, nothing recorded");
+                let kept = kept_journals.as_ref().map_or(String::new(), |dir| format!(" (the journals of the runs that had finished are kept in {})", dir.display()));
+                eprintln!("mcp-client-probe: interrupted; {swept} process(es) of the run killed, nothing recorded{kept}");
                 code
             }
         }

@@ -24,12 +24,25 @@ pub fn begin(total: u64, what: &str) {
         return;
     }
     let bar = ProgressBar::new(total);
-    let style = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} runs, {elapsed} elapsed, ETA {eta}").unwrap_or_else(|_| ProgressStyle::default_bar());
-    bar.set_style(style.progress_chars("=> "));
+    // No ETA until a run has finished: before that there is nothing to estimate from.
+    bar.set_style(style(false));
     bar.set_message(what.to_string());
+    // Elapsed time ticks while the first runs go, not only when one finishes.
+    bar.enable_steady_tick(std::time::Duration::from_millis(500));
     if let Ok(mut slot) = BAR.lock() {
         *slot = Some(bar);
     }
+}
+
+/// The bar's look: with the ETA once there is something to estimate it from.
+fn style(with_eta: bool) -> ProgressStyle {
+    let template = if with_eta { "{msg} [{bar:30}] {pos}/{len} runs, {elapsed} elapsed, ETA {eta}" } else { "{msg} [{bar:30}] {pos}/{len} runs, {elapsed} elapsed" };
+    ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> ")
+}
+
+/// Whether a bar is drawn (counting lines would only repeat it).
+pub fn has_bar() -> bool {
+    BAR.lock().ok().is_some_and(|b| b.is_some())
 }
 
 /// More runs planned than `begin` knew of (a second pass).
@@ -49,6 +62,9 @@ pub fn finished(text: std::fmt::Arguments<'_>, quietly: bool) {
         Some(bar) => {
             if !quietly {
                 bar.println(format!("mcp-client-probe: {text}"));
+            }
+            if bar.position() == 0 {
+                bar.set_style(style(true));
             }
             bar.inc(1);
         }

@@ -134,10 +134,10 @@ pub fn plan(transports: &[Transport]) -> Vec<RunSpec> {
 /// [`expected_length`], slowest first (so the last to finish is not a slow one started late:
 /// runs spawned all at once and left to race for the slots started in the runtime's order, and
 /// an unanswered discover's runs started two seconds in); results come back in the plan's order.
-pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep_dir: Option<PathBuf>) -> Vec<RunResult> {
+pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep_dir: Option<PathBuf>, what: &str) -> Vec<RunResult> {
     let exe = Arc::new(server_exe);
     let keep = Arc::new(keep_dir);
-    crate::progress::begin(specs.len() as u64, "self-test");
+    crate::progress::begin(specs.len() as u64, what);
     let order = start_order(&specs);
     let total = specs.len();
     let mut results: Vec<Option<RunResult>> = vec![None; total];
@@ -154,7 +154,8 @@ pub async fn execute(specs: Vec<RunSpec>, server_exe: PathBuf, jobs: usize, keep
         results[i] = Some(joined.unwrap_or_else(|e| RunResult::failed(specs[i], format!("the run panicked: {e}"))));
         // Too many runs to list one by one: a line every 50 without a bar.
         done += 1;
-        crate::progress::finished(format_args!("{done} of {total} runs done"), done % 50 != 0 && done != total);
+        // The bar counts them already; without one, a line now and then.
+        crate::progress::finished(format_args!("{done} of {total} runs done"), crate::progress::has_bar() || (done % 50 != 0 && done != total));
     }
     drop(finished);
     crate::progress::end();

@@ -208,7 +208,7 @@ pub async fn run(frames: u64, jobs: usize, server_exe: std::path::PathBuf) -> Re
     let kept = tempfile::tempdir_in(crate::session::reference_scratch_root())?;
     let tcp_time_wait_before = tcp_time_wait();
     let start = Instant::now();
-    let results = selftest::execute(specs, server_exe, jobs, Some(kept.path().to_path_buf())).await;
+    let results = selftest::execute(specs, server_exe, jobs, Some(kept.path().to_path_buf()), "bench").await;
     let self_test_seconds = start.elapsed().as_secs_f64();
     let tcp_time_wait_after = tcp_time_wait();
     let answer_latency = AnswerLatency::of_journals(kept.path())?;

@@ -691,6 +691,39 @@ pub fn move_pin(text: &str, old: &str, new: &str) -> Option<String> {
 pub const SERVER_PLACEHOLDERS: [&str; 7] =
     ["{server}", "{server_url}", "{server_command_line}", "{server_argv_json}", "{server_command}", "{server_command_json}", "{server_args_json}"];
 
+/// Every placeholder a run fills (`{name}`), for checking what a user wrote.
+pub const PLACEHOLDERS: [&str; 12] = [
+    "home",
+    "work",
+    "stub_url",
+    "prompt",
+    "server",
+    "server_url",
+    "server_command",
+    "server_command_json",
+    "server_args_json",
+    "server_argv_json",
+    "server_command_line",
+    "skills_dir",
+];
+
+/// The `{name}` tokens of `text` (a name of lowercase letters, digits and `_`) that are no
+/// placeholder a run fills: they would pass through literally.
+pub fn unknown_placeholders(text: &str) -> Vec<String> {
+    let mut unknown = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        let Some(close) = rest.find('}') else { break };
+        let name = &rest[..close];
+        let is_name = !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if is_name && !PLACEHOLDERS.contains(&name) && !unknown.iter().any(|u: &String| u == name) {
+            unknown.push(name.to_string());
+        }
+    }
+    unknown
+}
+
 /// Placeholder values for one run.
 #[derive(Debug, Clone, Default)]
 pub struct Vars {
@@ -731,6 +764,13 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn placeholders_no_run_fills_are_found() {
+        assert_eq!(unknown_placeholders("{server} --x {stub_url}/v1 {nosuch} {home}/{nosuch}"), ["nosuch"]);
+        assert!(unknown_placeholders(r#"{"mcpServers":{"probe":{"command":{server_command_json}}}} {} {A}"#).is_empty(), "JSON and non-names are no placeholders");
+        assert_eq!(unknown_placeholders("{server_urls} {work"), ["server_urls"]);
+    }
 
     #[test]
     fn every_shipped_profile_loads() {

@@ -141,10 +141,26 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
                     return Err(crate::exit::bad_input(format!("no records under {}: give a record file or a records directory", side.display())));
                 }
             }
-            let lines = diff::diff(&a.iter().map(|l| &l.record).collect::<Vec<_>>(), &b.iter().map(|l| &l.record).collect::<Vec<_>>());
+            let (a, b): (Vec<_>, Vec<_>) = (a.iter().map(|l| &l.record).collect(), b.iter().map(|l| &l.record).collect());
+            let lines = diff::diff(&a, &b);
             match format {
                 Format::Json => crate::out!("{}", serde_json::to_string_pretty(&lines)?),
                 Format::Table => crate::out_raw!("{}", diff::text(&lines)),
+            }
+            if diff::lined_up(&a, &b) == 0 {
+                let clients = |side: &[&crate::records::Record]| {
+                    let mut names: Vec<String> = side.iter().map(|r| format!("{} {}", r.client, r.column_transport())).collect();
+                    names.sort();
+                    names.dedup();
+                    names.join(", ")
+                };
+                eprintln!(
+                    "mcp-client-probe: nothing lined up: {} has {} and {} has {}; no verdict is on both sides, so every line is new or removed",
+                    before.display(),
+                    clients(&a),
+                    after.display(),
+                    clients(&b)
+                );
             }
             let regressed = lines.iter().filter(|l| l.change == diff::Change::Regressed).count();
             if fail_on_regression && regressed > 0 {

@@ -194,6 +194,16 @@ pub async fn dispatch(command: Command, schemas: Option<std::path::PathBuf>) -> 
 }
 
 /// The width tables are drawn to: the terminal's, else `COLUMNS`, else 160.
+/// Whether the table goes out in colour: only to a terminal, and never when `NO_COLOR` is set to
+/// anything (no-color.org).
+pub(crate) fn colour() -> bool {
+    wants_colour(std::io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref())
+}
+
+fn wants_colour(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    terminal && no_color.is_none_or(|v| v.is_empty())
+}
+
 pub(crate) fn terminal_width() -> Option<u16> {
     if std::io::stdout().is_terminal() {
         let mut size = libc::winsize { ws_row: 0, ws_col: 0, ws_xpixel: 0, ws_ypixel: 0 };
@@ -222,7 +232,7 @@ pub(crate) fn print_matrix(matrix: &crate::records::matrix::Matrix, format: crat
             crate::out!("`probe --grid` shows every probe's row.");
         }
         MatrixFormatChoice::Table => {
-            crate::out!("{}", crate::render::terminal(&matrix, terminal_width()));
+            crate::out!("{}", crate::render::terminal_in(&matrix, terminal_width(), colour()));
             if view.explain {
                 crate::out_raw!("{}", crate::render::explain(&matrix));
             }
@@ -234,4 +244,16 @@ pub(crate) fn print_matrix(matrix: &crate::records::matrix::Matrix, format: crat
 
 pub(crate) fn own_exe() -> Result<std::path::PathBuf> {
     std::env::current_exe().context("cannot find this program's own executable")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn colour_goes_only_to_a_terminal_and_never_under_no_color() {
+        use std::ffi::OsStr;
+        assert!(super::wants_colour(true, None));
+        assert!(super::wants_colour(true, Some(OsStr::new(""))), "an empty NO_COLOR is unset (no-color.org)");
+        assert!(!super::wants_colour(true, Some(OsStr::new("1"))));
+        assert!(!super::wants_colour(false, None));
+    }
 }

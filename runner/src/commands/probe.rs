@@ -44,7 +44,7 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
         crate::progress!("--only: {} of the {planned} reference runs", specs.len());
     }
     let jobs = args.jobs.unwrap_or_else(cli::default_jobs);
-    let results = selftest::execute(specs, own_exe()?, jobs, args.keep_journals).await;
+    let results = selftest::execute(specs, own_exe()?, jobs, args.keep_journals, "reference client").await;
     for failed in results.iter().filter_map(|r| r.harness_error.as_ref()) {
         eprintln!("mcp-client-probe: harness error: {failed}");
     }
@@ -125,6 +125,14 @@ fn command_profile(client: &CommandClient<'_>) -> Result<(profile::Profile, std:
     if !texts.iter().any(|a| profile::SERVER_PLACEHOLDERS.iter().any(|p| a.contains(p))) {
         return Err(bad_input(format!(
             "--command {command_line:?} never names the probe server: put {{server}} (or {{server_url}}, {{server_command_line}}) where it goes, in the command line, an --env or a --file"
+        )));
+    }
+    let mut unknown: Vec<String> = texts.iter().flat_map(|t| profile::unknown_placeholders(t)).collect();
+    unknown.dedup();
+    if let Some(first) = unknown.first() {
+        return Err(bad_input(format!(
+            "{{{first}}} is no placeholder (it would reach the client as written); the placeholders are {}",
+            profile::PLACEHOLDERS.iter().map(|p| format!("{{{p}}}")).collect::<Vec<_>>().join(", ")
         )));
     }
     if client.dialect.is_none() && texts.iter().any(|t| t.contains("{stub_url}")) {

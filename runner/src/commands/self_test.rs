@@ -11,13 +11,17 @@ use crate::{render, selftest};
 const SLOWEST_LISTED: usize = 5;
 
 pub async fn self_test(args: cli::SelfTestArgs) -> Result<u8> {
+    // A directory that cannot take the journals is bad input, said before the runs, not after.
+    if let Some(dir) = &args.keep_journals {
+        super::probe::check_writable(dir)?;
+    }
     let specs = selftest::plan(&args.transport.transports());
-    let results = selftest::execute(specs, own_exe()?, args.jobs, args.keep_journals).await;
+    let results = selftest::execute(specs, own_exe()?, args.jobs, args.keep_journals, "self-test").await;
     let report = selftest::evaluate(&results);
     match args.format.format {
         Format::Json => crate::out!("{}", serde_json::to_string_pretty(&report)?),
         Format::Table => {
-            crate::out!("{}", render::terminal(&report.matrix, terminal_width()));
+            crate::out!("{}", render::terminal_in(&report.matrix, terminal_width(), super::colour()));
             for m in &report.mismatches {
                 crate::out!("{}", m.line());
             }

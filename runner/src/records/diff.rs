@@ -44,6 +44,13 @@ fn index<'a>(records: &[&'a Record]) -> BTreeMap<Key, (&'a str, Outcome)> {
     map
 }
 
+/// How many (client, transport, probe) verdicts the two sides both have: none means the records
+/// are of different clients or transports, and every line is new or removed.
+pub fn lined_up(before: &[&Record], after: &[&Record]) -> usize {
+    let old = index(before);
+    index(after).keys().filter(|key| old.contains_key(*key)).count()
+}
+
 pub fn diff(before: &[&Record], after: &[&Record]) -> Vec<DiffLine> {
     let (old, new) = (index(before), index(after));
     let mut keys: Vec<&Key> = old.keys().chain(new.keys()).collect();

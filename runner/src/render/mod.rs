@@ -21,6 +21,12 @@ const MIN_COLUMN: usize = 16;
 /// Probe ids are never broken; when the width cannot hold every column beside them, the columns
 /// are split over several tables, each with the probe column.
 pub fn terminal(matrix: &Matrix, width: Option<u16>) -> String {
+    terminal_in(matrix, width, false)
+}
+
+/// As [`terminal`], each outcome in colour where `colour`: red for no and violation, yellow for
+/// partial and declared-only, green for yes (the words stay: colour only helps the eye).
+pub fn terminal_in(matrix: &Matrix, width: Option<u16>, colour: bool) -> String {
     let probe_width = matrix.rows.iter().map(|r| r.probe.chars().count()).max().unwrap_or(5).max(5);
     // Table borders: one character left of each column and one at the end, and a space of padding each side.
     let per_table = match width {
@@ -30,21 +36,31 @@ pub fn terminal(matrix: &Matrix, width: Option<u16>) -> String {
     let indices: Vec<usize> = (0..matrix.columns.len()).collect();
     let mut out = String::new();
     for group in indices.chunks(per_table) {
-        out.push_str(&table(matrix, group, probe_width, width));
+        out.push_str(&table(matrix, group, probe_width, width, colour));
         out.push('\n');
     }
     if matrix.columns.is_empty() {
-        out.push_str(&table(matrix, &[], probe_width, width));
+        out.push_str(&table(matrix, &[], probe_width, width, colour));
         out.push('\n');
     }
     out.push_str(&footer(matrix));
     out
 }
 
-fn table(matrix: &Matrix, columns: &[usize], probe_width: usize, width: Option<u16>) -> String {
-    use comfy_table::{ColumnConstraint, Width};
+fn table(matrix: &Matrix, columns: &[usize], probe_width: usize, width: Option<u16>, colour: bool) -> String {
+    use comfy_table::{Color, ColumnConstraint, Width};
+    use probe_server::probe::Outcome;
     let mut table = Table::new();
     table.load_preset(presets::UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    if colour {
+        table.enforce_styling();
+    }
+    let tint = |outcome: Outcome| match outcome {
+        Outcome::No | Outcome::Violation => Some(Color::Red),
+        Outcome::Partial | Outcome::DeclaredOnly => Some(Color::Yellow),
+        Outcome::Yes => Some(Color::Green),
+        _ => None,
+    };
     if let Some(width) = width {
         table.set_width(width);
     }
@@ -69,7 +85,11 @@ fn table(matrix: &Matrix, columns: &[usize], probe_width: usize, width: Option<u
             for ablated in &cell.ablated {
                 text.push_str(&format!("\nablated: {}", ablated.outcome.label()));
             }
-            line.push(TableCell::new(text));
+            let painted = if colour { tint(cell.outcome) } else { None };
+            line.push(match painted {
+                Some(tint) => TableCell::new(text).fg(tint),
+                None => TableCell::new(text),
+            });
         }
         table.add_row(line);
     }
@@ -271,6 +291,27 @@ pub(crate) mod tests {
         let unique: std::collections::BTreeSet<&&str> = suites.iter().collect();
         assert_eq!(unique.len(), suites.len(), "{suites:?}");
         assert!(xml.contains("errors=\"0\"") && xml.contains("<failure type=\"auto-answered\""), "{xml}");
+    }
+
+    #[test]
+    fn outcomes_are_coloured_only_when_asked() {
+        let plain = terminal(&fixture_matrix(), Some(140));
+        let coloured = terminal_in(&fixture_matrix(), Some(140), true);
+        assert!(!plain.contains('\x1b'), "no escape codes unless asked");
+        assert!(coloured.contains("\x1b["), "colour when asked");
+        let stripped: String = {
+            let mut out = String::new();
+            let mut chars = coloured.chars();
+            while let Some(c) = chars.next() {
+                if c == '\x1b' {
+                    chars.by_ref().find(|c| c.is_ascii_alphabetic());
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        };
+        assert_eq!(stripped, plain, "colour changes no word");
     }
 
     #[test]

@@ -707,9 +707,21 @@ fn files_on_disk(roots: &[&Path], skills_dir: &Path) -> serde_json::Value {
     Note::FilesOnDisk.detail(serde_json::json!({"skills_dir": skills_dir.display().to_string(), "in_skills_dir": inside, "elsewhere": outside}))
 }
 
+/// How the launches ended, each way once with how many ended so ("exited with code 0" for one
+/// launch, "19 launches exited with code 0" for a host run in steps).
 fn describe_endings(records: &[LaunchRecord]) -> String {
-    let parts: Vec<String> = records.iter().map(|r| describe_ending(&r.ending)).collect();
-    parts.join("; ")
+    let mut ways: Vec<(String, usize)> = Vec::new();
+    for record in records {
+        let said = describe_ending(&record.ending);
+        match ways.iter_mut().find(|(way, _)| *way == said) {
+            Some((_, count)) => *count += 1,
+            None => ways.push((said, 1)),
+        }
+    }
+    match ways.as_slice() {
+        [(only, 1)] => only.clone(),
+        _ => ways.iter().map(|(way, count)| format!("{count} launch{} {way}", if *count == 1 { "" } else { "es" })).collect::<Vec<_>>().join("; "),
+    }
 }
 
 /// How one launch ended, in words.
@@ -730,6 +742,15 @@ fn describe_run(records: &[LaunchRecord]) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn launches_that_ended_alike_are_said_once_with_their_count() {
+        let ended =
+            |ending: Ending| LaunchRecord { ending, stdout: Vec::new(), stderr: Vec::new(), stdout_bytes: 0, stderr_bytes: 0, duration_ms: 0, swept: 0, ended_unix_us: None };
+        assert_eq!(describe_endings(&[ended(Ending::Exited { code: 0 })]), "exited with code 0");
+        let steps: Vec<LaunchRecord> = (0..19).map(|_| ended(Ending::Exited { code: 0 })).chain([ended(Ending::TimedOut)]).collect();
+        assert_eq!(describe_endings(&steps), "19 launches exited with code 0; 1 launch timed out and was stopped");
+    }
 
     #[test]
     fn in_the_auth_refresh_variant_the_first_launch_waits_out_the_logins_tokens() {

@@ -147,6 +147,11 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         (vec!["probes", "--format", "yaml"], "invalid value"),
         (vec!["probe", "--jobs", "0"], "not a number of runs from 1 to 1024"),
         (vec!["self-test", "--jobs", "0"], "not a number of runs"),
+        // Said before any run, not after all of them.
+        (vec!["self-test", "--keep-journals", "/proc/no-such-dir"], "cannot write into /proc/no-such-dir"),
+        (vec!["bench", "--storm", "--storm-rate", "0"], "invalid value '0'"),
+        (vec!["bench", "--storm", "--storm-seconds", "0"], "invalid value '0'"),
+        (vec!["bench", "--storm", "--storm-connections", "0"], "invalid value '0'"),
         (vec!["matrix", "refresh", "--jobs", "-3"], "unexpected argument"),
         (vec!["probe", "--repeat", "0"], "not in 1..=20"),
         (vec!["probe", "--timeout", "0", "--command", "x {server}"], "not in 1..=3600"),
@@ -211,6 +216,8 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         (vec!["probe", "/etc/"], "is a directory"),
         (vec!["probe", "--command", "echo hello"], "never names the probe server"),
         (vec!["probe", "--command", "echo {server} {stub_url}"], "{stub_url} needs --dialect"),
+        (vec!["probe", "--command", "echo {server} {sever_url}"], "{sever_url} is no placeholder"),
+        (vec!["probe", "--command", "echo {server}", "--env", "A={hom}/x"], "{hom} is no placeholder"),
         (vec!["probe", "--command", "echo 'unclosed {server}"], "missing closing quote"),
         (vec!["probe", "--command", "echo {server}", "--env", "=x"], "is not KEY=VALUE"),
         (vec!["probe", "--name", "x"], "--command"),
@@ -378,4 +385,34 @@ fn clients_outdated_asks_the_registries_and_says_when_it_cannot() {
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("cannot ask the npm registry"), "{stderr}");
     assert!(offline.stdout.is_empty(), "no partial list");
+}
+
+/// `probe --help` teaches by example: a profiled client, a host given by command line (with
+/// `--env` and `--file`), and a re-check of some probes.
+#[test]
+fn probe_help_shows_worked_examples() {
+    let output = probe_cmd().args(["probe", "--help"]).output().unwrap();
+    assert!(output.status.success());
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(help.contains("Examples:"), "{help}");
+    for example in ["probe codex --records out", "--command 'my-host", "--env 'OPENAI_BASE_URL={stub_url}/v1'", "--file 'mcp.json=", "--only elicitation. --explain"] {
+        assert!(help.contains(example), "{example} missing from: {help}");
+    }
+}
+
+/// Two records that share no client and transport: every line is new or removed, and the diff
+/// says that nothing lined up rather than leave a count to puzzle over.
+#[test]
+fn a_diff_of_unrelated_records_says_nothing_lined_up() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let codex = root.join("matrices/records/codex/0.171.0/stdio.json");
+    let opencode = root.join("matrices/records/opencode/1.18.33/stdio.json");
+    let output = probe_cmd().args(["matrix", "diff"]).arg(&codex).arg(&opencode).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("nothing lined up") && stderr.contains("codex stdio") && stderr.contains("opencode stdio"), "{stderr}");
+    // Two versions of one client line up: no such word.
+    let older = root.join("matrices/records/codex/0.162.0/stdio.json");
+    let lined = probe_cmd().args(["matrix", "diff"]).arg(&older).arg(&codex).output().unwrap();
+    assert!(!String::from_utf8_lossy(&lined.stderr).contains("nothing lined up"));
 }
