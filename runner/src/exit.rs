@@ -88,6 +88,10 @@ pub fn code_of(error: &anyhow::Error) -> u8 {
     if error.downcast_ref::<crate::commands::serve::BadInput>().is_some() {
         return BAD_INPUT;
     }
+    // A client version the registry does not have: what the user asked for, not the harness.
+    if let Some(crate::clients::install::InstallError::NoSuchVersion { .. }) = error.downcast_ref::<crate::clients::install::InstallError>() {
+        return BAD_INPUT;
+    }
     // A client configured for the other transport: what it was given, not the harness.
     if let Some(crate::session::RunError::WrongTransport { .. }) = error.downcast_ref::<crate::session::RunError>() {
         return BAD_INPUT;

@@ -20,6 +20,8 @@ pub enum InstallError {
     WrongVersion { client: String, expected: String, found: String },
     #[error("cannot prepare {0}: {1}")]
     Io(String, std::io::Error),
+    #[error("{client}: the registry has no version {version} of {package} (`clients outdated` names the newest)")]
+    NoSuchVersion { client: String, package: String, version: String },
 }
 
 /// A client ready to run.
@@ -76,8 +78,13 @@ pub fn find_python(version: &str) -> Option<PathBuf> {
 }
 
 async fn install_files(profile: &Profile, dir: &Path) -> Result<(), InstallError> {
-    std::fs::create_dir_all(dir).map_err(|e| InstallError::Io(dir.display().to_string(), e))?;
     let version = &profile.install.version;
+    // A version the registry does not have is said before anything is installed or made.
+    if super::registry::offers(profile, version).await == Some(false) {
+        let package = profile.install.npm.clone().or(profile.install.pypi.clone()).unwrap_or_default();
+        return Err(InstallError::NoSuchVersion { client: profile.name.clone(), package, version: version.clone() });
+    }
+    std::fs::create_dir_all(dir).map_err(|e| InstallError::Io(dir.display().to_string(), e))?;
     if let Some(package) = &profile.install.npm {
         let spec = format!("{package}@{version}");
         let mut npm = tokio::process::Command::new("npm");

@@ -82,6 +82,38 @@ pub async fn latest(profile: &Profile) -> Result<Latest, RegistryError> {
     Ok(Latest { registry: "PyPI", package: package.clone(), version, released: None })
 }
 
+/// Reads `pip index versions PACKAGE`'s `Available versions: a, b, …` line.
+pub fn parse_pip_versions(answer: &str) -> Vec<String> {
+    answer
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Available versions:"))
+        .map(|list| list.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect())
+        .unwrap_or_default()
+}
+
+/// Whether the registry offers `version` of `profile`'s package: `Some(false)` when it answered
+/// without it, `None` when it could not be asked (the install then finds out itself).
+pub async fn offers(profile: &Profile, version: &str) -> Option<bool> {
+    if let Some(package) = &profile.install.npm {
+        // npm answers a version it does not have with nothing (and a package it does not have
+        // with an error).
+        let spec = format!("{package}@{version}");
+        let out = tokio::process::Command::new("npm").args(["view", &spec, "version", "--json"]).output().await.ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        return match (out.status.success(), text.trim().is_empty()) {
+            (true, empty) => Some(!empty),
+            (false, _) if stderr.contains("E404") || text.contains("E404") => Some(false),
+            (false, _) => None,
+        };
+    }
+    let package = profile.install.pypi.as_ref()?;
+    let python = find_python(profile.install.python.as_deref().unwrap_or("3"))?;
+    let out = tokio::process::Command::new(python).args(["-m", "pip", "index", "versions", package, "--disable-pip-version-check"]).output().await.ok()?;
+    let versions = parse_pip_versions(&String::from_utf8_lossy(&out.stdout));
+    (out.status.success() && !versions.is_empty()).then(|| versions.iter().any(|v| v == version))
+}
+
 /// The newest release of each profile's package, asked of the registries at once; the first
 /// registry that cannot be asked is the error (a partial answer would read as complete).
 pub async fn latest_of_each(profiles: &[Profile]) -> Result<Vec<Latest>, RegistryError> {
@@ -100,5 +132,7 @@ mod tests {
         assert_eq!(parse_npm("not json"), None);
         assert_eq!(parse_pip("gptme (0.35.1)\nAvailable versions: 0.35.1, 0.34.0\n"), Some("0.35.1".into()));
         assert_eq!(parse_pip("ERROR: No matching distribution found for x\n"), None);
+        assert_eq!(parse_pip_versions("gptme (0.35.1)\nAvailable versions: 0.35.1, 0.34.0\n"), ["0.35.1", "0.34.0"]);
+        assert!(parse_pip_versions("ERROR: No matching distribution found for x\n").is_empty());
     }
 }

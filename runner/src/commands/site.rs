@@ -40,7 +40,7 @@ fn journals(root: &Path, located: &[Located]) -> Result<BTreeMap<String, String>
 /// The site the records under `root` produce.
 pub fn build(root: &Path) -> Result<Site> {
     if !root.is_dir() {
-        return Err(crate::exit::bad_input(format!("{} is not a records directory", root.display())));
+        return Err(crate::exit::bad_input_from(records::RecordError::Missing { path: root.to_path_buf() }));
     }
     let located = records::load(root).map_err(crate::exit::bad_input_from)?;
     if located.is_empty() {

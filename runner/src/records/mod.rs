@@ -224,6 +224,8 @@ impl Record {
 /// A record or records directory that cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
+    #[error("no records at {}: run from a checkout of the repository (its matrices/records), or give --records DIR", path.display())]
+    Missing { path: PathBuf },
     #[error("cannot read {}", path.display())]
     Unreadable { path: PathBuf, source: std::io::Error },
     #[error("record {} is not valid", path.display())]
@@ -249,6 +251,9 @@ pub struct Located {
 /// Every `<client>/<version>/<transport>.json` under `root`, sorted by client, version, transport.
 /// A client's directory, one version's directory and a single record file are accepted too.
 pub fn load(root: &Path) -> Result<Vec<Located>, RecordError> {
+    if !root.exists() {
+        return Err(RecordError::Missing { path: root.to_path_buf() });
+    }
     if root.is_file() {
         let name = root.file_name().map(PathBuf::from).unwrap_or_default();
         return Ok(vec![Located { relative: name, record: read(root)? }]);

@@ -416,3 +416,41 @@ fn a_diff_of_unrelated_records_says_nothing_lined_up() {
     let lined = probe_cmd().args(["matrix", "diff"]).arg(&older).arg(&codex).output().unwrap();
     assert!(!String::from_utf8_lossy(&lined.stderr).contains("nothing lined up"));
 }
+
+/// Outside a checkout, the matrix commands say where records are looked for and how to name
+/// others, in one wording, and write nothing in the current directory.
+#[test]
+fn outside_a_checkout_the_matrix_commands_ask_for_records_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [vec!["matrix", "render"], vec!["matrix", "site"], vec!["matrix", "check"]] {
+        let output = probe_cmd().args(&args).current_dir(dir.path()).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("no records at matrices/records") && stderr.contains("give --records DIR"), "{args:?}: {stderr}");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "{args:?} wrote {left:?}");
+    }
+}
+
+/// A client version the registry does not have is bad input, found by asking the registry before
+/// anything is installed: exit 2, and nothing left in the cache. (Where the registry cannot be
+/// reached at all, the install would find out by itself; the check needs the registry.)
+#[test]
+fn a_version_the_registry_does_not_have_is_refused_before_any_install() {
+    let reachable = std::process::Command::new("npm").args(["view", "@openai/codex", "version"]).output().is_ok_and(|o| o.status.success());
+    if !reachable {
+        eprintln!("the npm registry cannot be reached from here: nothing to check");
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let output = probe_cmd().args(["clients", "install", "codex@0.0.0-does-not-exist"]).env("XDG_CACHE_HOME", cache.path()).env_remove("MCP_CLIENT_PROBE_CACHE").output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("the registry has no version 0.0.0-does-not-exist of @openai/codex"), "{stderr}");
+    let left: Vec<_> = walk(cache.path());
+    assert!(left.iter().all(|p| !p.contains("0.0.0-does-not-exist")), "{left:?}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir).into_iter().flatten().flatten().flat_map(|e| std::iter::once(e.path().display().to_string()).chain(walk(&e.path()))).collect()
+}
