@@ -53,10 +53,11 @@ pub struct Cli {
     /// No progress lines on stderr (results and errors still appear).
     #[arg(short, long, global = true)]
     pub quiet: bool,
-    /// A directory of the official MCP schemas, one folder per revision
-    /// (`<DIR>/<revision>/schema.json`): runs check every frame the client sent against the
-    /// negotiated revision's (`wire.client_frames_valid`). Default: $MCP_SCHEMA_DIR; without
-    /// either nothing is checked and that probe says not-reached.
+    /// The official MCP schemas to check client frames against (default: $MCP_SCHEMA_DIR).
+    ///
+    /// A directory with one folder per revision (`<DIR>/<revision>/schema.json`): runs check every
+    /// frame the client sent against the negotiated revision's (`wire.client_frames_valid`).
+    /// Without it or $MCP_SCHEMA_DIR nothing is checked and that probe says not-reached.
     #[arg(long, global = true, value_name = "DIR")]
     pub schemas: Option<PathBuf>,
     #[command(subcommand)]
@@ -287,7 +288,11 @@ pub enum MatrixCommand {
 #[derive(Debug, Subcommand)]
 pub enum ClientsCommand {
     /// Install `name[@version]` (idempotent) and verify the version it reports.
-    Install { client: String },
+    Install {
+        /// A profile's name (its pinned version), or name@version: a version the registry does
+        /// not have is refused before anything is installed.
+        client: String,
+    },
     /// List the client profiles and whether each pinned version is installed.
     List,
     /// For each profile, the pinned version and the newest its registry offers (asked with `npm

@@ -87,6 +87,7 @@ async fn install_files(profile: &Profile, dir: &Path) -> Result<(), InstallError
     std::fs::create_dir_all(dir).map_err(|e| InstallError::Io(dir.display().to_string(), e))?;
     if let Some(package) = &profile.install.npm {
         let spec = format!("{package}@{version}");
+        crate::progress!("installing {spec} from npm into {} (once)", dir.display());
         let mut npm = tokio::process::Command::new("npm");
         npm.args(["install", "--prefix"]).arg(dir).args(["--no-audit", "--no-fund", "--loglevel=error", &spec]);
         return run(&mut npm, &format!("npm install {spec}")).await;
@@ -99,6 +100,7 @@ async fn install_files(profile: &Profile, dir: &Path) -> Result<(), InstallError
     }
     let extras = if profile.install.extras.is_empty() { String::new() } else { format!("[{}]", profile.install.extras.join(",")) };
     let spec = format!("{package}{extras}=={version}");
+    crate::progress!("installing {spec} from PyPI into {} (once)", dir.display());
     run(tokio::process::Command::new(venv.join("bin/pip")).args(["install", "-q", "--disable-pip-version-check", &spec]), &format!("pip install {spec}")).await
 }
 

@@ -14,15 +14,19 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     if args.client.is_some() || args.command.is_some() || args.profile.is_some() {
         return probe_client(args).await;
     }
-    if args.repeat > 1
-        || args.runs != cli::RunKinds::All
-        || args.timeout.is_some()
-        || args.expect.is_some()
-        || args.view.write_baseline.is_some()
-        || args.records.is_some()
-        || args.update
-    {
-        return Err(bad_input("--repeat, --runs, --timeout, --expect, --write-baseline, --records and --update apply to a client (a profile, a path or --command); the reference client's runs are the self-test's"));
+    let for_clients = [
+        ("--repeat", args.repeat > 1),
+        ("--runs", args.runs != cli::RunKinds::All),
+        ("--timeout", args.timeout.is_some()),
+        ("--expect", args.expect.is_some()),
+        ("--write-baseline", args.view.write_baseline.is_some()),
+        ("--records", args.records.is_some()),
+        ("--update", args.update),
+    ];
+    let given: Vec<&str> = for_clients.iter().filter(|(_, given)| *given).map(|(flag, _)| *flag).collect();
+    if !given.is_empty() {
+        let (them, apply) = if given.len() == 1 { (given[0].to_string(), "applies") } else { (given.join(" and "), "apply") };
+        return Err(bad_input(format!("{them} {apply} to a client (a profile, a path or --command); the reference client's runs are the self-test's")));
     }
     if let Some(dir) = &args.keep_journals {
         check_writable(dir)?;

@@ -32,6 +32,13 @@ pub async fn serve(args: ServeArgs) -> Result<()> {
         ))
         .into());
     }
+    // A revision the server does not know would be offered to clients as if it were one.
+    if let Some(version) = args.protocol_version.as_deref() {
+        let known: Vec<&str> = probe_server::era::LEGACY_VERSIONS.iter().copied().chain([probe_server::era::MODERN_VERSION]).collect();
+        if !known.contains(&version) {
+            return Err(BadInput(format!("--protocol-version {version} is no revision this server serves (it serves {})", known.join(", "))).into());
+        }
+    }
     // A journal already there (a client that started its server again) is kept: this server
     // journals beside it, and the runner reads them all.
     let (journal, journal_path) = Journal::create_beside(&args.journal).map_err(|e| BadInput(e.to_string()))?;

@@ -224,7 +224,7 @@ impl Record {
 /// A record or records directory that cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    #[error("no records at {}: run from a checkout of the repository (its matrices/records), or give --records DIR", path.display())]
+    #[error("no records at {}{}", path.display(), if path.ends_with("matrices/records") { " (the committed records are a checkout's; elsewhere give --records DIR)" } else { "" })]
     Missing { path: PathBuf },
     #[error("cannot read {}", path.display())]
     Unreadable { path: PathBuf, source: std::io::Error },
