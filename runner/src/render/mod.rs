@@ -314,6 +314,71 @@ pub(crate) mod tests {
         assert_eq!(stripped, plain, "colour changes no word");
     }
 
+    /// The JUnit output keeps to the rules of Jenkins' `junit-10.xsd` (the xUnit plugin's JUnit
+    /// schema), checked element by element: which elements may hold which, the attributes each
+    /// may carry, those it must, and the form of a time; and no two test cases share (suite,
+    /// class, name).
+    #[test]
+    fn junit_keeps_to_the_jenkins_junit_10_schema() {
+        let xml = junit(&fixture_matrix());
+        let document = roxmltree::Document::parse(&xml).expect("well-formed XML");
+        // element: (attributes it must carry, attributes it may carry, elements it may hold)
+        let rules = |name: &str| -> (&[&str], &[&str], &[&str]) {
+            match name {
+                "testsuites" => (&[], &["name", "time", "tests", "failures", "errors"], &["testsuite"]),
+                "testsuite" => (
+                    &["name", "tests", "failures", "errors"],
+                    &["group", "time", "skipped", "timestamp", "hostname", "id", "package", "file", "log", "url"],
+                    &["testsuite", "properties", "testcase", "system-out", "system-err"],
+                ),
+                "testcase" => (
+                    &["name"],
+                    &["time", "classname", "group"],
+                    &["skipped", "error", "failure", "rerunFailure", "rerunError", "flakyFailure", "flakyError", "system-out", "system-err"],
+                ),
+                "failure" | "error" | "skipped" => (&[], &["type", "message"], &[]),
+                "properties" => (&[], &[], &["property"]),
+                "property" => (&["name", "value"], &[], &[]),
+                "system-out" | "system-err" => (&[], &[], &[]),
+                other => panic!("<{other}> is no element of junit-10.xsd"),
+            }
+        };
+        // A time: digits (thousands may be grouped by commas) and an optional fraction.
+        let is_time = |t: &str| {
+            let (whole, fraction) = t.split_once('.').unwrap_or((t, ""));
+            fraction.chars().all(|c| c.is_ascii_digit())
+                && whole.split(',').all(|g| g.len() <= 3 && g.chars().all(|c| c.is_ascii_digit()))
+                && (whole.len() <= 3 || whole.contains(','))
+        };
+        let root = document.root_element();
+        assert_eq!(root.tag_name().name(), "testsuites");
+        let mut cases = std::collections::BTreeSet::new();
+        for node in root.descendants().filter(|n| n.is_element()) {
+            let name = node.tag_name().name();
+            let (must, may, holds) = rules(name);
+            for required in must {
+                assert!(node.attribute(*required).is_some(), "<{name}> lacks {required}");
+            }
+            for attribute in node.attributes() {
+                assert!(must.contains(&attribute.name()) || may.contains(&attribute.name()), "<{name}> may not carry {}", attribute.name());
+            }
+            for child in node.children().filter(|c| c.is_element()) {
+                assert!(holds.contains(&child.tag_name().name()), "<{name}> may not hold <{}>", child.tag_name().name());
+            }
+            if matches!(name, "testsuite" | "testsuites") {
+                if let Some(time) = node.attribute("time") {
+                    assert!(is_time(time), "<{name}> time {time:?}");
+                }
+            }
+            if name == "testcase" {
+                let suite = node.parent_element().and_then(|s| s.attribute("name")).unwrap_or_default();
+                let key = (suite.to_string(), node.attribute("classname").unwrap_or_default().to_string(), node.attribute("name").unwrap_or_default().to_string());
+                assert!(cases.insert(key.clone()), "two test cases are {key:?}");
+            }
+        }
+        assert!(cases.len() > 100, "{} test cases", cases.len());
+    }
+
     #[test]
     fn terminal_at_80_columns() {
         insta::assert_snapshot!(terminal(&fixture_matrix(), Some(80)));
