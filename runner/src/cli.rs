@@ -196,6 +196,10 @@ pub enum MatrixCommand {
         /// Exit 1 when a verdict regressed (a yes became anything else).
         #[arg(long)]
         fail_on_regression: bool,
+        /// Leave out the verdicts only the later run has (probes added since), so that what
+        /// changed stands out.
+        #[arg(long)]
+        hide_new: bool,
     },
     /// Re-probe every pinned client (installing as needed), rewrite the records, render.
     /// With --check, write nothing and fail when any verdict differs from the committed records.
@@ -505,7 +509,10 @@ pub struct ProbeArgs {
     /// profile sets its own).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout: Option<u64>,
-    /// Fail (exit 1) on any verdict that differs from this baseline (see `baseline.rs`).
+    /// Fail (exit 1) on any verdict that is neither yes nor n/a and not listed in this baseline,
+    /// and on any listed entry that no longer holds. A baseline is TOML: `[[expect]]` tables of
+    /// `probe`, `outcome`, optional `transport` and `reason` (README: "Gating a client's CI";
+    /// `--write-baseline FILE` writes one from a run).
     #[arg(long, value_name = "BASELINE.toml")]
     pub expect: Option<PathBuf>,
     /// Which transports to probe over.

@@ -134,7 +134,7 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
                 Ok(crate::exit::MISMATCH)
             }
         }
-        MatrixCommand::Diff { before, after, format, fail_on_regression } => {
+        MatrixCommand::Diff { before, after, format, fail_on_regression, hide_new } => {
             let (a, b) = (load_records(&before)?, load_records(&after)?);
             for (side, records) in [(&before, &a), (&after, &b)] {
                 if records.is_empty() {
@@ -142,7 +142,12 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
                 }
             }
             let (a, b): (Vec<_>, Vec<_>) = (a.iter().map(|l| &l.record).collect(), b.iter().map(|l| &l.record).collect());
-            let lines = diff::diff(&a, &b);
+            let mut lines = diff::diff(&a, &b);
+            if hide_new {
+                let new = lines.iter().filter(|l| l.change == diff::Change::New).count();
+                lines.retain(|l| l.change != diff::Change::New);
+                crate::progress!("{new} verdicts only the later run has are left out (--hide-new)");
+            }
             match format {
                 Format::Json => crate::out!("{}", serde_json::to_string_pretty(&lines)?),
                 Format::Table => crate::out_raw!("{}", diff::text(&lines)),

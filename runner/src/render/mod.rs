@@ -65,7 +65,7 @@ fn table(matrix: &Matrix, columns: &[usize], probe_width: usize, width: Option<u
         table.set_width(width);
     }
     let mut header = vec![TableCell::new("probe")];
-    header.extend(columns.iter().map(|&c| TableCell::new(format!("[{}] {}", c + 1, short_heading(&matrix.columns[c])))));
+    header.extend(columns.iter().map(|&c| TableCell::new(format!("[{}] {}", c + 1, short_heading(matrix, c)))));
     table.set_header(header);
     let mut area = None;
     for row in &matrix.rows {
@@ -99,9 +99,16 @@ fn table(matrix: &Matrix, columns: &[usize], probe_width: usize, width: Option<u
     table.to_string()
 }
 
-/// `client@version stdio`: the column's client and transport, without what the footer says.
-fn short_heading(column: &crate::records::matrix::Column) -> String {
-    format!("{} {}", column.client, column.transport)
+/// `client stdio`: the column's client and transport, and its era where another column has the
+/// same client and transport (two columns may not share a heading); the footer says the rest.
+fn short_heading(matrix: &Matrix, index: usize) -> String {
+    let column = &matrix.columns[index];
+    let shared = matrix.columns.iter().enumerate().any(|(i, c)| i != index && c.client == column.client && c.transport == column.transport);
+    if shared {
+        format!("{} {} {}", column.client, column.transport, column.era)
+    } else {
+        format!("{} {}", column.client, column.transport)
+    }
 }
 
 /// One line per column: its heading in full, then how many probes said what.
