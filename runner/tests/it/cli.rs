@@ -417,6 +417,12 @@ fn a_diff_of_unrelated_records_says_nothing_lined_up() {
     let older = root.join("matrices/records/codex/0.162.0/stdio.json");
     let lined = probe_cmd().args(["matrix", "diff"]).arg(&older).arg(&codex).output().unwrap();
     assert!(!String::from_utf8_lossy(&lined.stderr).contains("nothing lined up"));
+    // --hide-new: what only the later run has is left out, and the count says so.
+    let oldest = root.join("matrices/records/codex/0.154.0/stdio.json");
+    let hidden = probe_cmd().args(["matrix", "diff", "--hide-new"]).arg(&oldest).arg(&codex).output().unwrap();
+    let text = String::from_utf8_lossy(&hidden.stdout);
+    assert!(!text.lines().any(|l| l.starts_with("new ")), "{text}");
+    assert!(text.trim_end().ends_with(" 0 new, 0 removed") || text.contains(" 0 new,"), "{text}");
 }
 
 /// Outside a checkout, the matrix commands say where records are looked for and how to name
