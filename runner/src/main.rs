@@ -57,7 +57,9 @@ fn main() -> ExitCode {
         Err(e) => {
             // clap's message up to its usage section, on one line.
             let rendered = e.render().to_string();
-            let message: Vec<&str> = rendered.lines().take_while(|l| !l.starts_with("Usage:")).map(str::trim).filter(|l| !l.is_empty()).collect();
+            // One hint at the end, not clap's own as well.
+            let message: Vec<&str> =
+                rendered.lines().take_while(|l| !l.starts_with("Usage:")).map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("For more information")).collect();
             eprintln!("mcp-client-probe: {} (see --help)", message.join(" ").trim_start_matches("error: "));
             return ExitCode::from(exit::BAD_INPUT);
         }

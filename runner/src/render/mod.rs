@@ -33,6 +33,10 @@ pub fn terminal_in(matrix: &Matrix, width: Option<u16>, colour: bool) -> String 
         Some(width) => ((width as usize).saturating_sub(probe_width + 4) / (MIN_COLUMN + 3)).max(1),
         None => matrix.columns.len().max(1),
     };
+    // As few tables as the width allows, the columns shared out evenly (four at three a table
+    // make two tables of two, not one of three and one of one).
+    let tables = matrix.columns.len().div_ceil(per_table).max(1);
+    let per_table = matrix.columns.len().div_ceil(tables).max(1);
     let indices: Vec<usize> = (0..matrix.columns.len()).collect();
     let mut out = String::new();
     for group in indices.chunks(per_table) {
@@ -384,6 +388,27 @@ pub(crate) mod tests {
             }
         }
         assert!(cases.len() > 100, "{} test cases", cases.len());
+    }
+
+    #[test]
+    fn columns_are_shared_out_evenly_over_the_tables() {
+        let runs = [
+            recorded("reference-stdio-legacy-full.jsonl", Transport::Stdio, Era::Legacy),
+            recorded("reference-http-modern-full.jsonl", Transport::Http, Era::Modern),
+            recorded("reference-stdio-legacy-elicit-auto-decline.jsonl", Transport::Stdio, Era::Legacy),
+            recorded("reference-stdio-legacy-full.jsonl", Transport::Stdio, Era::Legacy),
+        ];
+        let four = matrix::from_runs("reference", &runs.iter().collect::<Vec<_>>());
+        // Room for three columns beside the probe ids: two tables of two, not three and one.
+        let probe_width = four.rows.iter().map(|r| r.probe.chars().count()).max().unwrap();
+        let width = (probe_width + 4 + 3 * (MIN_COLUMN + 3)) as u16;
+        let out = terminal(&four, Some(width));
+        let tables: Vec<&str> = out.split('┌').skip(1).collect();
+        assert_eq!(tables.len(), 2, "{out}");
+        for table in tables {
+            let header = table.lines().nth(1).unwrap_or_default();
+            assert_eq!(header.matches("] reference").count(), 2, "{header}");
+        }
     }
 
     #[test]

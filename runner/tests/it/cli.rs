@@ -254,6 +254,7 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert!(stderr.contains(message), "{args:?}: expected {message:?} in {stderr}");
         assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: not one line: {stderr}");
+        assert!(stderr.matches("--help").count() <= 1, "{args:?}: the hint said twice: {stderr}");
         let left: Vec<_> = std::fs::read_dir(cwd.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert!(left.is_empty(), "{args:?} wrote {left:?}");
     }
