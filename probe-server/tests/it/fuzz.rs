@@ -157,16 +157,25 @@ fn longest_answer_us(events: &[probe_server::journal::Event]) -> u64 {
 
 const INBOUND: [EventKind; 6] = [EventKind::Frame, EventKind::Unparsable, EventKind::NotJsonRpc, EventKind::Oversize, EventKind::Blank, EventKind::Partial];
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_stdio_tap_survives_a_seeded_fuzz_campaign() {
+/// A stdio probe server in memory, journalling under a directory of its own: its journal's path,
+/// the client's writer, the task that reads every reply line (read all along, so the server never
+/// blocks on a full pipe), and the server's task.
+struct InMemory {
+    _dir: tempfile::TempDir,
+    path: std::path::PathBuf,
+    write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    replies: tokio::task::JoinHandle<Vec<String>>,
+    serving: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+fn serve_in_memory(options: ServeOptions) -> InMemory {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("journal.jsonl");
     let (client, server) = tokio::io::duplex(1 << 20);
     let (server_read, server_write) = tokio::io::split(server);
-    let serving = tokio::spawn(serve_stdio(server_read, server_write, Journal::create(&path).unwrap(), ServeOptions::default()));
-    let (client_read, mut client_write) = tokio::io::split(client);
-    // Replies are read all along, so the server never blocks on a full pipe.
-    let reading = tokio::spawn(async move {
+    let serving = tokio::spawn(serve_stdio(server_read, server_write, Journal::create(&path).unwrap(), options));
+    let (client_read, write) = tokio::io::split(client);
+    let replies = tokio::spawn(async move {
         let mut replies = Vec::new();
         let mut lines = BufReader::new(client_read).lines();
         while let Ok(Some(line)) = lines.next_line().await {
@@ -174,6 +183,27 @@ async fn the_stdio_tap_survives_a_seeded_fuzz_campaign() {
         }
         replies
     });
+    InMemory { _dir: dir, path, write, replies, serving }
+}
+
+/// How many answers each request id got (requests and notifications from the server aside);
+/// a reply that is not JSON fails the test.
+fn answers_by_id(replies: &[String]) -> HashMap<i64, usize> {
+    let mut answers: HashMap<i64, usize> = HashMap::new();
+    for reply in replies {
+        let value: Value = serde_json::from_str(reply).unwrap_or_else(|e| panic!("a reply that is not JSON ({e}): {reply}"));
+        if value.get("method").is_none() {
+            if let Some(id) = value["id"].as_i64() {
+                *answers.entry(id).or_default() += 1;
+            }
+        }
+    }
+    answers
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_stdio_tap_survives_a_seeded_fuzz_campaign() {
+    let InMemory { _dir, path, write: mut client_write, replies: reading, serving } = serve_in_memory(ServeOptions::default());
     let mut rng = Rng(seed());
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "1"}}});
@@ -213,15 +243,7 @@ async fn the_stdio_tap_survives_a_seeded_fuzz_campaign() {
     let events = read_journal(&path).unwrap().events;
     let inbound = events.iter().filter(|e| e.dir == Direction::ClientToServer && INBOUND.contains(&e.kind)).count();
     assert_eq!(inbound, frames, "every inbound frame is journalled once");
-    let mut answers: HashMap<i64, usize> = HashMap::new();
-    for reply in &replies {
-        let value: Value = serde_json::from_str(reply).unwrap_or_else(|e| panic!("a reply that is not JSON ({e}): {reply}"));
-        if value.get("method").is_none() {
-            if let Some(id) = value["id"].as_i64() {
-                *answers.entry(id).or_default() += 1;
-            }
-        }
-    }
+    let answers = answers_by_id(&replies);
     for id in expected.iter().filter(|id| !ambiguous.contains(id)) {
         assert_eq!(answers.get(id), Some(&1), "request {id} answered once");
     }
@@ -481,21 +503,8 @@ async fn the_authorization_server_survives_a_seeded_fuzz_campaign() {
 async fn the_task_endpoints_survive_a_seeded_fuzz_campaign() {
     use probe_server::tasks::{TOOL_TASK_FAIL, TOOL_TASK_INPUT, TOOL_TASK_LONG, TOOL_TASK_RESULT};
     for version in ["2025-11-25", "2026-07-28"] {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("journal.jsonl");
-        let (client, server) = tokio::io::duplex(1 << 20);
-        let (server_read, server_write) = tokio::io::split(server);
         let options = ServeOptions { variant: probe_server::Variant::Tasks, ..ServeOptions::default() };
-        let serving = tokio::spawn(serve_stdio(server_read, server_write, Journal::create(&path).unwrap(), options));
-        let (client_read, mut client_write) = tokio::io::split(client);
-        let reading = tokio::spawn(async move {
-            let mut replies = Vec::new();
-            let mut lines = BufReader::new(client_read).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                replies.push(line);
-            }
-            replies
-        });
+        let InMemory { _dir, path, write: mut client_write, replies: reading, serving } = serve_in_memory(options);
         let mut rng = Rng(seed() ^ 0x5441_534b);
         let modern = version == "2026-07-28";
         let mut frames: Vec<Value> = Vec::new();
@@ -551,15 +560,7 @@ async fn the_task_endpoints_survive_a_seeded_fuzz_campaign() {
         let served = tokio::time::timeout(Duration::from_secs(120), serving).await.expect("the server ends at end of input");
         served.expect("no panic").expect("no error");
         let replies = tokio::time::timeout(Duration::from_secs(10), reading).await.unwrap().unwrap();
-        let mut answers: HashMap<i64, usize> = HashMap::new();
-        for reply in &replies {
-            let value: Value = serde_json::from_str(reply).unwrap_or_else(|e| panic!("a reply that is not JSON ({e}): {reply}"));
-            if value.get("method").is_none() {
-                if let Some(id) = value["id"].as_i64() {
-                    *answers.entry(id).or_default() += 1;
-                }
-            }
-        }
+        let answers = answers_by_id(&replies);
         for id in &well_formed {
             assert_eq!(answers.get(id), Some(&1), "{version}: request {id} answered once");
         }
