@@ -73,6 +73,11 @@ pub const PENDING_LIFETIME: Duration = Duration::from_secs(600);
 /// The most authorizations waiting at once: the oldest is forgotten for a new one.
 pub const MAX_PENDING: usize = 1024;
 
+/// Whether an authorization asked, or a code issued, at `since` is still good at `now`.
+fn still_good(since: Instant, now: Instant) -> bool {
+    now.saturating_duration_since(since) < PENDING_LIFETIME
+}
+
 /// What one auth variant serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Plan {
@@ -358,7 +363,7 @@ impl Authority {
     fn hold_at(&self, ask: Ask, now: Instant) -> String {
         let request = opaque("probe-request");
         let mut book = self.book();
-        book.pending.retain(|_, (_, asked)| now.saturating_duration_since(*asked) < PENDING_LIFETIME);
+        book.pending.retain(|_, (_, asked)| still_good(*asked, now));
         if book.pending.len() >= MAX_PENDING {
             if let Some(oldest) = book.pending.iter().min_by_key(|(_, (_, asked))| *asked).map(|(id, _)| id.clone()) {
                 book.pending.remove(&oldest);
@@ -376,11 +381,11 @@ impl Authority {
     fn approve_at(&self, request: &str, now: Instant) -> Option<(String, Ask)> {
         let mut book = self.book();
         let (ask, asked) = book.pending.remove(request)?;
-        if now.saturating_duration_since(asked) >= PENDING_LIFETIME {
+        if !still_good(asked, now) {
             return None;
         }
         let code = opaque("probe-code");
-        book.codes.retain(|_, (_, issued)| now.saturating_duration_since(*issued) < PENDING_LIFETIME);
+        book.codes.retain(|_, (_, issued)| still_good(*issued, now));
         book.codes.insert(code.clone(), (ask.clone(), now));
         Some((code, ask))
     }
@@ -391,7 +396,7 @@ impl Authority {
 
     fn redeem_at(&self, code: &str, now: Instant) -> Option<Ask> {
         let (ask, issued) = self.book().codes.remove(code)?;
-        (now.saturating_duration_since(issued) < PENDING_LIFETIME).then_some(ask)
+        still_good(issued, now).then_some(ask)
     }
 
     /// Issues an access token and a refresh token for `scope` and `audience`.

@@ -42,7 +42,7 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn small_frames_never_wait_and_large_ones_parse_one_at_a_time() {
+    async fn small_frames_never_wait_and_large_ones_take_turns() {
         assert!(reading(LARGE).await.is_none() && parsing(LARGE).await.is_none());
         let mut turns = Vec::new();
         for _ in 0..PARSED_AT_ONCE {

@@ -305,9 +305,14 @@ impl SseFields {
 
     /// The negotiated version, when this event carries an initialize answer.
     fn negotiated_version(&self) -> Option<String> {
-        let value: Value = serde_json::from_str(&self.data.join("\n")).ok()?;
-        value.get("result")?.get("protocolVersion")?.as_str().map(str::to_string)
+        negotiated_version(&self.data.join("\n"))
     }
+}
+
+/// The protocol version an initialize answer (a JSON-RPC message as text) negotiated, if it is one.
+fn negotiated_version(message: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(message).ok()?;
+    value.get("result")?.get("protocolVersion")?.as_str().map(str::to_string)
 }
 
 impl SseJournal {
@@ -680,8 +685,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         let (held, first) = first_data_event(&mut data).await;
         match first.filter(|event| answers(event, &request_id)) {
             Some(answer) => {
-                let version = serde_json::from_str::<Value>(&answer).ok().and_then(|a| a.pointer("/result/protocolVersion")?.as_str().map(str::to_string));
-                if let Some(version) = version.filter(|_| is_initialize) {
+                if let Some(version) = negotiated_version(&answer).filter(|_| is_initialize) {
                     state.versions.lock().unwrap_or_else(|p| p.into_inner()).insert(out_session.clone(), version);
                 }
                 return json_answer(journal, &out_session, parts_out, answer, request_id);
@@ -833,7 +837,8 @@ fn held_open(journal: &Journal, session: &str, closing: CancellationToken) -> Re
 
 /// Serves the probe server on `listener` until `shutdown` is cancelled.
 pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeOptions, shutdown: CancellationToken) -> std::io::Result<()> {
-    let (variant, read_timeout, task_timing) = (options.variant, options.read_timeout, options.task_timing);
+    let (variant, task_timing) = (options.variant, options.task_timing);
+    let read_timeout = options.read_timeout.unwrap_or(READ_TIMEOUT);
     let handler = ProbeServer::new(journal.clone(), "http", Transport::Http, options);
     let local: SocketAddr = listener.local_addr()?;
     handler.note_serving(json!({"loopback": local.ip().is_loopback()}));
@@ -856,13 +861,11 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
         Some(plan) => {
             let resource = format!("http://{local}{MCP_PATH}");
             let (journal, closing) = (journal.clone(), shutdown.child_token());
-            let reading = read_timeout.unwrap_or(READ_TIMEOUT);
-            Some(crate::auth::server::open(closing, reading, move |issuer| crate::auth::Authority::new(plan, issuer, resource, journal)).await?)
+            Some(crate::auth::server::open(closing, read_timeout, move |issuer| crate::auth::Authority::new(plan, issuer, resource, journal)).await?)
         }
         None => None,
     };
     let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions.clone(), config);
-    let read_timeout = read_timeout.unwrap_or(READ_TIMEOUT);
     let state = TapState {
         journal: journal.clone(),
         legacy_tasks: Arc::new(super::legacy_tasks::LegacyTasks::new(task_timing)),

@@ -142,6 +142,10 @@ impl RequestText {
     }
 }
 
+/// The result tools' pictures and sound, by the name the view gives each: [`payloads`] says where
+/// each appears, [`payload_forms`] how.
+const MEDIA_PAYLOADS: [(&str, &str); 3] = [("png", s::IMAGE_PNG_BASE64), ("wav", s::AUDIO_WAV_BASE64), ("picture_data_png", s::PICTURE_DATA_PNG_BASE64)];
+
 /// The payloads of the result tools (the picture, the sound, the embedded text and blob): where
 /// each appears in the request, in a tool result or anywhere else ("beside": a message of its own,
 /// as hosts hand pictures to a model). Payloads that appear nowhere are left out.
@@ -149,16 +153,14 @@ pub fn payloads(text: &RequestText, results: &[String]) -> Value {
     use base64::Engine;
     let blob = base64::engine::general_purpose::STANDARD.encode(s::embedded_blob_bytes());
     let mut found = Map::new();
-    for (name, needle) in [
-        ("png", s::IMAGE_PNG_BASE64),
-        ("wav", s::AUDIO_WAV_BASE64),
+    let others = [
         ("embedded_text", s::EMBEDDED_TEXT_CANARY),
         ("embedded_blob", blob.as_str()),
         ("audience_user", s::USER_ONLY_CANARY),
         ("audience_assistant", s::ASSISTANT_ONLY_CANARY),
         ("picture_data", s::PICTURE_DATA_CANARY),
-        ("picture_data_png", s::PICTURE_DATA_PNG_BASE64),
-    ] {
+    ];
+    for (name, needle) in MEDIA_PAYLOADS.into_iter().chain(others) {
         let in_results = results.iter().filter(|r| r.contains(needle)).count();
         let places: Vec<&str> = [(in_results > 0, "tool_result"), (text.count(needle) > in_results, "beside")].iter().filter(|(f, _)| *f).map(|(_, p)| *p).collect();
         if !places.is_empty() {
@@ -189,7 +191,7 @@ pub fn payload_forms(body: &Value) -> Value {
         }
     }
     let mut found = Map::new();
-    for (name, needle) in [("png", s::IMAGE_PNG_BASE64), ("wav", s::AUDIO_WAV_BASE64), ("picture_data_png", s::PICTURE_DATA_PNG_BASE64)] {
+    for (name, needle) in MEDIA_PAYLOADS {
         let mut forms = Vec::new();
         walk(body, "", needle, &mut forms);
         if !forms.is_empty() {
