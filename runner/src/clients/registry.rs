@@ -72,14 +72,21 @@ pub async fn latest(profile: &Profile) -> Result<Latest, RegistryError> {
         return Ok(Latest { registry: "npm", package: package.clone(), version, released });
     }
     let Some(package) = &profile.install.pypi else { return Err(RegistryError::NoPackage { client }) };
+    let answer = pip_index_versions(profile, package).await?;
+    let version = parse_pip(&answer).ok_or_else(|| RegistryError::Unreadable { client, registry: "PyPI", answer: answer.chars().take(200).collect() })?;
+    Ok(Latest { registry: "PyPI", package: package.clone(), version, released: None })
+}
+
+/// What `pip index versions PACKAGE` answers, asked with the profile's own Python (a release
+/// that needs a newer interpreter is not listed).
+async fn pip_index_versions(profile: &Profile, package: &str) -> Result<String, RegistryError> {
+    let client = profile.name.clone();
     let python_version = profile.install.python.clone().unwrap_or_else(|| "3".into());
     let python = find_python(&python_version).ok_or_else(|| RegistryError::NoPython { client: client.clone(), python: python_version.clone() })?;
     let command = format!("python{python_version} -m pip index versions {package}");
-    let answer = output(tokio::process::Command::new(python).args(["-m", "pip", "index", "versions", package, "--disable-pip-version-check"]))
+    output(tokio::process::Command::new(python).args(["-m", "pip", "index", "versions", package, "--disable-pip-version-check"]))
         .await
-        .map_err(|message| RegistryError::Unreachable { client: client.clone(), registry: "PyPI", command, message })?;
-    let version = parse_pip(&answer).ok_or_else(|| RegistryError::Unreadable { client, registry: "PyPI", answer: answer.chars().take(200).collect() })?;
-    Ok(Latest { registry: "PyPI", package: package.clone(), version, released: None })
+        .map_err(|message| RegistryError::Unreachable { client, registry: "PyPI", command, message })
 }
 
 /// Reads `pip index versions PACKAGE`'s `Available versions: a, b, …` line.
@@ -108,10 +115,8 @@ pub async fn offers(profile: &Profile, version: &str) -> Option<bool> {
         };
     }
     let package = profile.install.pypi.as_ref()?;
-    let python = find_python(profile.install.python.as_deref().unwrap_or("3"))?;
-    let out = tokio::process::Command::new(python).args(["-m", "pip", "index", "versions", package, "--disable-pip-version-check"]).output().await.ok()?;
-    let versions = parse_pip_versions(&String::from_utf8_lossy(&out.stdout));
-    (out.status.success() && !versions.is_empty()).then(|| versions.iter().any(|v| v == version))
+    let versions = parse_pip_versions(&pip_index_versions(profile, package).await.ok()?);
+    (!versions.is_empty()).then(|| versions.iter().any(|v| v == version))
 }
 
 /// The newest release of each profile's package, asked of the registries at once; the first
