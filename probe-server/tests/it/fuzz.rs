@@ -316,14 +316,29 @@ async fn exchange(addr: std::net::SocketAddr, session: &str, body: &[u8], sendin
     String::from_utf8_lossy(&response).lines().next().map(str::to_string)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_http_tap_survives_a_seeded_fuzz_campaign() {
+/// An HTTP probe server on a loopback port, journalling under a directory of its own: its
+/// journal's path, its address, what stops it, and its task.
+struct OnLoopback {
+    _dir: tempfile::TempDir,
+    path: std::path::PathBuf,
+    addr: std::net::SocketAddr,
+    shutdown: tokio_util::sync::CancellationToken,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+async fn serve_on_loopback(options: ServeOptions) -> OnLoopback {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("journal.jsonl");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = tokio_util::sync::CancellationToken::new();
-    let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), ServeOptions::default(), shutdown.clone()));
+    let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), options, shutdown.clone()));
+    OnLoopback { _dir: dir, path, addr, shutdown, server }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_tap_survives_a_seeded_fuzz_campaign() {
+    let OnLoopback { _dir, path, addr, shutdown, server } = serve_on_loopback(ServeOptions::default()).await;
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "1"}}});
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -432,18 +447,13 @@ fn fuzzed_auth(rng: &mut Rng, issuer_host: &str, client_id: &str) -> (String, St
     (path.to_string(), request)
 }
 
-/// The authorization server of the auth variant and the task endpoints of the tasks variant, under
-/// seeded hostile requests: every request is answered and journalled, no answer redirects off this
-/// machine or echoes markup unescaped, nothing is a server error, and no panic.
+/// The authorization server of the auth variant under seeded hostile requests: every request is
+/// answered and journalled, no answer redirects off this machine or echoes markup unescaped,
+/// nothing is a server error, and no panic.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_authorization_server_survives_a_seeded_fuzz_campaign() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("journal.jsonl");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let shutdown = tokio_util::sync::CancellationToken::new();
     let options = ServeOptions { variant: probe_server::Variant::Auth, ..ServeOptions::default() };
-    let server = tokio::spawn(serve_http(listener, Journal::create(&path).unwrap(), options, shutdown.clone()));
+    let OnLoopback { _dir, path, addr, shutdown, server } = serve_on_loopback(options).await;
     // The issuer, as a host would find it: from the protected resource's metadata.
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     stream.write_all(format!("GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
