@@ -743,6 +743,19 @@ fn describe_run(records: &[LaunchRecord]) -> String {
 #[cfg(test)]
 mod tests {
 
+    /// What `probe --command` accepts as a placeholder is what a run fills: the run's values, the
+    /// whole-argument `{server}` and the skills launch's `{skills_dir}`.
+    #[test]
+    fn the_placeholders_a_command_line_may_use_are_those_a_run_fills() {
+        let paths = RunPaths { home: Path::new("/h"), work: Path::new("/w"), server_exe: Path::new("/s") };
+        let vars = run_vars(paths, "http://stub", "go", "http://server/mcp", Vec::new(), Transport::Stdio);
+        let mut filled: Vec<&str> = vars.values.keys().copied().chain(["server", "skills_dir"]).collect();
+        filled.sort_unstable();
+        let mut accepted = crate::clients::profile::PLACEHOLDERS.to_vec();
+        accepted.sort_unstable();
+        assert_eq!(filled, accepted);
+    }
+
     #[test]
     fn launches_that_ended_alike_are_said_once_with_their_count() {
         let ended =

@@ -175,29 +175,30 @@ pub fn payloads(text: &RequestText, results: &[String]) -> Value {
 /// model a picture), `text` when they sit inside text among other characters or under a text
 /// field (a model reads those as characters, not as a picture). Payloads absent are left out.
 pub fn payload_forms(body: &Value) -> Value {
-    fn walk(value: &Value, key: &str, needle: &str, forms: &mut Vec<&'static str>) {
+    /// Every string of the request once, each payload's forms (by its index in [`MEDIA_PAYLOADS`]) noted.
+    fn walk(value: &Value, key: &str, forms: &mut [Vec<&'static str>]) {
         match value {
-            Value::String(text) if text.contains(needle) => {
-                let whole = text == needle || (text.starts_with("data:") && text.ends_with(&format!(";base64,{needle}")));
-                let under_text = ["text", "content", "output", "input", "result"].contains(&key);
-                let form = if whole && !under_text { "part" } else { "text" };
-                if !forms.contains(&form) {
-                    forms.push(form);
+            Value::String(text) => {
+                for ((_, needle), found) in MEDIA_PAYLOADS.iter().zip(forms.iter_mut()).filter(|((_, needle), _)| text.contains(needle)) {
+                    let whole = text == needle || (text.starts_with("data:") && text.ends_with(&format!(";base64,{needle}")));
+                    let under_text = ["text", "content", "output", "input", "result"].contains(&key);
+                    let form = if whole && !under_text { "part" } else { "text" };
+                    if !found.contains(&form) {
+                        found.push(form);
+                    }
                 }
             }
-            Value::Object(map) => map.iter().for_each(|(k, v)| walk(v, k, needle, forms)),
-            Value::Array(items) => items.iter().for_each(|v| walk(v, key, needle, forms)),
+            Value::Object(map) => map.iter().for_each(|(k, v)| walk(v, k, forms)),
+            Value::Array(items) => items.iter().for_each(|v| walk(v, key, forms)),
             _ => {}
         }
     }
+    let mut forms = vec![Vec::new(); MEDIA_PAYLOADS.len()];
+    walk(body, "", &mut forms);
     let mut found = Map::new();
-    for (name, needle) in MEDIA_PAYLOADS {
-        let mut forms = Vec::new();
-        walk(body, "", needle, &mut forms);
-        if !forms.is_empty() {
-            forms.sort_unstable();
-            found.insert(name.to_string(), json!(forms));
-        }
+    for ((name, _), mut forms) in MEDIA_PAYLOADS.into_iter().zip(forms).filter(|(_, forms)| !forms.is_empty()) {
+        forms.sort_unstable();
+        found.insert(name.to_string(), json!(forms));
     }
     Value::Object(found)
 }
