@@ -10,6 +10,7 @@ pub mod chat;
 pub mod gemini;
 pub mod plan;
 pub mod responses;
+pub mod side;
 pub mod view;
 
 use std::sync::Arc;
@@ -138,9 +139,9 @@ pub fn answer(dialect: Dialect, body: &Value, scope: Scope, mentioned: &[String]
     let (mut offered, results) = (declared(dialect, body), results(dialect, body));
     let proxied = plan::proxied(body, &offered);
     offered.extend(proxied);
-    // Side requests (titles, summaries) offer no tools: answer briefly, outside the script.
+    // Side requests (titles, summaries, loop checks) offer no tools: answered outside the script.
     let (step, hold) = if offered.is_empty() {
-        (Step::Finish { text: "ok".into() }, plan::Hold::None)
+        (Step::Finish { text: side::answer(body) }, plan::Hold::None)
     } else if scope == Scope::SizedResults && asks.count(results) > SIZED_ASKS {
         (Step::Finish { text: plan::FINAL_TEXT.into() }, plan::Hold::None)
     } else {
@@ -397,6 +398,21 @@ mod tests {
         let (_, body) = post(&stub.base_url, "/v1/messages", &json!({"model": "m", "messages": [{"role": "user", "content": "title?"}]})).await;
         let reply: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(reply["content"][0]["text"], "ok");
+        stub.stop().await;
+    }
+
+    /// Gemini CLI checks for loops by asking for JSON of a shape: an answer it cannot parse is
+    /// retried with back-off and the conversation never resumes.
+    #[tokio::test]
+    async fn a_side_request_for_json_gets_json_of_its_shape() {
+        let (stub, _dir) = stub().await;
+        let schema = json!({"type": "object", "properties": {"confidence": {"type": "number"}}, "required": ["confidence"]});
+        let request = json!({"contents": [{"role": "user", "parts": [{"text": "looping?"}]}],
+            "generationConfig": {"responseMimeType": "application/json", "responseJsonSchema": schema}});
+        let (_, body) = post(&stub.base_url, "/v1beta/models/stub-model:generateContent", &request).await;
+        let reply: Value = serde_json::from_str(&body).unwrap();
+        let text = reply["candidates"][0]["content"]["parts"][0]["text"].as_str().unwrap();
+        assert_eq!(serde_json::from_str::<Value>(text).unwrap(), json!({"confidence": 0}));
         stub.stop().await;
     }
 }
