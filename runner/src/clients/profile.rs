@@ -173,6 +173,9 @@ fn default_step_wait_secs() -> u64 {
 pub enum TerminalStep {
     /// Wait until the screen shows this text.
     Wait(String),
+    /// Wait until the screen no longer shows this text (a host still starting up that queues
+    /// what is typed as a prompt rather than reading it as a command).
+    Gone(String),
     /// Type this text.
     Type(String),
     /// Press these keys (names as in `keys`).

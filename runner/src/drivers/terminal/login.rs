@@ -27,11 +27,16 @@ const SETTLE_MAX: Duration = Duration::from_millis(1000);
 const CHAR_GAP: Duration = Duration::from_millis(10);
 /// How often the host's output is passed on while a wait goes on.
 const SLICE: Duration = Duration::from_millis(200);
+/// How long a text must stay off the screen for a `gone` step to pass: a host may draw its
+/// start-up line a moment after the prompt.
+const GONE_FOR: Duration = Duration::from_millis(1000);
 /// How long the host has to leave after the quit keys.
 const GRACE: Duration = Duration::from_secs(5);
 
 /// Why a wait step stopped when the host ran on and said nothing of failing.
 const NEVER_SHOWN: &str = "the screen never showed it";
+/// Why a wait for a text to go stopped.
+const STILL_SHOWN: &str = "the screen still showed it";
 
 /// How a terminal sign-in went, for the login's `client_exited` note.
 #[derive(Debug, Clone, Serialize)]
@@ -162,6 +167,7 @@ pub fn sign_in(spec: &PtySpec, plan: &TerminalLogin, timeout: Duration, watcher:
 fn describe(step: &TerminalStep) -> String {
     match step {
         TerminalStep::Wait(text) => format!("wait for {text:?}"),
+        TerminalStep::Gone(text) => format!("wait for {text:?} to go"),
         TerminalStep::Type(text) => format!("type {text:?}"),
         TerminalStep::Keys(keys) => format!("press {}", keys.join(" ")),
     }
@@ -176,6 +182,10 @@ fn take(pty: &mut Pty, step: &TerminalStep, deadline: Instant, pass_on: &mut imp
             Shown::Text => Ok(()),
             Shown::Failure(said) => Err(said),
             Shown::Neither => Err(exited(pty).unwrap_or_else(|| NEVER_SHOWN.into())),
+        },
+        TerminalStep::Gone(text) => match wait_gone(pty, deadline, pass_on, text) {
+            true => Ok(()),
+            false => Err(exited(pty).unwrap_or_else(|| STILL_SHOWN.into())),
         },
         TerminalStep::Type(text) => {
             pty.type_and_watch(text, CHAR_GAP, TYPED_ECHO).map_err(typing)?;
@@ -212,6 +222,20 @@ fn wait_for_text(pty: &mut Pty, deadline: Instant, pass_on: &mut impl FnMut(&Pty
     match failed(&screen) {
         Some(said) if !screen.contains(text) => Shown::Failure(said),
         _ => Shown::Text,
+    }
+}
+
+/// Waits until `text` has left the screen and stayed away for [`GONE_FOR`].
+fn wait_gone(pty: &mut Pty, deadline: Instant, pass_on: &mut impl FnMut(&Pty), text: &str) -> bool {
+    loop {
+        if !wait_until(pty, deadline, pass_on, |s| !s.contains(text)) {
+            return false;
+        }
+        let back = pty.wait_for(GONE_FOR, |s| s.contains(text)).is_some();
+        pass_on(pty);
+        if !back {
+            return true;
+        }
     }
 }
 
@@ -270,6 +294,34 @@ mod tests {
             passed_on.extend(chunk);
         }
         assert!(String::from_utf8_lossy(&passed_on).contains("signed in as probe"));
+    }
+
+    /// A host still starting drops what is typed (Gemini CLI queues it as a prompt): the typing
+    /// waits until the start-up text has gone.
+    #[test]
+    fn a_gone_step_waits_until_the_text_has_left_the_screen() {
+        let script = "echo Initializing; sleep 1; while read -t 0.2 junk; do :; done; printf '\\033[2J\\033[H'; echo ready; read answer; echo \"got $answer\"; sleep 30";
+        let bash = || PtySpec { program: "/bin/bash".into(), ..shell(script) };
+        let steps = |first: Vec<TerminalStep>| first.into_iter().chain([TerminalStep::Type("x".into()), TerminalStep::Keys(vec!["Enter".into()])]).collect();
+        let waited = sign_in(
+            &bash(),
+            &plan(steps(vec![TerminalStep::Wait("Initializing".into()), TerminalStep::Gone("Initializing".into())]), Some("got x")),
+            Duration::from_secs(60),
+            None,
+        );
+        assert!(waited.signed_in, "{waited:?}");
+        let mut hasty = plan(steps(vec![TerminalStep::Wait("Initializing".into())]), Some("got x"));
+        hasty.step_wait_secs = 5;
+        let hasty = sign_in(&bash(), &hasty, Duration::from_secs(8), None);
+        assert!(!hasty.signed_in, "typed while starting, the answer was dropped: {hasty:?}");
+    }
+
+    #[test]
+    fn a_text_that_never_goes_stops_the_plan_and_says_which_step() {
+        let spec = shell("echo Initializing; sleep 30");
+        let steps = vec![TerminalStep::Wait("Initializing".into()), TerminalStep::Gone("Initializing".into())];
+        let signed = sign_in(&spec, &plan(steps, Some("signed in")), Duration::from_secs(5), None);
+        assert_eq!(signed.stopped.as_deref(), Some("step 2 (wait for \"Initializing\" to go): the screen still showed it"));
     }
 
     #[test]
