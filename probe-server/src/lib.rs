@@ -6,6 +6,7 @@
 //! * [`sized`] — the sized tool results of the large-results variant, how the stub folds them and the judge reads them.
 //! * [`long_calls`] — the tools of the long-calls variant: a call that reports progress past a timeout, one that never answers.
 //! * [`apps`] — the tools and view of the apps variant (MCP Apps, `io.modelcontextprotocol/ui`).
+//! * [`stateless`] — the one tool of the stateless variants (Streamable HTTP without sessions).
 //! * [`skills`] — the SEP-2640 skills served in the skills variants, hostile ones included.
 //! * [`auth`] — OAuth in the auth variants: the loopback authorization server and the protected resource's checks.
 //! * [`tasks`] — the tasks of the tasks variant (the 2026-07-28 extension `io.modelcontextprotocol/tasks`).
@@ -35,6 +36,7 @@ pub mod registry;
 pub mod server;
 pub mod sized;
 pub mod skills;
+pub mod stateless;
 pub mod surface;
 pub mod tasks;
 pub mod transport;

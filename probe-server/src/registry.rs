@@ -4,8 +4,8 @@ use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
 use crate::probes::{
-    affordances, apps, auth, connection, elicitation, http, interactive, long_calls, prompts, resources, results, sampling_roots, schema_keywords, schemas, skills, subscriptions,
-    tasks, tools, utilities,
+    affordances, apps, auth, connection, elicitation, http, interactive, long_calls, prompts, resources, results, sampling_roots, schema_keywords, schemas, skills, stateless,
+    subscriptions, tasks, tools, utilities,
 };
 use crate::variant::Variant;
 
@@ -114,6 +114,12 @@ static REGISTRY: &[&dyn Probe] = &[
     &http::Resumption,
     &http::PrimingEvents,
     &http::JsonResponses,
+    &stateless::StatelessToolsListed,
+    &stateless::StatelessToolCalled,
+    &stateless::StatelessNoSessionId,
+    &stateless::StatelessGetRefused,
+    &stateless::StatelessVersionHeader,
+    &stateless::StatelessSse,
     &affordances::ReadTool,
     &affordances::ListTool,
     &affordances::TemplateListTool,

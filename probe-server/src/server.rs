@@ -479,6 +479,10 @@ impl ServerHandler for ProbeServer {
                 resources.remove("subscribe");
             }
         }
+        // A server that keeps nothing between requests can tell a client of no change: tools only.
+        if self.shared.options.variant.is_stateless() {
+            advertised = json!({"tools": {}});
+        }
         let mut instructions = s::instructions();
         if self.shared.options.variant.serves_skills() {
             let skills = match self.shared.options.variant {
@@ -545,6 +549,7 @@ impl ServerHandler for ProbeServer {
             Variant::Apps => crate::apps::tools(),
             auth if auth.is_auth() => crate::auth::tools(),
             Variant::Tasks => crate::tasks::tools(),
+            stateless if stateless.is_stateless() => crate::stateless::tools(),
             _ => s::tools(self.changed()),
         };
         let (tools, next) = page(&all, s::TOOLS_PAGE_ONE, request.as_ref().and_then(|r| r.cursor.as_deref()), s::TOOLS_CURSOR)?;
@@ -628,6 +633,7 @@ impl ServerHandler for ProbeServer {
                     None => Ok(CallToolResult::error(vec![ContentBlock::text(format!("bytes must be one of {:?}", crate::sized::SIZES))]).into()),
                 }
             }
+            crate::stateless::TOOL_STATELESS if self.shared.options.variant.is_stateless() => Ok(text_result(crate::stateless::RESULT_CANARY).into()),
             crate::apps::TOOL_APP_VIEW if self.shared.options.variant == Variant::Apps => complete::<CallToolResult>(crate::apps::view_result(self.next_serial())).map(Into::into),
             crate::apps::TOOL_APP_REPORT if self.shared.options.variant == Variant::Apps => Ok(text_result("the view's report arrived").into()),
             // The tap let the call through: its token was valid and, for the write tool in

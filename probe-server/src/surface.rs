@@ -499,6 +499,7 @@ pub fn tool_names() -> &'static [String] {
         every.extend(crate::long_calls::tools());
         every.extend(crate::apps::tools());
         every.extend(crate::tasks::tools());
+        every.extend(crate::stateless::tools());
         every.iter().filter_map(|t| t["name"].as_str().map(str::to_string)).collect()
     });
     &NAMES

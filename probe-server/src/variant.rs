@@ -141,6 +141,12 @@ variants! {
     AuthWrongIss => "auth-wrong-iss", HttpOnly, "OAuth: the authorization response's iss names another issuer";
     /// OAuth, the protected resource metadata names another resource than the one asked.
     AuthResourceMismatch => "auth-resource-mismatch", HttpOnly, "OAuth: the protected resource metadata names another resource";
+    /// Streamable HTTP without sessions (see `stateless.rs`): no `Mcp-Session-Id` issued, every
+    /// POST served on its own, GET and DELETE refused (405), every answer an `application/json`
+    /// body wherever nothing comes first; `tools/list` holds only `probe_stateless`.
+    Stateless => "stateless", HttpOnly, "HTTP without sessions: no Mcp-Session-Id, GET and DELETE refused (405), answers as JSON bodies; tools/list holds only probe_stateless";
+    /// As `stateless`, every answer an event stream of its own.
+    StatelessSse => "stateless-sse", HttpOnly, "HTTP without sessions, every answer an event stream of its own; tools/list holds only probe_stateless";
     /// Interactive (the standard server; a person at a terminal): the form is filled in with
     /// typed values and accepted.
     InteractiveAccept => "interactive-accept", Interactive, "interactive: the form filled in with typed values and accepted";
@@ -210,6 +216,11 @@ impl Variant {
     /// `initialize` can be seen (a client that opens with `initialize` never meets it).
     pub fn tests_fallback(self) -> bool {
         matches!(self, Variant::DiscoverRefused | Variant::DiscoverInvalid | Variant::DiscoverUnanswered | Variant::DiscoverHttpError | Variant::DiscoverUnsupportedVersion)
+    }
+
+    /// Whether the server keeps no session (the stateless variants).
+    pub fn is_stateless(self) -> bool {
+        matches!(self, Variant::Stateless | Variant::StatelessSse)
     }
 
     /// Whether the server is an OAuth protected resource (see [`crate::auth::Plan`]).

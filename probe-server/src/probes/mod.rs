@@ -17,6 +17,7 @@ pub mod sampling_roots;
 pub mod schema_keywords;
 pub mod schemas;
 pub mod skills;
+pub mod stateless;
 pub mod subscriptions;
 pub mod tasks;
 pub mod tools;

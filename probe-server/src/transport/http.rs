@@ -678,10 +678,10 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
     let out_session = header(&parts_out.headers, "mcp-session-id").map(str::to_string).unwrap_or(session);
     let content_type = header(&parts_out.headers, "content-type").unwrap_or("").to_string();
     let mut data: DataStream = StreamExt::boxed(body_out.into_data_stream());
-    // In json-responses a request's stream that would open with its answer is answered with
+    // In json-responses and stateless a request's stream that would open with its answer is answered with
     // that answer as a JSON body instead; one that opens otherwise stays a stream.
     let streams = content_type.starts_with("text/event-stream");
-    if state.variant == Variant::JsonResponses && streams && !is_get && !request_id.is_null() && parts_out.status.is_success() {
+    if matches!(state.variant, Variant::JsonResponses | Variant::Stateless) && streams && !is_get && !request_id.is_null() && parts_out.status.is_success() {
         let (held, first) = first_data_event(&mut data).await;
         match first.filter(|event| answers(event, &request_id)) {
             Some(answer) => {
@@ -853,6 +853,11 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
     config.sse_keep_alive = None;
     if variant == Variant::StreamDrop {
         config.sse_retry = Some(STREAM_DROP_RETRY);
+    }
+    // No sessions: every POST served on its own, GET and DELETE refused (405). The tap makes the
+    // JSON answers of `stateless`, as it does in `json-responses`.
+    if variant.is_stateless() {
+        config.legacy_session_mode = false;
     }
     // Host and Origin are checked (and journalled) by the tap; rmcp's own guard would refuse unjournalled.
     config.allowed_hosts = Vec::new();

@@ -167,3 +167,21 @@ fn an_answer_in_a_run_with_nobody_at_the_host_is_auto_answered_however_slow() {
     }
     assert_eq!(verdict_of(&[(Variant::Standard, &unattended)], "elicitation.mrtr_retry").outcome, verdict_of(&[(Variant::Standard, &o)], "elicitation.mrtr_retry").outcome);
 }
+
+/// The MCP Inspector CLI starts a process per step, each opening with `initialize`, which carries
+/// no `MCP-Protocol-Version` (the version is not negotiated yet): the stateless version-header
+/// judge once counted those and called the Inspector partial. Its GET stream, refused 405, is
+/// followed by its list and call.
+#[test]
+fn a_client_that_opens_per_step_is_judged_on_the_requests_after_each_opening() {
+    let o = recorded("mcp-inspector-2.12.0-http.stateless");
+    let runs = [(Variant::Stateless, &o)];
+    let header = verdict_of(&runs, "http.stateless_version_header");
+    assert_eq!(header.outcome, Outcome::Yes, "{}", header.detail);
+    let get = verdict_of(&runs, "http.stateless_get_refused");
+    assert_eq!((get.outcome, get.detail.as_str()), (Outcome::Yes, "its GET stream was refused (405) 2 times, and it went on"));
+    for probe in ["http.stateless_tools_listed", "http.stateless_tool_called", "http.stateless_no_session_id"] {
+        let v = verdict_of(&runs, probe);
+        assert_eq!(v.outcome, Outcome::Yes, "{probe}: {}", v.detail);
+    }
+}

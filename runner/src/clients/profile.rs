@@ -515,6 +515,10 @@ pub struct Launch {
     /// One process per step, for clients that do one thing per process.
     #[serde(default)]
     pub steps: Vec<Vec<String>>,
+    /// The steps of the stateless variants, for such clients: those servers list one tool
+    /// (`probe_stateless`), which the ordinary steps never call. Without them `steps` run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stateless_steps: Vec<Vec<String>>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     /// The prompt handed to agent hosts.
@@ -576,9 +580,12 @@ impl Profile {
         Profile::parse(&text, path)
     }
 
-    /// The launches of one run: one per step, or the single launch.
-    pub fn launches(&self) -> Vec<Vec<String>> {
-        if self.launch.steps.is_empty() {
+    /// The launches of one run against `variant`: one per step (the stateless steps against a
+    /// server that keeps no session, where the profile has them), or the single launch.
+    pub fn launches(&self, variant: probe_server::Variant) -> Vec<Vec<String>> {
+        if variant.is_stateless() && !self.launch.stateless_steps.is_empty() {
+            self.launch.stateless_steps.clone()
+        } else if self.launch.steps.is_empty() {
             vec![self.launch.args.clone()]
         } else {
             self.launch.steps.clone()

@@ -479,6 +479,15 @@ pub const FEATURES: &[Feature] = &[
         terms: &["http", "sse", "Mcp-Session-Id", "MCP-Protocol-Version", "transport"],
     },
     Feature {
+        id: "stateless-http",
+        title: "Servers that keep no session",
+        group: Group::Connection,
+        question: "Does the client work with a Streamable HTTP server that issues no Mcp-Session-Id (serverless, load-balanced), answering as JSON or as one stream per request?",
+        paths: one!(&["http.stateless_tools_listed", "http.stateless_tool_called", "http.stateless_sse"]),
+        also: &["http.stateless_no_session_id", "http.stateless_get_refused", "http.stateless_version_header"],
+        terms: &["stateless", "serverless", "no session", "load balancer", "sessionless"],
+    },
+    Feature {
         id: "http-recovery",
         title: "HTTP session recovery",
         group: Group::Connection,

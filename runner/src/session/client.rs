@@ -361,7 +361,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     let auth_plan = profile.auth.as_ref().filter(|_| variant.is_auth());
     let launches = match skills_launch {
         Some(skills) => vec![skills.args.clone()],
-        None => profile.launches().into_iter().chain(auth_plan.into_iter().flat_map(|a| a.steps.iter().cloned())).collect(),
+        None => profile.launches(variant).into_iter().chain(auth_plan.into_iter().flat_map(|a| a.steps.iter().cloned())).collect(),
     };
     // Where a host installs skills: its profile says, relative to the run's home or work directory.
     let skills_dir = skills_launch.map(|skills| {

@@ -38,6 +38,8 @@ impl Ablation {
             self,
             Ablation::ChokeOnPriming
                 | Ablation::ChokeOnJson
+                | Ablation::RequiresSessionId
+                | Ablation::StreamNeedsSession
                 | Ablation::AcceptJsonOnly
                 | Ablation::NoDiscoverFallback
                 | Ablation::FallbackOnMethodNotFoundOnly
@@ -192,6 +194,12 @@ ablations! {
     NoReinitialize => "no-reinitialize", "http.session_expiry", "gives up when its session expires";
     NoResumption => "no-resumption", "http.resumption", "reconnects a dropped stream without Last-Event-ID";
     ChokeOnJson => "choke-on-json", "http.json_responses", "refuses an answer sent as application/json, as a client that reads only event streams";
+    RequiresSessionId => "requires-session-id", "http.stateless_tools_listed", "gives up when the initialize answer issues no Mcp-Session-Id (rmcp's client with allow_stateless off)";
+    CallsNeedSession => "calls-need-session", "http.stateless_tool_called", "lists tools without a session but calls none, as a client that tracks its calls by session";
+    InventsSessionId => "invents-session-id", "http.stateless_no_session_id", "sends an Mcp-Session-Id of its own making when the server issued none";
+    GivesUpAtGet405 => "gives-up-at-get-405", "http.stateless_get_refused", "opens a GET stream after initialize and ends its session when it is refused (405)";
+    VersionHeaderOnlyInSession => "version-header-only-in-session", "http.stateless_version_header", "sends MCP-Protocol-Version only alongside a session id";
+    StreamNeedsSession => "stream-needs-session", "http.stateless_sse", "refuses an event-stream answer that no session holds";
     ChokeOnPriming => "choke-on-priming", "http.priming_events", "ends every SSE stream at an event with empty data, as a parser that reads the empty data as JSON does";
     TermNoMessage => "term-no-message", "interactive.form_shown", "terminal host: renders forms without their message";
     TermDropDefaults => "term-drop-defaults", "interactive.defaults_prefilled", "terminal host: every field starts empty, defaults ignored";
@@ -302,6 +310,10 @@ impl Ablation {
             ],
             // The picture beside structured data goes the way of every picture or dual result.
             Ablation::DropDualResults | Ablation::ImagePlaceholder | Ablation::ImageAsBase64Text => &["affordances.image_beside_structured"],
+            // A tool never called leaves a list unused by a client without a model.
+            Ablation::CallsNeedSession => &["http.stateless_tools_listed"],
+            // After its GET it sends nothing: no list, no call, no header to judge.
+            Ablation::GivesUpAtGet405 => &["http.stateless_tools_listed", "http.stateless_tool_called", "http.stateless_no_session_id", "http.stateless_version_header"],
             // Nothing to re-read or unsubscribe from without a subscription.
             Ablation::NeverSubscribe => &["subscriptions.reread", "subscriptions.unsubscribe"],
             // A host that never gives up has nothing to cancel, and no timeout for progress to outlast.

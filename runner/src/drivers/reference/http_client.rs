@@ -2,7 +2,7 @@
 //! (no `MCP-Protocol-Version` header, no standalone GET stream, no DELETE at the end, a request
 //! without its session id or standard headers, a reconnection without `Last-Event-ID`, a stream
 //! given up at a priming event, an answer refused for being JSON, a POST that does not accept an
-//! event stream), and OAuth: the token of the [`Authorizer`] on every request, renewed on a 401
+//! event stream, a session id invented or required, a stream refused outside a session), and OAuth: the token of the [`Authorizer`] on every request, renewed on a 401
 //! or a 403 `insufficient_scope`.
 
 use std::collections::HashMap;
@@ -17,6 +17,9 @@ use sse_stream::Sse;
 
 use super::ablation::Ablation;
 use super::auth::Authorizer;
+
+/// The session id the `invents-session-id` ablation sends when the server issued none.
+pub const INVENTED_SESSION: &str = "reference-invented-session";
 
 #[derive(Clone)]
 pub struct AblatingHttpClient {
@@ -73,12 +76,17 @@ impl AblatingHttpClient {
         headers: HashMap<HeaderName, HeaderValue>,
     ) -> (Option<Arc<str>>, HashMap<HeaderName, HeaderValue>) {
         let mut headers = self.headers(headers);
-        if !matches!(self.ablation, Some(Ablation::NoSessionHeader | Ablation::NoStandardHeaders | Ablation::NoTaskNameHeader)) {
+        if !matches!(
+            self.ablation,
+            Some(Ablation::NoSessionHeader | Ablation::NoStandardHeaders | Ablation::NoTaskNameHeader | Ablation::InventsSessionId | Ablation::VersionHeaderOnlyInSession)
+        ) {
             return (session_id, headers);
         }
         let method = serde_json::to_value(message).ok().and_then(|v| v.get("method").and_then(|m| m.as_str()).map(str::to_string));
         let mut session_id = session_id;
         match (self.ablation, method.as_deref()) {
+            (Some(Ablation::InventsSessionId), Some(method)) if session_id.is_none() && method != "initialize" => session_id = Some(INVENTED_SESSION.into()),
+            (Some(Ablation::VersionHeaderOnlyInSession), _) if session_id.is_none() => headers.retain(|name, _| !name.as_str().eq_ignore_ascii_case("mcp-protocol-version")),
             (Some(Ablation::NoSessionHeader), Some("logging/setLevel")) => session_id = None,
             (Some(Ablation::NoStandardHeaders), Some("prompts/get")) => headers.retain(|name, _| !matches!(name.as_str(), "mcp-method" | "mcp-name")),
             (Some(Ablation::NoTaskNameHeader), Some("tasks/get" | "tasks/update" | "tasks/cancel")) => headers.retain(|name, _| name.as_str() != "mcp-name"),
@@ -99,6 +107,9 @@ impl AblatingHttpClient {
     /// The answer as the ablated client takes it: under `choke-on-json` a JSON body is refused.
     fn post_response(&self, response: StreamableHttpPostResponse) -> Result<StreamableHttpPostResponse, Error> {
         match response {
+            StreamableHttpPostResponse::Sse(_, None) if self.ablation == Some(Ablation::StreamNeedsSession) => {
+                Err(StreamableHttpError::UnexpectedServerResponse("an event stream that no session holds".into()))
+            }
             StreamableHttpPostResponse::Sse(stream, session) => Ok(StreamableHttpPostResponse::Sse(self.sse(stream), session)),
             StreamableHttpPostResponse::Json(..) if self.ablation == Some(Ablation::ChokeOnJson) => {
                 Err(StreamableHttpError::UnexpectedContentType(Some("application/json".into())))

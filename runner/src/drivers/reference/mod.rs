@@ -96,6 +96,7 @@ pub async fn run(
             .await
         }
         Opening::Era(_) if variant == probe_server::Variant::Tasks => tokio::time::timeout(SCRIPT_TIMEOUT, tasks::script(&client, ablation)).await,
+        Opening::Era(_) if variant.is_stateless() => tokio::time::timeout(SCRIPT_TIMEOUT, stateless_script(&client, endpoint, ablation)).await,
         Opening::Era(_) if variant.is_auth() => tokio::time::timeout(SCRIPT_TIMEOUT, auth::script(&client, variant)).await,
         Opening::Era(era) => tokio::time::timeout(SCRIPT_TIMEOUT, script(&client, &handler, era, ablation, variation)).await,
     };
@@ -173,8 +174,9 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
                 if variation == Some(Variation::PostsToAnotherPath) {
                     stray_post(url).await;
                 }
-                let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                let mut config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .reinit_on_expired_session(ablation != Some(Ablation::NoReinitialize));
+                config.allow_stateless = ablation != Some(Ablation::RequiresSessionId);
                 let authorizer = std::sync::Arc::new(auth::Authorizer::new(url, ablation));
                 let transport = StreamableHttpClientTransport::with_client(http_client::AblatingHttpClient::new(ablation, authorizer), config);
                 Ok(session.serve_with_lifecycle(Rewriting::opening(transport, ablation, variation, discover_wait), mode).await)
@@ -270,6 +272,29 @@ async fn stray_post(url: &str) {
         let request = http.post(format!("{}/rpc", url.trim_end_matches('/'))).header("accept", "application/json, text/event-stream").header("content-type", "application/json");
         let _ = request.body(body).send().await;
     }
+}
+
+/// The session against a server that keeps none (the stateless variants): list the tools (both
+/// pages), call the one there is.
+async fn stateless_script(client: &Client, endpoint: &Endpoint, ablation: Option<Ablation>) {
+    if let (Some(Ablation::GivesUpAtGet405), Endpoint::Http { url }) = (ablation, endpoint) {
+        if get_refused(url).await {
+            return;
+        }
+    }
+    let _ = client.list_tools(None).await;
+    let _ = client.list_tools(Some(params(json!({"cursor": s::TOOLS_CURSOR})))).await;
+    if ablation != Some(Ablation::CallsNeedSession) {
+        let _ = client.call_tool(params(json!({"name": probe_server::stateless::TOOL_STATELESS, "arguments": {}}))).await;
+    }
+}
+
+/// A standalone GET stream asked for as a client that always opens one does (the
+/// gives-up-at-get-405 ablation): whether the server refused it with 405.
+async fn get_refused(url: &str) -> bool {
+    let Ok(http) = loopback_http() else { return false };
+    let asked = http.get(url).header("accept", "text/event-stream").header("mcp-protocol-version", ProtocolVersion::V_2025_11_25.as_str()).send().await;
+    asked.is_ok_and(|answer| answer.status() == reqwest::StatusCode::METHOD_NOT_ALLOWED)
 }
 
 /// The scripted session. Errors from individual calls are not fatal: the journal records them and

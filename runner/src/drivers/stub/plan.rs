@@ -55,6 +55,8 @@ pub enum Scope {
     /// The tasks variant: the model calls each task tool in turn (`probe_server::tasks`), then
     /// finishes; what follows a task is the host's doing.
     Tasks,
+    /// The stateless variants: the model calls `probe_stateless` once, then finishes.
+    Stateless,
     /// The auth variants: the model calls `probe_auth_whoami`, then `probe_auth_write`, then
     /// finishes (what happens to the tokens is the host's doing).
     Auth,
@@ -80,6 +82,8 @@ impl Scope {
             Scope::Apps
         } else if variant == probe_server::Variant::Tasks {
             Scope::Tasks
+        } else if variant.is_stateless() {
+            Scope::Stateless
         } else if variant == probe_server::Variant::AuthRefresh {
             Scope::AuthRefresh
         } else if variant.is_auth() {
@@ -362,6 +366,7 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope:
         ],
         Scope::Tasks => probe_server::tasks::TASK_TOOLS.iter().map(|tool| (*tool, json!({}), format!("call {tool}, which runs as a task"))).collect(),
         Scope::Apps => vec![(probe_server::apps::TOOL_APP_VIEW, json!({"topic": "apps"}), "call the tool that has a view".into())],
+        Scope::Stateless => vec![(probe_server::stateless::TOOL_STATELESS, json!({}), "call the tool of the server that keeps no session".into())],
         Scope::Auth | Scope::AuthRefresh => vec![
             (probe_server::auth::TOOL_WHOAMI, json!({}), "call the tool that needs a token".into()),
             (probe_server::auth::TOOL_WRITE, json!({"note": "probe"}), "call the tool that needs the write scope".into()),
@@ -664,6 +669,13 @@ mod tests {
         let all = Cues::read(&json!([sized::text(10_000), sized::text(100_000), sized::text(1_000_000)]).to_string());
         assert_eq!(sizes(&all).len(), 3);
         assert!(matches!(plan(&catalogue, &[], &all, Scope::SizedResults).last(), Some(Step::Finish { .. })));
+    }
+
+    #[test]
+    fn against_a_server_that_keeps_no_session_the_one_tool_is_called_then_the_script_ends() {
+        assert_eq!(Scope::for_variant(probe_server::Variant::StatelessSse), Scope::Stateless);
+        let catalogue = vec![tool("list_mcp_resources", json!({})), tool("mcp__probe__probe_stateless", json!({}))];
+        assert_eq!(calls(&plan(&catalogue, &[], &Cues::default(), Scope::Stateless)), ["mcp__probe__probe_stateless {}", "finish"]);
     }
 
     #[test]
