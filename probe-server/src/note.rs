@@ -81,6 +81,9 @@ notes! {
     UrlFetched => "url_fetched", "a request reached the fetch trap behind the URL-mode elicitation's URL or a tool schema's remote $ref: the client fetched it itself";
 }
 
+/// In the `sign_in` note of an auth-cimd run: whether the host was handed a client ID metadata
+/// document URL by its profile (a host may also know one of its own).
+pub const CLIENT_METADATA_GIVEN: &str = "client_metadata_given";
 impl Note {
     /// The note's detail: `fields` (an object; anything else is kept under `value`) with the
     /// note's name under `event`.

@@ -331,15 +331,33 @@ fn judge_client_id_document(o: &Observations) -> Verdict {
     let (seq, ask) = match first_authorization(o) {
         Ok(found) => found,
         Err(verdict) if verdict.outcome == Outcome::No && tried_registration.is_some() => {
-            return Verdict::new(Outcome::No, "posted to /register, which this authorization server does not offer, and went no further")
+            return Verdict::new(Outcome::No, format!("posted to /register, which this authorization server does not offer, and went no further{}", not_given(o)))
                 .evidence(tried_registration)
                 .opportunity(verdict.opportunity.iter().copied());
         }
-        Err(verdict) => return verdict,
+        Err(mut verdict) => {
+            if verdict.outcome == Outcome::No {
+                verdict.detail.push_str(not_given(o));
+            }
+            return verdict;
+        }
     };
     match text(ask, "/query/client_id") {
         Some(url) if url.starts_with("https://") => Verdict::new(Outcome::Yes, format!("asked for authorization with a client ID metadata document: {url}")).evidence([seq]),
-        other => Verdict::new(Outcome::No, format!("asked for authorization as {:?}, not with a metadata document URL", other.unwrap_or(""))).evidence([seq]).opportunity([seq]),
+        other => {
+            let detail = format!("asked for authorization as {:?}, not with a metadata document URL{}", other.unwrap_or(""), not_given(o));
+            Verdict::new(Outcome::No, detail).evidence([seq]).opportunity([seq])
+        }
+    }
+}
+
+/// For a no on client ID metadata documents: that the host's profile handed it no document URL,
+/// where the run says so (a host that uses one only when given it was not tried with one).
+fn not_given(o: &Observations) -> &'static str {
+    let given = noted(o, Note::SignIn).into_iter().find_map(|(_, d)| d.get(crate::note::CLIENT_METADATA_GIVEN).and_then(Value::as_bool));
+    match given {
+        Some(false) => "; the harness handed it no metadata document URL (its profile has no client_metadata_args)",
+        _ => "",
     }
 }
 

@@ -118,6 +118,11 @@ pub struct AuthPlan {
     /// the auth tools only when told to).
     #[serde(default)]
     pub steps: Vec<Vec<String>>,
+    /// Arguments that hand the host a client ID metadata document URL (the MCP Inspector's
+    /// `--client-metadata-url URL`), for a host that uses one only when given it: in the auth-cimd
+    /// variant they go into every launch and the login, before the first `--` (or at the end).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub client_metadata_args: Vec<String>,
     /// The login runs in a pseudo-terminal (its UI, or a login command that wants one), worked by
     /// these steps; `login` then holds the arguments that start it.
     #[serde(default)]
@@ -180,6 +185,15 @@ pub enum TerminalStep {
     Type(String),
     /// Press these keys (names as in `keys`).
     Keys(Vec<String>),
+}
+
+impl AuthPlan {
+    /// `args` with the client metadata arguments in place: before the first `--`, or at the end.
+    pub fn with_client_metadata(&self, mut args: Vec<String>) -> Vec<String> {
+        let at = args.iter().position(|a| a == "--").unwrap_or(args.len());
+        args.splice(at..at, self.client_metadata_args.iter().cloned());
+        args
+    }
 }
 
 impl TerminalLogin {
@@ -840,5 +854,18 @@ timeout_secs = 5
         assert_eq!(check.expected_for("1.2.4"), "1.2.4", "without an entry the package version itself");
         let plain: VersionCheck = toml::from_str("args = []\nword = 1").unwrap();
         assert!(plain.reports.is_empty());
+    }
+
+    #[test]
+    fn client_metadata_arguments_go_before_the_server_or_at_the_end() {
+        let plan: AuthPlan = toml::from_str("client_metadata_args = [\"--client-metadata-url\", \"https://x.invalid/c.json\"]").unwrap();
+        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            plan.with_client_metadata(args(&["--cli", "--method", "tools/list", "--", "http://s/mcp"])),
+            args(&["--cli", "--method", "tools/list", "--client-metadata-url", "https://x.invalid/c.json", "--", "http://s/mcp"])
+        );
+        assert_eq!(plan.with_client_metadata(args(&["login"])), args(&["login", "--client-metadata-url", "https://x.invalid/c.json"]));
+        let none: AuthPlan = toml::from_str("").unwrap();
+        assert_eq!(none.with_client_metadata(args(&["a", "--", "b"])), args(&["a", "--", "b"]));
     }
 }

@@ -359,10 +359,16 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     let skills_launch = profile.skills.as_ref().filter(|_| variant.serves_skills());
     // The profile's sign-in plan, in the auth variants.
     let auth_plan = profile.auth.as_ref().filter(|_| variant.is_auth());
-    let launches = match skills_launch {
+    let mut launches: Vec<Vec<String>> = match skills_launch {
         Some(skills) => vec![skills.args.clone()],
         None => profile.launches(variant).into_iter().chain(auth_plan.into_iter().flat_map(|a| a.steps.iter().cloned())).collect(),
     };
+    // Against an authorization server that takes client ID metadata documents, a host that uses
+    // one only when given its URL is given it.
+    let metadata_plan = auth_plan.filter(|_| variant == Variant::AuthCimd);
+    if let Some(plan) = metadata_plan {
+        launches = launches.into_iter().map(|args| plan.with_client_metadata(args)).collect();
+    }
     // Where a host installs skills: its profile says, relative to the run's home or work directory.
     let skills_dir = skills_launch.map(|skills| {
         let mut vars = Vars::default();
@@ -399,6 +405,9 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         let vars = run_vars(RunPaths { home, work, server_exe }, &stub_url, &profile.launch.prompt, &server_url, Vec::new(), transport);
         write_files(profile.files.iter().chain(plan.files.iter()), &vars, transport)?;
         login_args = vars.fill_args(&plan.login);
+        if let Some(plan) = metadata_plan {
+            login_args = plan.with_client_metadata(login_args);
+        }
         let env = profile.launch.env.iter().chain(&plan.env).map(|(k, v)| (k.clone(), vars.fill(v)));
         let marker = format!("{}-{}-{variant}-{}-login", profile.name, pass.stem(), std::process::id());
         let timeout = Duration::from_secs(plan.login_timeout_secs);
@@ -483,7 +492,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         for opened in opened {
             joined.push_note(transport.as_str(), transport, opened.note());
         }
-        joined.push_note(transport.as_str(), transport, super::sign_in::plan_note(profile.auth.as_ref(), &login_args));
+        joined.push_note(transport.as_str(), transport, super::sign_in::plan_note(profile.auth.as_ref(), &login_args, variant));
     }
     if let Some(skills_dir) = &skills_dir {
         // What the host left on disk is evidence too.

@@ -169,14 +169,20 @@ pub async fn one_at_a_time(program: &str) -> tokio::sync::OwnedMutexGuard<()> {
 }
 
 /// The `sign_in` note: how the harness let the host sign in.
-pub fn plan_note(plan: Option<&crate::clients::profile::AuthPlan>, login: &[String]) -> Value {
+pub fn plan_note(plan: Option<&crate::clients::profile::AuthPlan>, login: &[String], variant: probe_server::Variant) -> Value {
     let how = match plan {
         None => "none",
         Some(p) if p.login.is_empty() => "on-401",
         Some(p) if p.terminal.is_some() => "terminal",
         Some(_) => "login",
     };
-    probe_server::note::Note::SignIn.detail(json!({"plan": how, "login": login}))
+    let mut detail = json!({"plan": how, "login": login});
+    // Against an authorization server that takes client ID metadata documents: whether the host
+    // was handed a document's URL (a host may also know its own).
+    if variant == probe_server::Variant::AuthCimd {
+        detail[probe_server::note::CLIENT_METADATA_GIVEN] = json!(plan.is_some_and(|p| !p.client_metadata_args.is_empty()));
+    }
+    probe_server::note::Note::SignIn.detail(detail)
 }
 
 #[cfg(test)]
