@@ -9,11 +9,13 @@ use crate::note::Note;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 
-fn header<'a>(event: &'a Event, name: &str) -> Option<&'a str> {
+/// The value of request or response header `name` the HTTP tap journalled with `event`.
+pub(super) fn header<'a>(event: &'a Event, name: &str) -> Option<&'a str> {
     event.detail.as_ref()?.get("headers")?.get(name)?.as_str()
 }
 
-fn method(event: &Event) -> &str {
+/// The HTTP method of a request event.
+pub(super) fn method(event: &Event) -> &str {
     event.detail.as_ref().and_then(|d| d.get("method")).and_then(Value::as_str).unwrap_or("")
 }
 

@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 
+use super::http::{header, method as http_method};
 use super::{probe, HTTP_ONLY, LEGACY};
 use crate::host_tools::names_tool;
 use crate::journal::{Direction, Event, EventKind};
@@ -13,20 +14,20 @@ use crate::observe::{Frame, Observations};
 use crate::probe::{Outcome, Verdict};
 use crate::stateless::{RESULT_CANARY, TOOL_STATELESS};
 
-fn header<'a>(event: &'a Event, name: &str) -> Option<&'a str> {
-    event.detail.as_ref()?.get("headers")?.get(name)?.as_str()
-}
-
-fn http_method(event: &Event) -> &str {
-    event.detail.as_ref().and_then(|d| d.get("method")).and_then(Value::as_str).unwrap_or("")
-}
-
 /// The client's opening request (`initialize`) that the server answered with a result, and that
 /// answer: what every stateless judge starts from.
 fn opened(o: &Observations) -> Result<(&Frame, &Frame), Verdict> {
     o.client_requests("initialize")
         .find_map(|asked| o.answer_to(asked).filter(|a| a.result().is_some()).map(|answer| (asked, answer)))
         .ok_or_else(|| Verdict::new(Outcome::NotReached, "no initialize was answered: the client never opened with the server"))
+}
+
+/// `judge` given the opening answer, or not-reached where there was none.
+fn after_opening(o: &Observations, judge: impl FnOnce(&Frame) -> Verdict) -> Verdict {
+    match opened(o) {
+        Ok((_, answer)) => judge(answer),
+        Err(verdict) => verdict,
+    }
 }
 
 /// The HTTP requests after the opening answer (line `after`), but those that open again (a
@@ -59,25 +60,23 @@ fn methods_after(o: &Observations, after: u64) -> Vec<&str> {
 /// Yes when, after an opening answered without a session, the client listed tools and then
 /// called one or offered one to its model; `how` names the answers' form for the detail.
 fn listed_and_used(o: &Observations, how: &str) -> Verdict {
-    let (_, answer) = match opened(o) {
-        Ok(opening) => opening,
-        Err(verdict) => return verdict,
-    };
-    let listed = o.client_requests("tools/list").find(|f| f.seq > answer.seq && o.answer_to(f).is_some_and(|a| a.result().is_some()));
-    let Some(listed) = listed else {
-        let after = methods_after(o, answer.seq);
-        let did = if after.is_empty() { "sent nothing more".to_string() } else { format!("sent {}", after.join(", ")) };
-        return Verdict::new(Outcome::No, format!("opened without a session id ({how}), then never listed tools: it {did}")).evidence([answer.seq]).opportunity([answer.seq]);
-    };
-    if let Some(call) = o.tool_calls(TOOL_STATELESS).find(|f| f.seq > listed.seq) {
-        return Verdict::new(Outcome::Yes, format!("opened without a session id, listed tools and called {TOOL_STATELESS} ({how})")).evidence([listed.seq, call.seq]);
-    }
-    match o.offered_probe_tools().first() {
-        Some(_) => Verdict::new(Outcome::Yes, format!("opened without a session id and listed tools, which reached the model ({how})")).evidence([listed.seq]),
-        None => Verdict::new(Outcome::No, format!("listed tools without a session id ({how}), then neither called one nor offered one to a model"))
-            .evidence([listed.seq])
-            .opportunity([listed.seq]),
-    }
+    after_opening(o, |answer| {
+        let listed = o.client_requests("tools/list").find(|f| f.seq > answer.seq && o.answer_to(f).is_some_and(|a| a.result().is_some()));
+        let Some(listed) = listed else {
+            let after = methods_after(o, answer.seq);
+            let did = if after.is_empty() { "sent nothing more".to_string() } else { format!("sent {}", after.join(", ")) };
+            return Verdict::new(Outcome::No, format!("opened without a session id ({how}), then never listed tools: it {did}")).evidence([answer.seq]).opportunity([answer.seq]);
+        };
+        if let Some(call) = o.tool_calls(TOOL_STATELESS).find(|f| f.seq > listed.seq) {
+            return Verdict::new(Outcome::Yes, format!("opened without a session id, listed tools and called {TOOL_STATELESS} ({how})")).evidence([listed.seq, call.seq]);
+        }
+        match o.offered_probe_tools().first() {
+            Some(_) => Verdict::new(Outcome::Yes, format!("opened without a session id and listed tools, which reached the model ({how})")).evidence([listed.seq]),
+            None => Verdict::new(Outcome::No, format!("listed tools without a session id ({how}), then neither called one nor offered one to a model"))
+                .evidence([listed.seq])
+                .opportunity([listed.seq]),
+        }
+    })
 }
 
 probe! {
@@ -119,30 +118,30 @@ probe! {
 }
 
 fn judge_tool_called(o: &Observations) -> Verdict {
-    let (_, answer) = match opened(o) {
-        Ok(opening) => opening,
-        Err(verdict) => return verdict,
-    };
-    let model_call = o.model_calls().find(|(_, name, _)| names_tool(name, TOOL_STATELESS)).map(|(seq, _, _)| seq);
-    let answered = o.tool_calls(TOOL_STATELESS).find_map(|call| o.answer_to(call).filter(|a| a.result().is_some()).map(|a| (call, a)));
-    match (answered, model_call) {
-        (Some((call, result)), Some(model_call)) => match super::results::result_after(o, model_call, RESULT_CANARY) {
-            Some(_) => Verdict::new(Outcome::Yes, format!("the model's call of {TOOL_STATELESS} was answered without a session and its result reached the model"))
-                .evidence([call.seq, result.seq]),
-            None => Verdict::new(Outcome::No, format!("{TOOL_STATELESS} was answered without a session, and its result never reached the model"))
-                .evidence([call.seq, result.seq])
-                .opportunity([result.seq]),
-        },
-        (Some((call, result)), None) => Verdict::new(Outcome::Yes, format!("{TOOL_STATELESS} was called without a session and answered")).evidence([call.seq, result.seq]),
-        (None, Some(_)) => match o.tool_calls(TOOL_STATELESS).next() {
-            Some(call) => Verdict::new(Outcome::No, format!("the model's call of {TOOL_STATELESS} reached the server and was never answered")).evidence([call.seq]),
-            None => Verdict::new(Outcome::No, format!("the model called {TOOL_STATELESS}, and the call never reached the server")).evidence([answer.seq]).opportunity([answer.seq]),
-        },
-        (None, None) if !o.model().is_empty() => {
-            Verdict::new(Outcome::NotReached, format!("the model never called {TOOL_STATELESS} (the host did not offer it, or the run ended before)"))
+    after_opening(o, |answer| {
+        let model_call = o.model_calls().find(|(_, name, _)| names_tool(name, TOOL_STATELESS)).map(|(seq, _, _)| seq);
+        let answered = o.tool_calls(TOOL_STATELESS).find_map(|call| o.answer_to(call).filter(|a| a.result().is_some()).map(|a| (call, a)));
+        match (answered, model_call) {
+            (Some((call, result)), Some(model_call)) => match super::results::result_after(o, model_call, RESULT_CANARY) {
+                Some(_) => Verdict::new(Outcome::Yes, format!("the model's call of {TOOL_STATELESS} was answered without a session and its result reached the model"))
+                    .evidence([call.seq, result.seq]),
+                None => Verdict::new(Outcome::No, format!("{TOOL_STATELESS} was answered without a session, and its result never reached the model"))
+                    .evidence([call.seq, result.seq])
+                    .opportunity([result.seq]),
+            },
+            (Some((call, result)), None) => Verdict::new(Outcome::Yes, format!("{TOOL_STATELESS} was called without a session and answered")).evidence([call.seq, result.seq]),
+            (None, Some(_)) => match o.tool_calls(TOOL_STATELESS).next() {
+                Some(call) => Verdict::new(Outcome::No, format!("the model's call of {TOOL_STATELESS} reached the server and was never answered")).evidence([call.seq]),
+                None => {
+                    Verdict::new(Outcome::No, format!("the model called {TOOL_STATELESS}, and the call never reached the server")).evidence([answer.seq]).opportunity([answer.seq])
+                }
+            },
+            (None, None) if !o.model().is_empty() => {
+                Verdict::new(Outcome::NotReached, format!("the model never called {TOOL_STATELESS} (the host did not offer it, or the run ended before)"))
+            }
+            (None, None) => Verdict::new(Outcome::NotReached, format!("{TOOL_STATELESS} was never called, and no model asked for it")),
         }
-        (None, None) => Verdict::new(Outcome::NotReached, format!("{TOOL_STATELESS} was never called, and no model asked for it")),
-    }
+    })
 }
 
 probe! {
@@ -158,27 +157,25 @@ probe! {
 }
 
 fn judge_no_session_id(o: &Observations) -> Verdict {
-    let (_, answer) = match opened(o) {
-        Ok(opening) => opening,
-        Err(verdict) => return verdict,
-    };
-    let later = requests_after(o, answer.seq);
-    let Some(first) = later.first() else { return Verdict::new(Outcome::NotReached, "the client sent nothing after the opening") };
-    let carrying: Vec<&&Event> = later.iter().filter(|e| header(e, "mcp-session-id").is_some()).collect();
-    match carrying.first() {
-        None => Verdict::new(Outcome::Yes, format!("none of {} requests after the opening carries an Mcp-Session-Id", later.len())).evidence([first.seq]),
-        Some(bad) => Verdict::new(
-            Outcome::No,
-            format!(
-                "{} of {} requests carry an Mcp-Session-Id the server never issued (the first: {:?})",
-                carrying.len(),
-                later.len(),
-                header(bad, "mcp-session-id").unwrap_or_default()
-            ),
-        )
-        .evidence([bad.seq])
-        .opportunity([answer.seq]),
-    }
+    after_opening(o, |answer| {
+        let later = requests_after(o, answer.seq);
+        let Some(first) = later.first() else { return Verdict::new(Outcome::NotReached, "the client sent nothing after the opening") };
+        let carrying: Vec<&&Event> = later.iter().filter(|e| header(e, "mcp-session-id").is_some()).collect();
+        match carrying.first() {
+            None => Verdict::new(Outcome::Yes, format!("none of {} requests after the opening carries an Mcp-Session-Id", later.len())).evidence([first.seq]),
+            Some(bad) => Verdict::new(
+                Outcome::No,
+                format!(
+                    "{} of {} requests carry an Mcp-Session-Id the server never issued (the first: {:?})",
+                    carrying.len(),
+                    later.len(),
+                    header(bad, "mcp-session-id").unwrap_or_default()
+                ),
+            )
+            .evidence([bad.seq])
+            .opportunity([answer.seq]),
+        }
+    })
 }
 
 probe! {
@@ -194,31 +191,29 @@ probe! {
 }
 
 fn judge_get_refused(o: &Observations) -> Verdict {
-    let (_, answer) = match opened(o) {
-        Ok(opening) => opening,
-        Err(verdict) => return verdict,
-    };
-    let refused: Vec<&Event> = o
-        .events
-        .iter()
-        .filter(|e| e.kind == EventKind::HttpResponse && e.dir == Direction::ServerToClient)
-        .filter(|e| e.detail.as_ref().and_then(|d| d.get("status")).and_then(Value::as_u64) == Some(405))
-        .filter(|response| o.events.iter().rev().find(|e| e.seq < response.seq && e.kind == EventKind::HttpRequest).is_some_and(|r| http_method(r) == "GET"))
-        .collect();
-    let later_request = |after: u64| o.frames.iter().find(|f| f.seq > after && f.dir == Direction::ClientToServer && f.is_request());
-    let Some(last_refusal) = refused.last() else {
-        return match later_request(answer.seq) {
-            Some(request) => Verdict::new(Outcome::Yes, "opened no GET stream").evidence([request.seq]),
-            None => Verdict::new(Outcome::NotReached, "the client sent no request after the opening"),
+    after_opening(o, |answer| {
+        let refused: Vec<&Event> = o
+            .events
+            .iter()
+            .filter(|e| e.kind == EventKind::HttpResponse && e.dir == Direction::ServerToClient)
+            .filter(|e| e.detail.as_ref().and_then(|d| d.get("status")).and_then(Value::as_u64) == Some(405))
+            .filter(|response| o.events.iter().rev().find(|e| e.seq < response.seq && e.kind == EventKind::HttpRequest).is_some_and(|r| http_method(r) == "GET"))
+            .collect();
+        let later_request = |after: u64| o.frames.iter().find(|f| f.seq > after && f.dir == Direction::ClientToServer && f.is_request());
+        let Some(last_refusal) = refused.last() else {
+            return match later_request(answer.seq) {
+                Some(request) => Verdict::new(Outcome::Yes, "opened no GET stream").evidence([request.seq]),
+                None => Verdict::new(Outcome::NotReached, "the client sent no request after the opening"),
+            };
         };
-    };
-    let times = if refused.len() == 1 { "once".to_string() } else { format!("{} times", refused.len()) };
-    match later_request(refused[0].seq) {
-        Some(request) => Verdict::new(Outcome::Yes, format!("its GET stream was refused (405) {times}, and it went on")).evidence([refused[0].seq, request.seq]),
-        None => Verdict::new(Outcome::No, format!("its GET stream was refused (405) {times}, and it sent no request after"))
-            .evidence([last_refusal.seq])
-            .opportunity([last_refusal.seq]),
-    }
+        let times = if refused.len() == 1 { "once".to_string() } else { format!("{} times", refused.len()) };
+        match later_request(refused[0].seq) {
+            Some(request) => Verdict::new(Outcome::Yes, format!("its GET stream was refused (405) {times}, and it went on")).evidence([refused[0].seq, request.seq]),
+            None => Verdict::new(Outcome::No, format!("its GET stream was refused (405) {times}, and it sent no request after"))
+                .evidence([last_refusal.seq])
+                .opportunity([last_refusal.seq]),
+        }
+    })
 }
 
 probe! {
@@ -234,25 +229,25 @@ probe! {
 }
 
 fn judge_version_header(o: &Observations) -> Verdict {
-    let (_, answer) = match opened(o) {
-        Ok(opening) => opening,
-        Err(verdict) => return verdict,
-    };
-    let Some(negotiated) = answer.result().and_then(|r| r.get("protocolVersion")).and_then(Value::as_str) else {
-        return Verdict::new(Outcome::NotReached, "the initialize answer named no version");
-    };
-    if negotiated < "2025-06-18" {
-        return Verdict::new(Outcome::NotApplicable, format!("not required in {negotiated}"));
-    }
-    let later = requests_after(o, answer.seq);
-    let Some(first) = later.first() else { return Verdict::new(Outcome::NotReached, "the client sent nothing after the opening") };
-    let wrong: Vec<&&Event> = later.iter().filter(|e| header(e, "mcp-protocol-version") != Some(negotiated)).collect();
-    match wrong.first() {
-        None => Verdict::new(Outcome::Yes, format!("all {} requests after the opening say {negotiated}", later.len())).evidence([first.seq]),
-        Some(bad) => {
-            let said = header(bad, "mcp-protocol-version").map_or("no MCP-Protocol-Version".to_string(), |v| format!("MCP-Protocol-Version: {v}"));
-            let outcome = if wrong.len() == later.len() { Outcome::No } else { Outcome::Partial };
-            Verdict::new(outcome, format!("{} of {} requests do not say {negotiated} (the first: {said})", wrong.len(), later.len())).evidence([bad.seq]).opportunity([answer.seq])
+    after_opening(o, |answer| {
+        let Some(negotiated) = answer.result().and_then(|r| r.get("protocolVersion")).and_then(Value::as_str) else {
+            return Verdict::new(Outcome::NotReached, "the initialize answer named no version");
+        };
+        if negotiated < "2025-06-18" {
+            return Verdict::new(Outcome::NotApplicable, format!("not required in {negotiated}"));
         }
-    }
+        let later = requests_after(o, answer.seq);
+        let Some(first) = later.first() else { return Verdict::new(Outcome::NotReached, "the client sent nothing after the opening") };
+        let wrong: Vec<&&Event> = later.iter().filter(|e| header(e, "mcp-protocol-version") != Some(negotiated)).collect();
+        match wrong.first() {
+            None => Verdict::new(Outcome::Yes, format!("all {} requests after the opening say {negotiated}", later.len())).evidence([first.seq]),
+            Some(bad) => {
+                let said = header(bad, "mcp-protocol-version").map_or("no MCP-Protocol-Version".to_string(), |v| format!("MCP-Protocol-Version: {v}"));
+                let outcome = if wrong.len() == later.len() { Outcome::No } else { Outcome::Partial };
+                Verdict::new(outcome, format!("{} of {} requests do not say {negotiated} (the first: {said})", wrong.len(), later.len()))
+                    .evidence([bad.seq])
+                    .opportunity([answer.seq])
+            }
+        }
+    })
 }
