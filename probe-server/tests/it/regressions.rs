@@ -185,3 +185,17 @@ fn a_client_that_opens_per_step_is_judged_on_the_requests_after_each_opening() {
         assert_eq!(v.outcome, Outcome::Yes, "{probe}: {}", v.detail);
     }
 }
+
+/// A host's call against a server that keeps no session is judged on what reached its model:
+/// Gemini CLI's model called `probe_stateless` and got its canary back. Its requests carry no
+/// `MCP-Protocol-Version`, which a stateless server has no other way to learn.
+#[test]
+fn a_hosts_stateless_call_is_judged_on_what_reached_its_model() {
+    let o = recorded("gemini-cli-0.61.0-http.stateless");
+    let runs = [(Variant::Stateless, &o)];
+    let called = verdict_of(&runs, "http.stateless_tool_called");
+    assert_eq!((called.outcome, called.detail.as_str()), (Outcome::Yes, "the model's call of probe_stateless was answered without a session and its result reached the model"));
+    let header = verdict_of(&runs, "http.stateless_version_header");
+    assert_eq!(header.outcome, Outcome::No, "{}", header.detail);
+    assert!(!header.opportunity.is_empty(), "a no cites its opportunity");
+}
