@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{probe, BOTH, HTTP_ONLY, LEGACY, MODERN};
 use crate::journal::Event;
 use crate::note::Note;
-use crate::observe::Observations;
+use crate::observe::{Frame, Observations};
 use crate::probe::{Outcome, Verdict};
 
 /// The value of request or response header `name` the HTTP tap journalled with `event`.
@@ -74,16 +74,27 @@ probe! {
 
 fn judge_protocol_header(o: &Observations) -> Verdict {
     let Some(negotiated) = o.lifecycle().and_then(|l| l.negotiated_version) else { return Verdict::new(Outcome::NotReached, "initialize never answered") };
-    if negotiated.as_str() < "2025-06-18" {
-        return Verdict::new(Outcome::NotApplicable, format!("not required in {negotiated}"));
+    if let Some(not_required) = version_header_not_required(&negotiated) {
+        return not_required;
     }
     let Some((_, answered)) = session(o) else { return Verdict::new(Outcome::NotReached, "no session was minted") };
     // Requests inside a session (a client that opens several sessions sends each initialize bare).
     let later: Vec<&Event> = o.http_requests().filter(|e| e.seq > answered && header(e, "mcp-session-id").is_some()).collect();
+    version_header_said(&later, &negotiated, answered)
+}
+
+/// N/a where the negotiated version predates the `MCP-Protocol-Version` header (2025-06-18).
+pub(super) fn version_header_not_required(negotiated: &str) -> Option<Verdict> {
+    (negotiated < "2025-06-18").then(|| Verdict::new(Outcome::NotApplicable, format!("not required in {negotiated}")))
+}
+
+/// Whether each of `later` (the requests after the opening answer at line `answered`) carries
+/// `MCP-Protocol-Version: negotiated`: all yes, none no, some partial.
+pub(super) fn version_header_said(later: &[&Event], negotiated: &str, answered: u64) -> Verdict {
     if later.is_empty() {
         return Verdict::new(Outcome::NotReached, "no request after initialize");
     }
-    let wrong: Vec<&Event> = later.iter().copied().filter(|e| header(e, "mcp-protocol-version") != Some(negotiated.as_str())).collect();
+    let wrong: Vec<&Event> = later.iter().copied().filter(|e| header(e, "mcp-protocol-version") != Some(negotiated)).collect();
     match wrong.len() {
         0 => Verdict::new(Outcome::Yes, format!("all {} requests say {negotiated}", later.len())).evidence([later[0].seq]),
         n if n == later.len() => Verdict::new(Outcome::No, format!("none of {} requests says {negotiated}", later.len())).evidence([wrong[0].seq]).opportunity([answered]),
@@ -454,23 +465,45 @@ fn judge_json_responses(o: &Observations) -> Verdict {
         let id = note.detail.as_ref().and_then(|d| d.get("id"));
         o.frames.iter().rev().find(|f| f.seq < note.seq && f.dir == crate::journal::Direction::ClientToServer && f.is_request() && f.id() == id)
     };
-    let methods: Vec<&str> = answered.iter().filter_map(|note| asked(note)?.method()).collect();
     let listed = answered.iter().find(|note| asked(note).and_then(|f| f.method()) == Some("tools/list"));
     let Some(listed) = listed else {
-        let mut seen: Vec<&str> = Vec::new();
-        for method in methods {
-            if !seen.contains(&method) {
-                seen.push(method);
-            }
-        }
-        return Verdict::new(Outcome::No, format!("after JSON answers to {} the client never listed tools", seen.join(", "))).evidence([first.seq]).opportunity([first.seq]);
+        let methods = first_seen(answered.iter().filter_map(|note| asked(note)?.method()));
+        return Verdict::new(Outcome::No, format!("after JSON answers to {} the client never listed tools", methods.join(", "))).evidence([first.seq]).opportunity([first.seq]);
     };
-    if let Some(call) = o.frames.iter().find(|f| f.seq > listed.seq && f.method() == Some("tools/call")) {
-        return Verdict::new(Outcome::Yes, format!("{} answers came as JSON; tools listed so were then called", answered.len())).evidence([listed.seq, call.seq]);
+    match use_of_list(o, listed.seq, o.frames.iter().filter(|f| f.method() == Some("tools/call"))) {
+        ListUse::Called(call) => Verdict::new(Outcome::Yes, format!("{} answers came as JSON; tools listed so were then called", answered.len())).evidence([listed.seq, call.seq]),
+        ListUse::Offered => Verdict::new(Outcome::Yes, format!("{} answers came as JSON; tools listed so reached the model", answered.len())).evidence([listed.seq]),
+        ListUse::Unused => Verdict::new(Outcome::No, "tools were listed as JSON, then neither called nor offered to a model").evidence([listed.seq]).opportunity([listed.seq]),
+    }
+}
+
+/// `items` without repeats, each where it first came.
+pub(super) fn first_seen<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for item in items {
+        if !seen.contains(&item) {
+            seen.push(item);
+        }
+    }
+    seen
+}
+
+/// What a client did with the tools it listed (the list journalled at line `listed`).
+pub(super) enum ListUse<'a> {
+    /// The first of the calls judged that came after the list.
+    Called(&'a Frame),
+    /// No such call, and a probe tool reached its model.
+    Offered,
+    Unused,
+}
+
+pub(super) fn use_of_list<'a>(o: &'a Observations, listed: u64, mut calls: impl Iterator<Item = &'a Frame>) -> ListUse<'a> {
+    if let Some(called) = calls.find(|f| f.seq > listed) {
+        return ListUse::Called(called);
     }
     match o.offered_probe_tools().first() {
-        Some(_) => Verdict::new(Outcome::Yes, format!("{} answers came as JSON; tools listed so reached the model", answered.len())).evidence([listed.seq]),
-        None => Verdict::new(Outcome::No, "tools were listed as JSON, then neither called nor offered to a model").evidence([listed.seq]).opportunity([listed.seq]),
+        Some(_) => ListUse::Offered,
+        None => ListUse::Unused,
     }
 }
 

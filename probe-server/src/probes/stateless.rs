@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::http::{header, method as http_method};
+use super::http::{first_seen, header, method as http_method, use_of_list, version_header_not_required, version_header_said, ListUse};
 use super::{probe, HTTP_ONLY, LEGACY};
 use crate::host_tools::names_tool;
 use crate::journal::{Direction, Event, EventKind};
@@ -14,18 +14,18 @@ use crate::observe::{Frame, Observations};
 use crate::probe::{Outcome, Verdict};
 use crate::stateless::{RESULT_CANARY, TOOL_STATELESS};
 
-/// The client's opening request (`initialize`) that the server answered with a result, and that
-/// answer: what every stateless judge starts from.
-fn opened(o: &Observations) -> Result<(&Frame, &Frame), Verdict> {
+/// The server's answer (a result) to the client's opening `initialize`: what every stateless
+/// judge starts from.
+fn opened(o: &Observations) -> Result<&Frame, Verdict> {
     o.client_requests("initialize")
-        .find_map(|asked| o.answer_to(asked).filter(|a| a.result().is_some()).map(|answer| (asked, answer)))
+        .find_map(|asked| o.answer_to(asked).filter(|a| a.result().is_some()))
         .ok_or_else(|| Verdict::new(Outcome::NotReached, "no initialize was answered: the client never opened with the server"))
 }
 
 /// `judge` given the opening answer, or not-reached where there was none.
 fn after_opening(o: &Observations, judge: impl FnOnce(&Frame) -> Verdict) -> Verdict {
     match opened(o) {
-        Ok((_, answer)) => judge(answer),
+        Ok(answer) => judge(answer),
         Err(verdict) => verdict,
     }
 }
@@ -46,33 +46,22 @@ fn requests_after(o: &Observations, after: u64) -> Vec<&Event> {
     o.http_requests().filter(|e| e.seq > after && !reopening.contains(&e.seq)).collect()
 }
 
-/// The JSON-RPC methods the client sent after line `after`, each once, in order.
-fn methods_after(o: &Observations, after: u64) -> Vec<&str> {
-    let mut seen: Vec<&str> = Vec::new();
-    for method in o.frames.iter().filter(|f| f.seq > after && f.dir == Direction::ClientToServer).filter_map(Frame::method) {
-        if !seen.contains(&method) {
-            seen.push(method);
-        }
-    }
-    seen
-}
-
 /// Yes when, after an opening answered without a session, the client listed tools and then
 /// called one or offered one to its model; `how` names the answers' form for the detail.
 fn listed_and_used(o: &Observations, how: &str) -> Verdict {
     after_opening(o, |answer| {
         let listed = o.client_requests("tools/list").find(|f| f.seq > answer.seq && o.answer_to(f).is_some_and(|a| a.result().is_some()));
         let Some(listed) = listed else {
-            let after = methods_after(o, answer.seq);
+            let after = first_seen(o.frames.iter().filter(|f| f.seq > answer.seq && f.dir == Direction::ClientToServer).filter_map(Frame::method));
             let did = if after.is_empty() { "sent nothing more".to_string() } else { format!("sent {}", after.join(", ")) };
             return Verdict::new(Outcome::No, format!("opened without a session id ({how}), then never listed tools: it {did}")).evidence([answer.seq]).opportunity([answer.seq]);
         };
-        if let Some(call) = o.tool_calls(TOOL_STATELESS).find(|f| f.seq > listed.seq) {
-            return Verdict::new(Outcome::Yes, format!("opened without a session id, listed tools and called {TOOL_STATELESS} ({how})")).evidence([listed.seq, call.seq]);
-        }
-        match o.offered_probe_tools().first() {
-            Some(_) => Verdict::new(Outcome::Yes, format!("opened without a session id and listed tools, which reached the model ({how})")).evidence([listed.seq]),
-            None => Verdict::new(Outcome::No, format!("listed tools without a session id ({how}), then neither called one nor offered one to a model"))
+        match use_of_list(o, listed.seq, o.tool_calls(TOOL_STATELESS)) {
+            ListUse::Called(call) => {
+                Verdict::new(Outcome::Yes, format!("opened without a session id, listed tools and called {TOOL_STATELESS} ({how})")).evidence([listed.seq, call.seq])
+            }
+            ListUse::Offered => Verdict::new(Outcome::Yes, format!("opened without a session id and listed tools, which reached the model ({how})")).evidence([listed.seq]),
+            ListUse::Unused => Verdict::new(Outcome::No, format!("listed tools without a session id ({how}), then neither called one nor offered one to a model"))
                 .evidence([listed.seq])
                 .opportunity([listed.seq]),
         }
@@ -192,12 +181,17 @@ probe! {
 
 fn judge_get_refused(o: &Observations) -> Verdict {
     after_opening(o, |answer| {
+        // The 405s that answered a GET: each response answers the last request before it.
+        let mut last_request = "";
         let refused: Vec<&Event> = o
             .events
             .iter()
-            .filter(|e| e.kind == EventKind::HttpResponse && e.dir == Direction::ServerToClient)
-            .filter(|e| e.detail.as_ref().and_then(|d| d.get("status")).and_then(Value::as_u64) == Some(405))
-            .filter(|response| o.events.iter().rev().find(|e| e.seq < response.seq && e.kind == EventKind::HttpRequest).is_some_and(|r| http_method(r) == "GET"))
+            .filter(|e| {
+                if e.kind == EventKind::HttpRequest {
+                    last_request = http_method(e);
+                }
+                e.kind == EventKind::HttpResponse && last_request == "GET" && e.detail.as_ref().and_then(|d| d.get("status")).and_then(Value::as_u64) == Some(405)
+            })
             .collect();
         let later_request = |after: u64| o.frames.iter().find(|f| f.seq > after && f.dir == Direction::ClientToServer && f.is_request());
         let Some(last_refusal) = refused.last() else {
@@ -233,21 +227,6 @@ fn judge_version_header(o: &Observations) -> Verdict {
         let Some(negotiated) = answer.result().and_then(|r| r.get("protocolVersion")).and_then(Value::as_str) else {
             return Verdict::new(Outcome::NotReached, "the initialize answer named no version");
         };
-        if negotiated < "2025-06-18" {
-            return Verdict::new(Outcome::NotApplicable, format!("not required in {negotiated}"));
-        }
-        let later = requests_after(o, answer.seq);
-        let Some(first) = later.first() else { return Verdict::new(Outcome::NotReached, "the client sent nothing after the opening") };
-        let wrong: Vec<&&Event> = later.iter().filter(|e| header(e, "mcp-protocol-version") != Some(negotiated)).collect();
-        match wrong.first() {
-            None => Verdict::new(Outcome::Yes, format!("all {} requests after the opening say {negotiated}", later.len())).evidence([first.seq]),
-            Some(bad) => {
-                let said = header(bad, "mcp-protocol-version").map_or("no MCP-Protocol-Version".to_string(), |v| format!("MCP-Protocol-Version: {v}"));
-                let outcome = if wrong.len() == later.len() { Outcome::No } else { Outcome::Partial };
-                Verdict::new(outcome, format!("{} of {} requests do not say {negotiated} (the first: {said})", wrong.len(), later.len()))
-                    .evidence([bad.seq])
-                    .opportunity([answer.seq])
-            }
-        }
+        version_header_not_required(negotiated).unwrap_or_else(|| version_header_said(&requests_after(o, answer.seq), negotiated, answer.seq))
     })
 }
