@@ -40,7 +40,7 @@ pub async fn open(closing: CancellationToken, reading: std::time::Duration, auth
     let app = axum::Router::new().fallback(handle).with_state(authority.clone());
     // The MCP port's own connection handling: a cap on open connections, a deadline for each
     // request head, and every refused connection journalled.
-    let (journal, limits) = (authority.journal().clone(), crate::transport::connections::Limits { read_timeout: authority.read_deadline });
+    let (journal, limits) = (authority.journal().clone(), crate::transport::connections::Limits { read_timeout: authority.read_deadline, half_close: true });
     tokio::spawn(crate::transport::connections::serve(listener, app, journal, limits, closing));
     Ok(authority)
 }

@@ -49,8 +49,7 @@ fn gave_up(o: &Observations, call: &Frame) -> Option<GaveUp> {
         let reason = f.params().get("reason").and_then(Value::as_str).map(|r| format!(" (reason {r:?})")).unwrap_or_default();
         GaveUp { seq: f.seq, t_us: o.event(f.seq).map_or(0, |e| e.t_us), how: format!("notifications/cancelled{reason}"), counts_as_cancel: true }
     });
-    let from_close =
-        closed.map(|e| GaveUp { seq: e.seq, t_us: e.t_us, how: "closed the call's response stream (seen at the server's next write to it)".into(), counts_as_cancel: modern });
+    let from_close = closed.map(|e| GaveUp { seq: e.seq, t_us: e.t_us, how: "closed the call's response stream (its connection)".into(), counts_as_cancel: modern });
     match (from_cancel, from_close) {
         (Some(a), Some(b)) => Some(if b.seq < a.seq && b.counts_as_cancel { b } else { a }),
         (a, b) => a.or(b),
@@ -96,6 +95,11 @@ fn ended_us(o: &Observations) -> u64 {
 /// Whether the run spoke the 2026-07-28 era over Streamable HTTP.
 fn modern_http(o: &Observations) -> bool {
     o.era() == Some(Era::Modern) && o.transport() == Some(crate::journal::Transport::Http)
+}
+
+/// Whether the server said it sees a client close its connection while an answer is pending.
+fn closed_connections_seen(o: &Observations) -> bool {
+    o.notes(Note::Serving).any(|e| e.detail.as_ref().and_then(|d| d.get("closed_connections_seen")) == Some(&Value::Bool(true)))
 }
 
 fn t_us(o: &Observations, seq: u64) -> u64 {
@@ -148,11 +152,13 @@ fn judge_call_timeout(o: &Observations) -> Verdict {
 probe! {
     /// Evidence: when the host gives up on `probe_never_answers`, it tells the server:
     /// `notifications/cancelled` with the call's `requestId` (stdio and legacy HTTP), or over
-    /// 2026-07-28 HTTP closing the call's response stream. Partial when it only closed the stream
-    /// in the legacy era (there a disconnection is not a cancel); no when the model was handed a
-    /// result for the call and the server heard nothing. Not reached when the host never gave up
-    /// within the run, and over 2026-07-28 HTTP without a notification: the server sees a closed
-    /// stream only when it writes to it, and the call that never answers writes nothing.
+    /// 2026-07-28 HTTP closing the call's response stream (in this variant the server sees a
+    /// client close its connection at once, before any answer began). Partial when it only
+    /// closed the stream in the legacy era (there a disconnection is not a cancel); no when the
+    /// model was handed a result for the call and the server heard nothing. Not reached when the
+    /// host never gave up within the run, and over 2026-07-28 HTTP in a journal whose server did
+    /// not yet see closed connections at once (it saw them only when it wrote, and the call
+    /// never writes).
     CancelOnTimeout {
         id: "utilities.cancel_on_timeout", area: Utilities, title: "a call given up on is cancelled at the server",
         revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, variant: LongCalls, serves: "probe_never_answers never answers",
@@ -168,20 +174,25 @@ fn judge_cancel_on_timeout(o: &Observations) -> Verdict {
     let started = t_us(o, call.seq);
     match (gave_up(o, call), stalled_result(o)) {
         (Some(up), _) if up.counts_as_cancel => Verdict::new(Outcome::Yes, format!("{} after {}", up.how, seconds(up.t_us.saturating_sub(started)))).evidence([call.seq, up.seq]),
-        (Some(up), _) => Verdict::new(Outcome::Partial, format!("{} after {}, without notifications/cancelled: in the legacy era a disconnection is no cancel", up.how, seconds(up.t_us.saturating_sub(started))))
-            .evidence([call.seq, up.seq])
-            .opportunity([call.seq]),
-        // Over 2026-07-28 HTTP the cancel is closing the call's response stream; the server sees
-        // that only when it next writes to the stream, and it never writes to this one.
-        (None, Some((model_call, Some((seq, text))))) if modern_http(o) => Verdict::new(
+        (Some(up), _) => Verdict::new(
+            Outcome::Partial,
+            format!("{} after {}, without notifications/cancelled: in the legacy era a disconnection is no cancel", up.how, seconds(up.t_us.saturating_sub(started))),
+        )
+        .evidence([call.seq, up.seq])
+        .opportunity([call.seq]),
+        // Over 2026-07-28 HTTP the cancel is closing the call's response stream: a server that
+        // sees a closed connection only when it writes (journals made before it saw them at
+        // once) cannot see that on a call that never writes.
+        (None, Some((model_call, Some((seq, text))))) if modern_http(o) && !closed_connections_seen(o) => Verdict::new(
             Outcome::NotReached,
-            format!("the model was handed {:?} for the call; over 2026-07-28 HTTP the cancel is closing the call's response stream, which the server cannot see on a stream it never wrote to", shown(text)),
+            format!("the model was handed {:?} for the call; over 2026-07-28 HTTP the cancel is closing the call's response stream, which this server could not see on a stream it never wrote to", shown(text)),
         )
         .evidence([call.seq])
         .opportunity_model([model_call, seq]),
-        (None, Some((model_call, Some((seq, text))))) => {
-            Verdict::new(Outcome::No, format!("the model was handed {:?} for the call, and the server was never told", shown(text))).evidence([call.seq]).opportunity([call.seq]).opportunity_model([model_call, seq])
-        }
+        (None, Some((model_call, Some((seq, text))))) => Verdict::new(Outcome::No, format!("the model was handed {:?} for the call, and the server was never told", shown(text)))
+            .evidence([call.seq])
+            .opportunity([call.seq])
+            .opportunity_model([model_call, seq]),
         (None, _) => Verdict::new(
             Outcome::NotReached,
             format!("the host never gave up on the call within the run ({} after it): no timeout, so nothing to cancel", seconds(ended_us(o).saturating_sub(started))),

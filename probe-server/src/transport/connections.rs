@@ -1,5 +1,6 @@
 //! The HTTP tap's connections, served by hyper directly so that nothing a client sends is lost:
-//! a request followed by a half-close is still answered, a request head the HTTP parser refuses
+//! a request followed by a half-close is still answered (except where a closed connection is the
+//! evidence, see [`Limits::half_close`]), a request head the HTTP parser refuses
 //! (a bad `Content-Length`, too many headers, a head that never ends) is journalled as refused
 //! with what arrived of it, a head must arrive within the read timeout, and the number of open
 //! connections is capped.
@@ -34,6 +35,12 @@ pub const MAX_HEADERS: usize = 100;
 pub(crate) struct Limits {
     /// How long a request head (or, once a request is served, the next one) may take to arrive.
     pub read_timeout: Duration,
+    /// Whether a client that shuts down its sending side still gets its answers. Where it does
+    /// not (variant long-calls), the end of the client's bytes while an answer is pending is seen
+    /// at once and the request dropped: a client that gives up on a call by closing its
+    /// connection is seen doing so, where otherwise it would show only at the server's next
+    /// write (and a call that never answers writes nothing).
+    pub half_close: bool,
 }
 
 /// Accepts connections on `listener` and serves `app` on each until `shutdown` is cancelled, then
@@ -78,9 +85,16 @@ pub(crate) async fn serve(listener: TcpListener, app: axum::Router, journal: Jou
 async fn serve_one(tcp: TcpStream, app: axum::Router, journal: &Journal, limits: &Limits, shutdown: CancellationToken) {
     let tail = Arc::new(Mutex::new(Tail::default()));
     let io = TokioIo::new(Recording { inner: tcp, tail: tail.clone() });
-    let service = TowerToHyperService::new(app.map_request(|request: axum::http::Request<Incoming>| request.map(Body::new)));
+    let (started, finished) = (tail.clone(), tail.clone());
+    let app = app
+        .map_request(move |request: axum::http::Request<Incoming>| {
+            started.lock().map(|mut t| t.requests_started += 1).ok();
+            request.map(Body::new)
+        })
+        .map_response(move |response: axum::response::Response| response.map(|body| Body::new(Counted::new(body, finished.clone()))));
+    let service = TowerToHyperService::new(app);
     let mut builder = hyper::server::conn::http1::Builder::new();
-    builder.timer(TokioTimer::new()).half_close(true).max_headers(MAX_HEADERS).header_read_timeout(limits.read_timeout);
+    builder.timer(TokioTimer::new()).half_close(limits.half_close).max_headers(MAX_HEADERS).header_read_timeout(limits.read_timeout);
     let mut connection = pin!(builder.serve_connection(io, service));
     let result = tokio::select! {
         result = connection.as_mut() => result,
@@ -90,6 +104,12 @@ async fn serve_one(tcp: TcpStream, app: axum::Router, journal: &Journal, limits:
         }
     };
     let Err(error) = result else { return };
+    // A client that went away while a request of its was being answered (a stream it left, a
+    // call it gave up on) sent no bad request: the tap journals what became of the answer.
+    let answering = tail.lock().is_ok_and(|t| t.requests_started > t.answers_finished);
+    if error.is_incomplete_message() && answering {
+        return;
+    }
     // A request the parser refused, or one whose head never came whole: journalled with the last
     // bytes that arrived. Errors of connections the client simply closed are not requests.
     if error.is_parse() || error.is_parse_too_large() || error.is_timeout() || error.is_incomplete_message() {
@@ -100,11 +120,58 @@ async fn serve_one(tcp: TcpStream, app: axum::Router, journal: &Journal, limits:
     }
 }
 
-/// The last bytes read on a connection (at most [`HEAD_BYTES`]) and how many were read in all.
+/// The last bytes read on a connection (at most [`HEAD_BYTES`]) and how many were read in all,
+/// with how many requests were handed to the app and how many answers went out whole.
 #[derive(Default)]
 struct Tail {
     last: std::collections::VecDeque<u8>,
     total: u64,
+    requests_started: u64,
+    answers_finished: u64,
+}
+
+/// A response body that counts itself in its connection's [`Tail`] once it has gone out whole.
+struct Counted {
+    inner: Body,
+    tail: Option<Arc<Mutex<Tail>>>,
+}
+
+impl Counted {
+    /// An empty body may never be polled: it counts as gone out at once.
+    fn new(inner: Body, tail: Arc<Mutex<Tail>>) -> Counted {
+        let mut counted = Counted { inner, tail: Some(tail) };
+        if http_body::Body::is_end_stream(&counted.inner) {
+            counted.finish();
+        }
+        counted
+    }
+
+    fn finish(&mut self) {
+        if let Some(tail) = self.tail.take() {
+            tail.lock().map(|mut t| t.answers_finished += 1).ok();
+        }
+    }
+}
+
+impl http_body::Body for Counted {
+    type Data = bytes::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let polled = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+        if matches!(polled, Poll::Ready(None)) || self.inner.is_end_stream() {
+            self.finish();
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 impl Tail {

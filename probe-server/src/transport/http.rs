@@ -274,6 +274,22 @@ impl Drop for SseJournal {
     }
 }
 
+/// A request in the SDK's hands whose answer has not begun: if it is dropped so (the client closed
+/// its connection), that is journalled as its answer stream closed.
+struct AnswerPending {
+    journal: Journal,
+    session: String,
+    request_id: Option<Value>,
+}
+
+impl Drop for AnswerPending {
+    fn drop(&mut self) {
+        if let Some(id) = self.request_id.take() {
+            self.journal.log(Entry::note(&self.session, Transport::Http, Note::AnswerStreamClosed.detail(json!({"request_id": id, "before_answer_began": true}))));
+        }
+    }
+}
+
 /// The fields of one SSE event.
 #[derive(Default)]
 struct SseFields {
@@ -673,7 +689,11 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         Some(value) => serde_json::to_vec(value).map(Bytes::from).unwrap_or(bytes),
         None => bytes,
     };
+    // A request the client gives up on before its answer begins (its connection closed, see
+    // `Limits::half_close`) is dropped here, unanswered: the guard says so.
+    let mut unanswered = AnswerPending { journal: journal.clone(), session: session.clone(), request_id: Some(request_id.clone()).filter(|id| !id.is_null()) };
     let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    unanswered.request_id = None;
     let (mut parts_out, body_out) = response.into_parts();
     let out_session = header(&parts_out.headers, "mcp-session-id").map(str::to_string).unwrap_or(session);
     let content_type = header(&parts_out.headers, "content-type").unwrap_or("").to_string();
@@ -841,7 +861,10 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
     let read_timeout = options.read_timeout.unwrap_or(READ_TIMEOUT);
     let handler = ProbeServer::new(journal.clone(), "http", Transport::Http, options);
     let local: SocketAddr = listener.local_addr()?;
-    handler.note_serving(json!({"loopback": local.ip().is_loopback()}));
+    // Whether a client closing its connection is seen while an answer is pending (see
+    // `Limits::half_close`): the long-call judges need it to blame a host for not cancelling.
+    let closes_seen = variant == Variant::LongCalls;
+    handler.note_serving(json!({"loopback": local.ip().is_loopback(), "closed_connections_seen": closes_seen}));
     let closing = handler.closing();
     let on_shutdown = shutdown.clone();
     tokio::spawn(async move {
@@ -884,7 +907,7 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
         auth,
     };
     let app = axum::Router::new().nest_service(MCP_PATH, service).layer(axum::middleware::from_fn_with_state(state, tap));
-    super::connections::serve(listener, app, journal, super::connections::Limits { read_timeout }, shutdown).await
+    super::connections::serve(listener, app, journal, super::connections::Limits { read_timeout, half_close: !closes_seen }, shutdown).await
 }
 
 #[cfg(test)]

@@ -564,3 +564,41 @@ async fn slow_bodies_on_every_connection_keep_a_new_client_out_no_longer_than_th
         .count();
     assert!(cut > 0, "the slow bodies are cut at the deadline and journalled");
 }
+
+/// In long-calls a client that gives up on the call that never answers by closing its connection
+/// (over 2026-07-28 HTTP that is the cancel) is seen doing so while the server still runs, though
+/// the call writes nothing: the tap journals the call's answer stream closed, before its answer
+/// began (2026-07-28: no priming event, so the SDK has sent not even the headers) or after
+/// (2025-11-25: the stream opened with its priming event), and the connection is no refused
+/// request.
+#[tokio::test]
+async fn a_call_given_up_by_closing_the_connection_is_seen_before_any_answer() {
+    let served = Served::start(probe_server::Variant::LongCalls).await;
+    let addr = served.addr;
+    let (session, _, listed) = session_at(addr, "2025-11-25").await;
+    assert!(listed.contains(probe_server::long_calls::TOOL_STALL), "{listed}");
+    let stall = probe_server::long_calls::TOOL_STALL;
+    let legacy = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
+    let modern = format!("Mcp-Method: tools/call\r\nMcp-Name: {stall}\r\nMCP-Protocol-Version: 2026-07-28\r\n");
+    let modern_meta = r#""_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"#;
+    for (id, headers, meta, before_answer) in [(7, legacy, "", false), (8, modern, modern_meta, true)] {
+        let call = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{meta}"name":"{stall}","arguments":{{}}}}}}"#);
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{headers}Content-Length: {}\r\n\r\n{call}",
+            call.len()
+        );
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream.write_all(head.as_bytes()).await.unwrap();
+        // The call is in hand once it is journalled; then the client goes.
+        let called = format!("\"id\":{id},");
+        journal_until(&served.path, |events| events.iter().any(|e| e.kind == EventKind::Frame && e.raw.as_deref().is_some_and(|raw| raw.contains(&called)))).await;
+        drop(stream);
+        let closed = |e: &probe_server::journal::Event| {
+            probe_server::note::Note::of(e) == Some(probe_server::note::Note::AnswerStreamClosed)
+                && e.detail.as_ref().is_some_and(|d| d["request_id"] == id && d.get("before_answer_began").is_some() == before_answer)
+        };
+        journal_until(&served.path, |events| events.iter().any(closed)).await;
+    }
+    let events = served.stop().await.events;
+    assert!(refused_connections(&events).is_empty(), "{:?}", refused_connections(&events));
+}

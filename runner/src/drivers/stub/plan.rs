@@ -360,9 +360,12 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope:
     }
     // The variants whose model calls a few named tools in order, then finishes.
     let named: Vec<(&str, Value, String)> = match scope {
+        // The call that never answers first: while the slow one runs, the server can see what
+        // the host did when it gave up (a host that ends its run right after its last call
+        // would otherwise close everything at once).
         Scope::LongCalls => vec![
-            (probe_server::long_calls::TOOL_SLOW, json!({}), "call the slow tool that reports progress".into()),
             (probe_server::long_calls::TOOL_STALL, json!({}), "call the tool that never answers".into()),
+            (probe_server::long_calls::TOOL_SLOW, json!({}), "call the slow tool that reports progress".into()),
         ],
         Scope::Tasks => probe_server::tasks::TASK_TOOLS.iter().map(|tool| (*tool, json!({}), format!("call {tool}, which runs as a task"))).collect(),
         Scope::Apps => vec![(probe_server::apps::TOOL_APP_VIEW, json!({"topic": "apps"}), "call the tool that has a view".into())],
