@@ -44,7 +44,7 @@ Examples:
 
 Placeholders: {home} {work} {stub_url} {prompt} {server} {server_url} {server_command}
 {server_command_json} {server_args_json} {server_argv_json} {server_command_line} {skills_dir}
-(the README's table says what each becomes). Exit codes: see mcp-client-probe --help.";
+(docs/hosts.md says what each becomes). Exit codes: see mcp-client-probe --help.";
 
 /// Measures what MCP clients actually do, as opposed to what they declare.
 #[derive(Debug, Parser)]
@@ -511,7 +511,7 @@ pub struct ProbeArgs {
     pub timeout: Option<u64>,
     /// Fail (exit 1) on any verdict that is neither yes nor n/a and not listed in this baseline,
     /// and on any listed entry that no longer holds. A baseline is TOML: `[[expect]]` tables of
-    /// `probe`, `outcome`, optional `transport` and `reason` (README: "Gating a client's CI";
+    /// `probe`, `outcome`, optional `transport` and `reason` (docs/commands.md: "Gating a client's CI";
     /// `--write-baseline FILE` writes one from a run).
     #[arg(long, value_name = "BASELINE.toml")]
     pub expect: Option<PathBuf>,

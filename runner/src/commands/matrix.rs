@@ -34,7 +34,49 @@ pub fn documents(records: &Path, out: &Path) -> Result<Vec<(PathBuf, String)>> {
     let beside = out.parent().unwrap_or(Path::new(""));
     let mut all = vec![(out.to_path_buf(), documents.matrix), (beside.join(render::markdown::PROBES_FILE), documents.probes)];
     all.extend(documents.clients.into_iter().map(|(name, text)| (pages.join(name), text)));
+    all.extend(repository_pages(records, out)?);
     Ok(all)
+}
+
+/// The README's example: a `which` table between these markers, the items after the first.
+const EXAMPLE_OPENS: &str = "<!-- which-example: ";
+const EXAMPLE_CLOSES: &str = "<!-- /which-example -->";
+/// The width the README's example is rendered at.
+const EXAMPLE_WIDTH: u16 = 110;
+
+/// The repository's own pages beside the `matrices` directory `out` is in, when there are any: the
+/// README with its example rendered from the records, and the reference in `docs/` as it stands
+/// (so that their links are checked with the matrix's).
+fn repository_pages(records: &Path, out: &Path) -> Result<Vec<(PathBuf, String)>> {
+    let matrices = out.parent().unwrap_or(Path::new(""));
+    if matrices.file_name().is_none_or(|name| name != "matrices") {
+        return Ok(Vec::new());
+    }
+    let root = matrices.parent().unwrap_or(Path::new(""));
+    let readme = root.join("README.md");
+    let Ok(text) = std::fs::read_to_string(&readme) else { return Ok(Vec::new()) };
+    let mut pages = vec![(readme, with_example(&text, records)?)];
+    let docs = root.join("docs");
+    let mut names: Vec<PathBuf> =
+        std::fs::read_dir(&docs).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "md")).collect()).unwrap_or_default();
+    names.sort();
+    for path in names {
+        let text = std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        pages.push((path, text));
+    }
+    Ok(pages)
+}
+
+/// `text` with the `which` example between its markers rendered again from `records`.
+fn with_example(text: &str, records: &Path) -> Result<String> {
+    let Some(start) = text.find(EXAMPLE_OPENS) else { return Ok(text.to_string()) };
+    let after = &text[start + EXAMPLE_OPENS.len()..];
+    let (named, _) = after.split_once(" -->\n").ok_or_else(|| anyhow::anyhow!("README.md: the example's opening marker does not end with ` -->`"))?;
+    let end = text[start..].find(EXAMPLE_CLOSES).map(|i| start + i).ok_or_else(|| anyhow::anyhow!("README.md: the example has no closing {EXAMPLE_CLOSES}"))?;
+    let items: Vec<&str> = named.split_whitespace().collect();
+    let table = super::which::example(&items, records, EXAMPLE_WIDTH)?;
+    let opening = &text[..start + EXAMPLE_OPENS.len() + named.len() + " -->\n".len()];
+    Ok(format!("{opening}```text\n{table}```\n{}", &text[end..]))
 }
 
 /// Where the client pages of `out` (`MATRIX.md`) live.
@@ -51,7 +93,8 @@ fn stale_pages(out: &Path, documents: &[(PathBuf, String)]) -> Vec<PathBuf> {
     stale
 }
 
-/// Writes `MATRIX.md` and the client pages, and removes the pages of clients no longer on record.
+/// Writes `MATRIX.md`, the client pages and the README's example, and removes the pages of
+/// clients no longer on record; returns how many client pages there are.
 pub fn write_documents(records: &Path, out: &Path) -> Result<usize> {
     let documents = documents(records, out)?;
     for page in stale_pages(out, &documents) {
@@ -64,7 +107,8 @@ pub fn write_documents(records: &Path, out: &Path) -> Result<usize> {
         }
         std::fs::write(path, text).map_err(|e| crate::exit::bad_input(format!("cannot write {}: {e}", path.display())))?;
     }
-    Ok(documents.len())
+    let pages = clients_dir(out);
+    Ok(documents.iter().filter(|(path, _)| path.starts_with(&pages)).count())
 }
 
 /// What `matrix check` finds: documents that differ from what the records produce, pages of
@@ -109,8 +153,8 @@ pub async fn run(command: MatrixCommand, server_exe: PathBuf) -> Result<u8> {
             let located = records::newest_only(&all);
             match format {
                 MatrixFormat::Markdown => {
-                    let written = write_documents(&records, &out)?;
-                    eprintln!("mcp-client-probe: wrote {}, {} and {} client pages ({} records)", out.display(), render::markdown::PROBES_FILE, written - 2, located.len());
+                    let pages = write_documents(&records, &out)?;
+                    eprintln!("mcp-client-probe: wrote {}, {} and {pages} client pages ({} records)", out.display(), render::markdown::PROBES_FILE, located.len());
                 }
                 MatrixFormat::Table => {
                     let clients = crate::features::by_client(&matrix::from_records(&located, ""));

@@ -204,6 +204,13 @@ pub fn which(args: WhichArgs) -> Result<u8> {
     Ok(exit::OK)
 }
 
+/// The table `which ITEMS` prints at `width` columns, for the README's example (`matrix render`
+/// keeps it current).
+pub fn example(items: &[&str], records_dir: &Path, width: u16) -> Result<String> {
+    let items: Vec<Item> = items.iter().map(|name| resolve(name).map_err(bad_input)).collect::<Result<_>>()?;
+    Ok(table(&report(&items, records_dir)?, Some(width)))
+}
+
 fn table(report: &Report, width: Option<u16>) -> String {
     use comfy_table::{presets, ContentArrangement, Table};
     let mut table = Table::new();

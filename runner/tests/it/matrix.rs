@@ -327,3 +327,36 @@ fn rejudge_check_passes_on_the_committed_records_and_catches_an_edited_verdict()
     assert_eq!(mended["verdicts"].as_array().unwrap().iter().find(|v| v["probe"] == "tools.list").unwrap()["outcome"], judged);
     assert_eq!(run(&["matrix", "rejudge", "--check", "--records", records]).0, 0);
 }
+
+/// The README is a first page (at most 150 lines) whose example is the `which` table of the
+/// committed records, and its links and those of the reference in `docs/` resolve: `matrix check`
+/// says so, and fails on an example left stale or a link to a page that is not there.
+#[test]
+fn the_readme_is_short_its_example_current_and_every_link_of_it_and_docs_resolves() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    assert!(readme.lines().count() <= 150, "README.md has {} lines", readme.lines().count());
+    assert!(readme.contains("cargo test --workspace"), "the README names the test command .ci/run calls");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for name in ["README.md", "PROBES.md", "ARCHITECTURE.md"] {
+        std::fs::copy(repo().join(name), root.join(name)).unwrap();
+    }
+    for folder in ["docs", "matrices"] {
+        std::fs::create_dir(root.join(folder)).unwrap();
+        copy_dir(&repo().join(folder), &root.join(folder));
+    }
+    let (records, matrix) = (root.join("matrices/records"), root.join("matrices/MATRIX.md"));
+    let check = || run(&["matrix", "check", "--records", &records.display().to_string(), "--matrix", &matrix.display().to_string()]);
+    let (code, out) = check();
+    assert_eq!(code, 0, "{out}");
+
+    std::fs::write(root.join("README.md"), readme.replacen("codex@", "codex @", 1)).unwrap();
+    let (code, out) = check();
+    assert_eq!((code, out.contains("README.md differs")), (1, true), "{out}");
+    std::fs::write(root.join("README.md"), &readme).unwrap();
+
+    let commands = std::fs::read_to_string(root.join("docs/commands.md")).unwrap();
+    std::fs::write(root.join("docs/commands.md"), format!("{commands}\nSee [the variants](variant.md).\n")).unwrap();
+    let (code, out) = check();
+    assert_eq!((code, out.contains("variant.md: no such file")), (1, true), "{out}");
+}
