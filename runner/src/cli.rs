@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use probe_server::EraPolicy;
 
-use crate::drivers::reference::Ablation;
-use crate::session::run::Transport;
+use crate::harness::Transport;
+use crate::reference::Ablation;
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -114,10 +114,10 @@ pub struct TerminalHostArgs {
     pub era: probe_server::Era,
     /// Behave like a faulty host (repeatable).
     #[arg(long, value_enum)]
-    pub fault: Vec<crate::drivers::reference::terminal_host::Fault>,
+    pub fault: Vec<crate::reference::terminal_host::Fault>,
     /// How forms are drawn.
     #[arg(long, value_enum, default_value_t)]
-    pub layout: crate::drivers::reference::terminal_host::Layout,
+    pub layout: crate::reference::terminal_host::Layout,
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     pub server: Vec<String>,
 }
@@ -569,7 +569,7 @@ impl RunKinds {
     }
 }
 
-fn parse_ablation(s: &str) -> Result<Ablation, crate::drivers::reference::ablation::UnknownAblation> {
+fn parse_ablation(s: &str) -> Result<Ablation, crate::reference::ablation::UnknownAblation> {
     s.parse()
 }
 

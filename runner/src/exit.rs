@@ -93,7 +93,7 @@ pub fn code_of(error: &anyhow::Error) -> u8 {
         return BAD_INPUT;
     }
     // A client configured for the other transport: what it was given, not the harness.
-    if let Some(crate::session::RunError::WrongTransport { .. }) = error.downcast_ref::<crate::session::RunError>() {
+    if let Some(crate::runs::session::RunError::WrongTransport { .. }) = error.downcast_ref::<crate::runs::session::RunError>() {
         return BAD_INPUT;
     }
     HARNESS

@@ -10,11 +10,12 @@ mod commands;
 mod drivers;
 mod exit;
 mod features;
+mod harness;
 mod progress;
 mod records;
+mod reference;
 mod render;
-mod selftest;
-mod session;
+mod runs;
 
 use std::process::ExitCode;
 
@@ -45,7 +46,7 @@ fn main() -> ExitCode {
     if args.get(1).map(String::as_str) == Some("fake-client") {
         commands::fake_client::run(&args[2..]);
     }
-    session::launch::mark_runner();
+    harness::launch::mark_runner();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // Help and version go out as clap writes them; a usage error is one line on stderr.
@@ -101,7 +102,7 @@ fn main() -> ExitCode {
                 // The command's futures are dropped here: their scratch and staging directories go with them.
                 // The message goes on a line of its own, not onto the bar's.
                 progress::end();
-                let swept = session::launch::sweep_runner().await;
+                let swept = harness::launch::sweep_runner().await;
                 let kept = kept_journals.as_ref().map_or(String::new(), |dir| format!(" (the journals of the runs that had finished are kept in {})", dir.display()));
                 eprintln!("mcp-client-probe: interrupted; {swept} process(es) of the run killed, nothing recorded{kept}");
                 code

@@ -12,9 +12,9 @@ use serde::Serialize;
 
 use crate::cli::RunKinds;
 use crate::clients::{install, profile};
+use crate::harness::Transport;
 use crate::records::Record;
-use crate::session::client::{self, RunSlots, Target};
-use crate::session::run::Transport;
+use crate::runs::client::{self, RunSlots, Target};
 
 #[derive(Debug, Serialize)]
 pub struct ClientBench {
@@ -73,7 +73,7 @@ pub async fn run(name: &str, jobs: usize, rounds: u32, server_exe: &Path) -> Res
 
 /// Probes over both transports with `jobs` runs at once; the wall time and the records.
 async fn probe(target: &Target, runs: RunKinds, jobs: usize, server_exe: &Path, dir: &Path) -> Result<(u64, Vec<Record>)> {
-    let slots = RunSlots::new(crate::session::slots::Slots::new(jobs), target.profile.launch.max_parallel);
+    let slots = RunSlots::new(crate::harness::slots::Slots::new(jobs), target.profile.launch.max_parallel);
     let started = Instant::now();
     let transports: &[Transport] = if runs.headless() { &[Transport::Stdio, Transport::Http] } else { &[Transport::Stdio] };
     let passes = transports.iter().map(|&t| client::probe_all(target, t, runs, None, &slots, server_exe, dir));

@@ -12,7 +12,7 @@ use probe_server::journal::{Direction, Entry, EventKind, Journal, Transport};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::selftest;
+use crate::runs::self_test;
 
 #[derive(Debug, Serialize)]
 pub struct BenchReport {
@@ -102,7 +102,7 @@ pub struct SlowRun {
     pub ms: u64,
 }
 
-fn histogram(results: &[crate::session::run::RunResult]) -> [usize; 6] {
+fn histogram(results: &[crate::runs::reference::RunResult]) -> [usize; 6] {
     let mut counts = [0; 6];
     for r in results {
         let bucket = [250, 500, 1000, 2000, 4000].iter().position(|&limit| r.duration_ms < limit).unwrap_or(5);
@@ -112,7 +112,7 @@ fn histogram(results: &[crate::session::run::RunResult]) -> [usize; 6] {
 }
 
 /// The `count` slowest runs, slowest first.
-fn slowest(results: &[crate::session::run::RunResult], count: usize) -> Vec<SlowRun> {
+fn slowest(results: &[crate::runs::reference::RunResult], count: usize) -> Vec<SlowRun> {
     let mut runs: Vec<SlowRun> = results
         .iter()
         .map(|r| {
@@ -200,19 +200,19 @@ pub fn journal_throughput(frames: u64) -> Result<(f64, u64)> {
 }
 
 pub async fn run(frames: u64, jobs: usize, server_exe: std::path::PathBuf) -> Result<BenchReport> {
-    let specs = selftest::plan(&[Transport::Stdio, Transport::Http]);
+    let specs = self_test::plan(&[Transport::Stdio, Transport::Http]);
     // The journals are kept where the runs' scratch directories are (a memory file system where
     // there is one), so that keeping them costs the runs about what `self-test` costs them, and
     // the self-test goes before the journal benchmark and its 280 MB file on disk. Kept in the
     // temporary directory after that file, three self-tests took 5.65-5.91 s; so, 4.77-5.01 s.
-    let kept = tempfile::tempdir_in(crate::session::reference_scratch_root())?;
+    let kept = tempfile::tempdir_in(crate::harness::reference_scratch_root())?;
     let tcp_time_wait_before = tcp_time_wait();
     let start = Instant::now();
-    let results = selftest::execute(specs, server_exe, jobs, Some(kept.path().to_path_buf()), "bench").await;
+    let results = self_test::execute(specs, server_exe, jobs, Some(kept.path().to_path_buf()), "bench").await;
     let self_test_seconds = start.elapsed().as_secs_f64();
     let tcp_time_wait_after = tcp_time_wait();
     let answer_latency = AnswerLatency::of_journals(kept.path())?;
-    let report = selftest::evaluate(&results);
+    let report = self_test::evaluate(&results);
     drop(kept);
     let (journal_seconds, journal_bytes) = tokio::task::spawn_blocking(move || journal_throughput(frames)).await??;
     let matrix = synthetic_matrix(50, 100);
@@ -228,7 +228,7 @@ pub async fn run(frames: u64, jobs: usize, server_exe: std::path::PathBuf) -> Re
         self_test_runs: report.runs,
         self_test_seconds,
         self_test_jobs: jobs,
-        self_test_mismatches: report.mismatches.iter().map(selftest::Mismatch::line).collect(),
+        self_test_mismatches: report.mismatches.iter().map(self_test::Mismatch::line).collect(),
         self_test_run_seconds_total: results.iter().map(|r| r.duration_ms).sum::<u64>() as f64 / 1000.0,
         self_test_run_histogram: histogram(&results),
         answer_latency,

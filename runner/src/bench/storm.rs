@@ -98,7 +98,7 @@ pub async fn stdio(server_exe: &Path, rate: u64, duration: Duration) -> Result<S
     let dir = tempfile::tempdir()?;
     let journal = dir.path().join("storm.jsonl");
     let mut child = tokio::process::Command::new(server_exe)
-        .args(crate::session::stdio_server_args(&journal, probe_server::Variant::SubscribeFails, probe_server::EraPolicy::Dual))
+        .args(crate::harness::stdio_server_args(&journal, probe_server::Variant::SubscribeFails, probe_server::EraPolicy::Dual))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

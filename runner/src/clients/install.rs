@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::clients::profile::Profile;
-use crate::session::launch::{launch, Ending, LaunchSpec};
+use crate::harness::launch::{launch, Ending, LaunchSpec};
 
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {

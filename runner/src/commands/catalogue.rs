@@ -3,7 +3,7 @@
 use probe_server::registry;
 
 use crate::cli::Format;
-use crate::drivers::reference;
+use crate::reference;
 
 /// `PROBES.md`: every probe in matrix order with what it serves and the evidence it looks for.
 pub fn probe_catalogue() -> String {

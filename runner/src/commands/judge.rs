@@ -4,7 +4,8 @@ use anyhow::Result;
 
 use crate::cli::{self, Format};
 use crate::exit::{self, Exit};
-use crate::session::{run, wire};
+use crate::harness::wire;
+use crate::runs::reference as run;
 use probe_server::journal::{Event, Transport};
 use probe_server::note::Note;
 

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::cli::{Format, MatrixCommand, MatrixFormat};
+use crate::harness::Transport;
 use crate::records::{self, Located, Record};
-use crate::session::run::Transport;
-use crate::{clients::install, clients::profile, records::diff, records::findings, records::matrix, render, session::client};
+use crate::{clients::install, clients::profile, records::diff, records::findings, records::matrix, render, runs::client};
 use probe_server::{registry, Variant};
 
 /// The records directory as the matrix document links to it.
@@ -283,7 +283,7 @@ async fn refresh_latest(records: &Path, out: &Path, only: &[String], jobs: usize
     }
     let staging = records::Staging::new(records)?;
     let passes: Vec<(&client::Target, Transport)> = targets.iter().flat_map(|(target, _)| [Transport::Stdio, Transport::Http].map(|t| (target, t))).collect();
-    probe_passes(&passes, &crate::session::slots::Slots::new(jobs), staging.path(), server_exe).await?;
+    probe_passes(&passes, &crate::harness::slots::Slots::new(jobs), staging.path(), server_exe).await?;
     let mut kept = Vec::new();
     for (target, old) in &targets {
         let staged = staging.record_dir(&target.profile.name, &target.version);
@@ -476,7 +476,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
         targets.push(client::Target { profile: profile.clone(), executable: installed.executable, version: installed.version.clone() });
     }
     // Every client over every transport at once, as many runs as `jobs` allows.
-    let all_slots = crate::session::slots::Slots::new(jobs);
+    let all_slots = crate::harness::slots::Slots::new(jobs);
     let passes: Vec<(&client::Target, Transport)> = targets.iter().flat_map(|target| transports.map(|transport| (target, transport))).collect();
     probe_passes(&passes, &all_slots, &target_root, server_exe).await?;
     if let Some(staging) = staging {
@@ -512,7 +512,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
         crate::progress!("try {attempt} of {AGAIN}: making {runs} run(s) again one at a time, where {} verdict(s) differ", unsettled.len());
         let scratch = tempfile::tempdir()?;
         let again_root = keep.map_or_else(|| scratch.path().to_path_buf(), |dir| dir.join(format!("again-{attempt}")));
-        let alone = crate::session::slots::Slots::new(1);
+        let alone = crate::harness::slots::Slots::new(1);
         let mut again_seen = BTreeMap::new();
         crate::progress::begin(0, "refresh, again");
         // Each pass's record and journals are named after the pass, so passes share a directory.
@@ -522,7 +522,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
             let dir = records::record_dir(&again_root, client, version);
             // A variant the pass does not run has nothing to show again: its verdicts stay differing.
             let record = match client::probe_variants(target, *pass, variants, &slots, server_exe, &dir).await {
-                Err(crate::session::RunError::NothingToRun { .. }) => continue,
+                Err(crate::runs::session::RunError::NothingToRun { .. }) => continue,
                 made => made?,
             };
             let made = [Located { relative: PathBuf::new(), record }];
@@ -628,7 +628,7 @@ fn pass_of(column: &str) -> Transport {
 
 /// Probes each client over each transport in `passes`, all at once within `all` (and each
 /// client's own limit, shared by its passes), writing the records under `root`.
-async fn probe_passes(passes: &[(&client::Target, Transport)], all: &std::sync::Arc<crate::session::slots::Slots>, root: &Path, server_exe: &Path) -> Result<()> {
+async fn probe_passes(passes: &[(&client::Target, Transport)], all: &std::sync::Arc<crate::harness::slots::Slots>, root: &Path, server_exe: &Path) -> Result<()> {
     let mut own: std::collections::HashMap<&str, client::RunSlots> = std::collections::HashMap::new();
     for (target, _) in passes {
         own.entry(target.profile.name.as_str()).or_insert_with(|| client::RunSlots::new(all.clone(), target.profile.launch.max_parallel));

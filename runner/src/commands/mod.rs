@@ -19,7 +19,7 @@ use probe_server::Era;
 
 use crate::cli::{Command, Format};
 use crate::exit::{self, bad_input};
-use crate::{drivers::reference, drivers::stub};
+use crate::{drivers::stub, reference};
 
 /// Where `reference-host` finds the model's URL without `--model-url`.
 pub const MODEL_URL_VAR: &str = "MCP_CLIENT_PROBE_MODEL_URL";
@@ -27,7 +27,7 @@ pub const MODEL_URL_VAR: &str = "MCP_CLIENT_PROBE_MODEL_URL";
 pub async fn dispatch(command: Command, schemas: Option<std::path::PathBuf>) -> Result<u8> {
     if matches!(command, Command::Probe(_) | Command::SelfTest(_) | Command::Matrix(_) | Command::Bench(_) | Command::Judge(_)) {
         // Read before anything runs: a directory without schemas is bad input.
-        crate::session::wire::configure(schemas).map_err(exit::bad_input_from)?;
+        crate::harness::wire::configure(schemas).map_err(exit::bad_input_from)?;
     }
     match command {
         Command::Serve(args) => crate::commands::serve::serve(args).await.map(|_| exit::OK),

@@ -7,8 +7,8 @@ use probe_server::{Era, Variant};
 use super::own_exe;
 use crate::cli;
 use crate::exit::{self, bad_input};
-use crate::session::run::{self, RunSpec};
-use crate::{clients::install, clients::profile, drivers::stub, records as record, records::baseline, records::matrix, selftest, session::client};
+use crate::runs::reference::{self, RunSpec};
+use crate::{clients::install, clients::profile, drivers::stub, records as record, records::baseline, records::matrix, runs::client, runs::self_test};
 
 pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     if args.client.is_some() || args.command.is_some() || args.profile.is_some() {
@@ -37,7 +37,7 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
     for transport in args.transport.transports() {
         for era in Era::ALL {
             for host in [false, true] {
-                specs.extend(selftest::variants_over(transport, era, host).into_iter().map(|variant| RunSpec { transport, era, variant, host, variation: None, ablation }));
+                specs.extend(self_test::variants_over(transport, era, host).into_iter().map(|variant| RunSpec { transport, era, variant, host, variation: None, ablation }));
             }
         }
     }
@@ -48,12 +48,12 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
         crate::progress!("--only: {} of the {planned} reference runs", specs.len());
     }
     let jobs = args.jobs.unwrap_or_else(cli::default_jobs);
-    let results = selftest::execute(specs, own_exe()?, jobs, args.keep_journals, "reference client").await;
+    let results = self_test::execute(specs, own_exe()?, jobs, args.keep_journals, "reference client").await;
     for failed in results.iter().filter_map(|r| r.harness_error.as_ref()) {
         eprintln!("mcp-client-probe: harness error: {failed}");
     }
     // The ablated runs stand in for the full ones here: merge them per transport and era.
-    let unablated: Vec<run::RunResult> = results
+    let unablated: Vec<reference::RunResult> = results
         .iter()
         .cloned()
         .map(|mut r| {
@@ -61,12 +61,12 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
             r
         })
         .collect();
-    let merged = run::merge_variants(&unablated);
+    let merged = reference::merge_variants(&unablated);
     let runs: Vec<_> = merged.iter().collect();
     let mut matrix = matrix::from_runs("reference", &runs);
     // A probe of the client's frames against the official schemas cannot run without them: its
     // row goes, with a line saying why, rather than a column of not-reached cells.
-    let unchecked = selftest::skipped_without_schemas();
+    let unchecked = self_test::skipped_without_schemas();
     matrix.rows.retain(|r| !unchecked.contains(&r.probe.as_str()));
     super::print_matrix(&matrix, args.format, &args.view, true);
     if !unchecked.is_empty() && args.format == cli::MatrixFormatChoice::Table {
@@ -194,8 +194,8 @@ fn command_files(client: &CommandClient<'_>) -> Result<Vec<profile::ConfigFile>>
         .files
         .iter()
         .map(|f| (f, None))
-        .chain(client.files_stdio.iter().map(|f| (f, Some(run::Transport::Stdio))))
-        .chain(client.files_http.iter().map(|f| (f, Some(run::Transport::Http))));
+        .chain(client.files_stdio.iter().map(|f| (f, Some(reference::Transport::Stdio))))
+        .chain(client.files_http.iter().map(|f| (f, Some(reference::Transport::Http))));
     for ((path, text), only) in given {
         let path = sandboxed_path(path)?;
         let index = match files.iter().position(|f| f.path == path) {
@@ -208,8 +208,8 @@ fn command_files(client: &CommandClient<'_>) -> Result<Vec<profile::ConfigFile>>
         let file = &mut files[index];
         let slot = match only {
             None => &mut file.content,
-            Some(run::Transport::Stdio) => &mut file.stdio,
-            Some(run::Transport::Http) => &mut file.http,
+            Some(reference::Transport::Stdio) => &mut file.stdio,
+            Some(reference::Transport::Http) => &mut file.http,
         };
         if slot.replace(text.clone()).is_some() {
             return Err(bad_input(format!("{path:?} is given twice for the same transport")));
@@ -304,7 +304,7 @@ fn check_runs(profile: &profile::Profile, args: &cli::ProbeArgs) -> Result<()> {
     if profile.interactive.is_none() {
         return Err(bad_input(format!("--runs interactive: the profile of {} has no [interactive] section", profile.name)));
     }
-    if args.transport.transports().contains(&run::Transport::Http) {
+    if args.transport.transports().contains(&reference::Transport::Http) {
         return Err(bad_input("--runs interactive: the interactive runs are over stdio only; add --transport stdio"));
     }
     Ok(())
@@ -328,7 +328,7 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     }
     // With --only, the variants and transports its probes are judged on, and no other.
     let only_variants = selected.as_deref().map(selected_variants);
-    let transports: Vec<run::Transport> =
+    let transports: Vec<reference::Transport> =
         args.transport.transports().into_iter().filter(|t| selected.as_ref().is_none_or(|probes| probes.iter().any(|p| p.transports().contains(t)))).collect();
     let baseline = match &args.expect {
         Some(path) => Some(baseline::Baseline::load(path).map_err(crate::exit::bad_input_from)?),
@@ -386,7 +386,7 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     let mut repeats_differ = false;
     for round in 1..=args.repeat {
         let mut round_records = Vec::new();
-        let slots = client::RunSlots::new(crate::session::slots::Slots::new(args.jobs.unwrap_or_else(cli::default_client_jobs)), target.profile.launch.max_parallel);
+        let slots = client::RunSlots::new(crate::harness::slots::Slots::new(args.jobs.unwrap_or_else(cli::default_client_jobs)), target.profile.launch.max_parallel);
         let exe = own_exe()?;
         crate::progress!(
             "probing {}@{} over {} (round {round} of {})",
@@ -418,9 +418,9 @@ async fn probe_client(args: cli::ProbeArgs) -> Result<u8> {
     }
     // A client that never started is the harness's problem (or the machine's), not a record.
     let launches: Vec<_> = records.iter().flat_map(|r| r.launches.iter()).collect();
-    if !launches.is_empty() && launches.iter().all(|l| matches!(l.ending, crate::session::launch::Ending::FailedToStart { .. })) {
+    if !launches.is_empty() && launches.iter().all(|l| matches!(l.ending, crate::harness::launch::Ending::FailedToStart { .. })) {
         let why = launches.iter().find_map(|l| match &l.ending {
-            crate::session::launch::Ending::FailedToStart { error } => Some(error.clone()),
+            crate::harness::launch::Ending::FailedToStart { error } => Some(error.clone()),
             _ => None,
         });
         anyhow::bail!("every launch of {} failed to start ({}); no record written", target.profile.name, why.unwrap_or_default());

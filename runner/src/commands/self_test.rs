@@ -5,7 +5,7 @@ use anyhow::Result;
 use super::{own_exe, terminal_width};
 use crate::cli::{self, Format};
 use crate::exit;
-use crate::{render, selftest};
+use crate::{render, runs::self_test};
 
 /// How many of the slowest runs the table output names on stderr (where the wall time goes).
 const SLOWEST_LISTED: usize = 5;
@@ -15,9 +15,9 @@ pub async fn self_test(args: cli::SelfTestArgs) -> Result<u8> {
     if let Some(dir) = &args.keep_journals {
         super::probe::check_writable(dir)?;
     }
-    let specs = selftest::plan(&args.transport.transports());
-    let results = selftest::execute(specs, own_exe()?, args.jobs, args.keep_journals, "self-test").await;
-    let report = selftest::evaluate(&results);
+    let specs = self_test::plan(&args.transport.transports());
+    let results = self_test::execute(specs, own_exe()?, args.jobs, args.keep_journals, "self-test").await;
+    let report = self_test::evaluate(&results);
     match args.format.format {
         Format::Json => crate::out!("{}", serde_json::to_string_pretty(&report)?),
         Format::Table => {
@@ -37,8 +37,8 @@ pub async fn self_test(args: cli::SelfTestArgs) -> Result<u8> {
             crate::out!("{} runs; {} probes proven; {} mismatches", report.runs, report.probes_proven, report.mismatches.len());
         }
     }
-    for probe in selftest::skipped_without_schemas() {
-        eprintln!("skipped: {probe}, which needs the official schemas (--schemas DIR or ${})", crate::session::wire::SCHEMA_DIR_VAR);
+    for probe in self_test::skipped_without_schemas() {
+        eprintln!("skipped: {probe}, which needs the official schemas (--schemas DIR or ${})", crate::harness::wire::SCHEMA_DIR_VAR);
     }
     Ok(if report.passed() { exit::OK } else { exit::MISMATCH })
 }

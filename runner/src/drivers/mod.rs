@@ -4,6 +4,5 @@
 
 pub mod loopback;
 pub mod person;
-pub mod reference;
 pub mod stub;
 pub mod terminal;

@@ -57,8 +57,8 @@ pub fn by_client(matrix: &Matrix) -> Vec<ClientAnswers> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::Transport;
     use crate::render::tests::recorded;
-    use crate::session::run::Transport;
     use probe_server::Era;
 
     #[test]

@@ -5,7 +5,7 @@ use probe_server::probe::{Declaration, Outcome};
 use probe_server::{registry, Area, Variant, Verdict};
 use serde::Serialize;
 
-use crate::session::run::RunResult;
+use crate::runs::reference::RunResult;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Matrix {
@@ -41,7 +41,7 @@ pub struct Column {
 impl Column {
     /// The model stub's journal of the server variant a cell was judged on.
     pub fn model_journal_of(&self, cell: &Cell) -> Option<String> {
-        crate::session::model_journal_of_variant(self.model_journal.as_ref()?, cell.variant)
+        crate::harness::model_journal_of_variant(self.model_journal.as_ref()?, cell.variant)
     }
 
     /// The journal a cell's evidence lines refer to.

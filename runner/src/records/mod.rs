@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use probe_server::{Era, EraPolicy, Variant, Verdict};
 use serde::{Deserialize, Serialize};
 
-use crate::session::launch::{Ending, LaunchRecord};
+use crate::harness::launch::{Ending, LaunchRecord};
 
 pub const RECORD_FORMAT: u32 = 1;
 

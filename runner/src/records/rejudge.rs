@@ -14,7 +14,7 @@ use probe_server::observe::Observations;
 use probe_server::{registry, Variant, Verdict};
 
 use super::Record;
-use crate::session::model_journal_of_variant;
+use crate::harness::model_journal_of_variant;
 
 /// A journal beside a record that cannot be read.
 #[derive(Debug, thiserror::Error)]

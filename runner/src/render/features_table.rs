@@ -107,8 +107,8 @@ fn wrap(text: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::Transport;
     use crate::render::tests::recorded;
-    use crate::session::run::Transport;
     use probe_server::Era;
 
     fn clients() -> Vec<ClientAnswers> {

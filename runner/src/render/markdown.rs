@@ -438,7 +438,7 @@ fn affordances_at_a_glance(matrix: &Matrix, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::run::Transport;
+    use crate::harness::Transport;
     use probe_server::Era;
 
     fn documents_of_fixtures() -> Documents {

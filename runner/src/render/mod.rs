@@ -259,7 +259,7 @@ pub fn json(matrix: &Matrix) -> String {
 pub(crate) mod tests {
     use super::*;
     use crate::records::matrix;
-    use crate::session::run::{judge_recorded_with_model, RunResult, RunSpec, Transport};
+    use crate::runs::reference::{judge_recorded_with_model, RunResult, RunSpec, Transport};
     use probe_server::Era;
 
     pub(crate) fn recorded(name: &str, transport: Transport, era: Era) -> RunResult {

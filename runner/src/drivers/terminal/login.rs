@@ -85,7 +85,7 @@ pub async fn sign_in_isolated(
     let spec = PtySpec { program: launch.program, args: launch.args, env, cwd: launch.cwd, columns: plan.columns, rows: plan.rows, mark_cursor: false };
     let plan = plan.clone();
     let signed = tokio::task::spawn_blocking(move || sign_in(&spec, &plan, timeout, watcher)).await.map_err(super::DriveError::Panicked)?;
-    let swept = crate::session::launch::sweep(None, &launch.marker).await;
+    let swept = crate::harness::launch::sweep(None, &launch.marker).await;
     Ok((signed, swept))
 }
 

@@ -20,7 +20,7 @@ use probe_server::Variant;
 use serde_json::{json, Value};
 
 use crate::clients::profile::Interactive;
-use crate::session::{journal_lines, JournalIdle};
+use crate::harness::{journal_lines, JournalIdle};
 use probe_server::note::Note;
 use pty::{Pty, PtySpec};
 
@@ -67,14 +67,14 @@ pub async fn drive_isolated(launch: HostLaunch, variant: Variant, plan: Interact
     let pty = PtySpec { program: launch.program, args: launch.args, env, cwd: launch.cwd, columns: plan.columns, rows: plan.rows, mark_cursor: plan.keys.focus_at_cursor };
     let case = Case { variant, plan, pty, server_journal, trap_log, marker: launch.marker.clone() };
     let driven = tokio::task::spawn_blocking(move || drive(case)).await.map_err(DriveError::Panicked)?;
-    let swept = crate::session::launch::sweep(None, &launch.marker).await;
+    let swept = crate::harness::launch::sweep(None, &launch.marker).await;
     Ok((driven, swept))
 }
 
 /// The whole environment of a host in a terminal: the scrubbed base of `launch::base_env` with a
 /// terminal type (colours allowed), then `extra`.
 pub fn terminal_env(home: &Path, marker: &str, extra: impl IntoIterator<Item = (String, String)>) -> BTreeMap<String, String> {
-    let mut env = crate::session::launch::base_env(home, marker);
+    let mut env = crate::harness::launch::base_env(home, marker);
     env.insert("TERM".into(), "xterm-256color".into());
     env.remove("NO_COLOR");
     env.extend(extra);
@@ -194,7 +194,7 @@ fn drive(case: Case) -> Driven {
     let mut idle = JournalIdle::new(&case.server_journal, Duration::from_secs(1));
     let mut gone_looks = 0;
     let mut finished = || {
-        gone_looks = if !crate::session::launch::marked_processes(&case.marker).is_empty() { 0 } else { gone_looks + 1 };
+        gone_looks = if !crate::harness::launch::marked_processes(&case.marker).is_empty() { 0 } else { gone_looks + 1 };
         gone_looks >= 2 || idle.idle()
     };
     wait_for_journal(&case.server_journal, |e| Note::of(e) == Some(Note::InputClosed), Duration::from_secs(5), &mut finished);

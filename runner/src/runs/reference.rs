@@ -10,12 +10,13 @@ use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant, Verdict};
 use serde::Serialize;
 
-use crate::drivers::reference::host::{HostEnd, Limits};
-use crate::drivers::reference::terminal_host::Layout;
-use crate::drivers::reference::{self, Ablation, Endpoint, Variation};
 use crate::exit::one_line;
-use crate::session::launch::Ending;
-use crate::session::{self, ModelJournal, RunError, Scratch, Session};
+use crate::harness::launch::Ending;
+use crate::harness::Scratch;
+use crate::reference::host::{HostEnd, Limits};
+use crate::reference::terminal_host::Layout;
+use crate::reference::{self, Ablation, Endpoint, Variation};
+use crate::runs::session::{self, ModelJournal, RunError, Session};
 
 /// What to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -141,7 +142,7 @@ fn judge_and_keep(spec: RunSpec, transport: Transport, journal_path: &Path, mode
     // joins the journal as read (the file itself is left as the server wrote it).
     let observations = read_journal(journal_path).map_err(|e| format!("cannot read the journal: {e}")).and_then(|read| {
         let mut observations = Observations::from_read(read);
-        super::wire::add_check(&mut observations, transport).map_err(|e| format!("cannot check the client's frames: {e}"))?;
+        crate::harness::wire::add_check(&mut observations, transport).map_err(|e| format!("cannot check the client's frames: {e}"))?;
         Ok(observations)
     });
     // The note as added, for a kept copy of the journal.
@@ -264,7 +265,7 @@ async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Scratch, journ
         args.extend(["--layout".to_string(), "cursor-labels-above".into()]);
     }
     args.push(server_exe.display().to_string());
-    args.extend(session::stdio_server_args(&server_journal, spec.variant, EraPolicy::Dual));
+    args.extend(crate::harness::stdio_server_args(&server_journal, spec.variant, EraPolicy::Dual));
     // The reference person answers at once: the server need not wait a real person's 6 s.
     args.extend(["--withdraw-after-ms".to_string(), REFERENCE_WITHDRAW_AFTER_MS.to_string()]);
     // It reads its frames in order, as the reference client does: no gap before a progress result.

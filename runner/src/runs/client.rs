@@ -14,14 +14,15 @@ use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant};
 use serde_json::json;
 
-pub use super::slots::RunSlots;
+pub use crate::harness::slots::RunSlots;
 
 use crate::clients::profile::{Profile, Vars};
 use crate::drivers::terminal::login::{sign_in_isolated, LoginLaunch, TerminalSignIn};
+use crate::harness::launch::{launch, Ending, LaunchRecord, LaunchSpec};
+use crate::harness::RunFiles;
+use crate::harness::Transport;
 use crate::records::{self, LaunchSummary, Record, RECORD_FORMAT};
-use crate::session::launch::{launch, Ending, LaunchRecord, LaunchSpec};
-use crate::session::run::Transport;
-use crate::session::{self, Harness, ModelJournal, RunError, RunFiles, Session};
+use crate::runs::session::{Harness, ModelJournal, RunError, Session};
 
 /// A client ready to be probed.
 #[derive(Debug, Clone)]
@@ -434,7 +435,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         tokio::time::sleep(after_login(variant)).await;
     }
     for (index, args) in launches.iter().enumerate() {
-        let server_args = session::stdio_server_args(&session.server_journal(index), variant, pass.eras);
+        let server_args = crate::harness::stdio_server_args(&session.server_journal(index), variant, pass.eras);
         let mut vars = run_vars(RunPaths { home, work, server_exe }, &stub_url, &profile.launch.prompt, &server_url, server_args, transport);
         if let (Some(skills), Some(dir)) = (skills_launch, &skills_dir) {
             vars.values.insert("skills_dir", dir.clone());
@@ -506,7 +507,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     if let Some(seen) = observations.transport().filter(|seen| *seen != transport) {
         return Err(RunError::WrongTransport { client: profile.name.clone(), pass: transport.as_str(), seen: seen.as_str() });
     }
-    super::wire::add_check(&mut observations, transport)?;
+    crate::harness::wire::add_check(&mut observations, transport)?;
     let journal_path = out_dir.join(journal_name(pass, variant));
     write_events(&journal_path, &observations.events).map_err(RunError::journal(&journal_path))?;
     if let Some(model) = session.model_journal().and_then(|path| read_journal(path).ok()) {
@@ -652,7 +653,7 @@ async fn run_interactive(target: &Target, interactive: &crate::clients::profile:
     // The host starts the stdio server itself, from the arguments in its configuration.
     let mut session = Session::open(transport, ServeOptions { variant, ..ServeOptions::default() }, model, &Harness::for_clients()).await?;
     let server_journal = session.server_journal(0);
-    let server_args = session::stdio_server_args(&server_journal, variant, EraPolicy::Dual);
+    let server_args = crate::harness::stdio_server_args(&server_journal, variant, EraPolicy::Dual);
     let scratch = &session.scratch;
     let vars = run_vars(RunPaths { home: &scratch.home, work: &scratch.work, server_exe }, &session.stub_url(), &interactive.prompt, "", server_args, transport);
     write_files(profile.files.iter().chain(interactive.files.iter()), &vars, transport)?;

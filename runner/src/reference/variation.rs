@@ -7,7 +7,7 @@ use std::fmt;
 
 use probe_server::Outcome;
 
-use crate::session::run::Transport;
+use crate::harness::Transport;
 
 /// Which reference runner a variation changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

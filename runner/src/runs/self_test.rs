@@ -13,10 +13,10 @@ use probe_server::probe::Outcome;
 use probe_server::{registry, Era, Variant};
 use serde::Serialize;
 
-use crate::drivers::reference::variation::Runner;
-use crate::drivers::reference::{Ablation, Variation};
 use crate::records::matrix::{self, AblatedCell, Matrix};
-use crate::session::run::{merge_variants, run_reference, RunResult, RunSpec, Transport};
+use crate::reference::variation::Runner;
+use crate::reference::{Ablation, Variation};
+use crate::runs::reference::{merge_variants, run_reference, RunResult, RunSpec, Transport};
 
 /// One way the self-test failed.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
@@ -67,13 +67,13 @@ fn applies(probe_id: &str, era: Era, transport: Transport, variant: Variant, hos
             && p.transports().contains(&transport)
             && p.variant() == variant
             && p.needs_model() == host
-            && (!p.needs_schemas() || crate::session::wire::configured())
+            && (!p.needs_schemas() || crate::harness::wire::configured())
     })
 }
 
 /// The probes the self-test leaves out because the process was not given the official schemas.
 pub fn skipped_without_schemas() -> Vec<&'static str> {
-    if crate::session::wire::configured() {
+    if crate::harness::wire::configured() {
         return Vec::new();
     }
     registry::probes().iter().filter(|p| p.needs_schemas()).map(|p| p.id()).collect()

@@ -239,8 +239,8 @@ const INTERACTIVE_ENUMS: [&str; 5] =
 
 impl Ablation {
     /// The fake terminal host's switch this ablation stands for (interactive probes only).
-    pub fn terminal_fault(self) -> Option<crate::drivers::reference::terminal_host::Fault> {
-        use crate::drivers::reference::terminal_host::Fault;
+    pub fn terminal_fault(self) -> Option<crate::reference::terminal_host::Fault> {
+        use crate::reference::terminal_host::Fault;
         Some(match self {
             Ablation::TermNoMessage => Fault::NoMessage,
             Ablation::TermDropDefaults => Fault::DropDefaults,
