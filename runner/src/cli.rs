@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+pub use crate::runs::client::RunKinds;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use probe_server::EraPolicy;
 
@@ -551,22 +552,6 @@ pub enum MatrixFormatChoice {
     Json,
     /// JUnit XML for CI systems: a test suite per column, a test case per probe.
     Junit,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RunKinds {
-    All,
-    Headless,
-    Interactive,
-}
-
-impl RunKinds {
-    pub fn headless(self) -> bool {
-        self != RunKinds::Interactive
-    }
-    pub fn interactive(self) -> bool {
-        self != RunKinds::Headless
-    }
 }
 
 fn parse_ablation(s: &str) -> Result<Ablation, crate::reference::ablation::UnknownAblation> {

@@ -95,7 +95,7 @@ fn main() -> ExitCode {
                     // One line, whatever the causes' own formatting (a TOML error draws a caret diagram).
                     let text = format!("{err:#}");
                     eprintln!("mcp-client-probe: {}", text.split_whitespace().collect::<Vec<_>>().join(" "));
-                    exit::code_of(&err)
+                    commands::exit_code_of(&err)
                 }
             },
             code = interrupted(signals) => {

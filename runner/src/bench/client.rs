@@ -10,10 +10,10 @@ use std::time::Instant;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::cli::RunKinds;
 use crate::clients::{install, profile};
 use crate::harness::Transport;
 use crate::records::Record;
+use crate::runs::client::RunKinds;
 use crate::runs::client::{self, RunSlots, Target};
 
 #[derive(Debug, Serialize)]

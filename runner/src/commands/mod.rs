@@ -246,8 +246,38 @@ pub(crate) fn own_exe() -> Result<std::path::PathBuf> {
     std::env::current_exe().context("cannot find this program's own executable")
 }
 
+/// The exit code an error stands for: its own when it chose one, bad input for the server's
+/// bad-input errors, a harness failure otherwise.
+pub fn exit_code_of(error: &anyhow::Error) -> u8 {
+    if let Some(exit) = error.downcast_ref::<exit::Exit>() {
+        return exit.code;
+    }
+    if error.downcast_ref::<crate::commands::serve::BadInput>().is_some() {
+        return exit::BAD_INPUT;
+    }
+    // A client version the registry does not have: what the user asked for, not the harness.
+    if let Some(crate::clients::install::InstallError::NoSuchVersion { .. }) = error.downcast_ref::<crate::clients::install::InstallError>() {
+        return exit::BAD_INPUT;
+    }
+    // A client configured for the other transport: what it was given, not the harness.
+    if let Some(crate::runs::session::RunError::WrongTransport { .. }) = error.downcast_ref::<crate::runs::session::RunError>() {
+        return exit::BAD_INPUT;
+    }
+    exit::HARNESS
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_error_maps_to_one_code() {
+        use super::{exit, exit_code_of};
+        assert_eq!(exit_code_of(&exit::bad_input("no such file")), exit::BAD_INPUT);
+        assert_eq!(exit_code_of(&anyhow::anyhow!("the server died")), exit::HARNESS);
+        assert_eq!(exit_code_of(&exit::Exit { code: exit::MISMATCH, message: "differs".into() }.into()), exit::MISMATCH);
+        let wrong = crate::runs::session::RunError::WrongTransport { client: "c".into(), pass: "stdio", seen: "http" };
+        assert_eq!(exit_code_of(&wrong.into()), exit::BAD_INPUT);
+    }
+
     #[test]
     fn colour_goes_only_to_a_terminal_and_never_under_no_color() {
         use std::ffi::OsStr;

@@ -63,7 +63,7 @@ pub async fn probe(args: cli::ProbeArgs) -> Result<u8> {
         .collect();
     let merged = reference::merge_variants(&unablated);
     let runs: Vec<_> = merged.iter().collect();
-    let mut matrix = matrix::from_runs("reference", &runs);
+    let mut matrix = crate::runs::reference::matrix_of("reference", &runs);
     // A probe of the client's frames against the official schemas cannot run without them: its
     // row goes, with a line saying why, rather than a column of not-reached cells.
     let unchecked = self_test::skipped_without_schemas();

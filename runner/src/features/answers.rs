@@ -64,7 +64,7 @@ mod tests {
     #[test]
     fn a_clients_columns_answer_together() {
         let runs = [recorded("reference-stdio-legacy-full.jsonl", Transport::Stdio, Era::Legacy), recorded("reference-http-modern-full.jsonl", Transport::Http, Era::Modern)];
-        let matrix = crate::records::matrix::from_runs("reference@1.0", &runs.iter().collect::<Vec<_>>());
+        let matrix = crate::runs::reference::matrix_of("reference@1.0", &runs.iter().collect::<Vec<_>>());
         let clients = by_client(&matrix);
         assert_eq!(clients.len(), 1);
         let reference = &clients[0];

@@ -270,6 +270,20 @@ fn ending_of(status: std::process::ExitStatus) -> Ending {
     }
 }
 
+/// A file a client's profile has written before a launch (its configuration, say): a path
+/// relative to the client's working directory and its content, the same for both transports or
+/// one for each.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    pub path: String,
+    /// Content for both transports, or…
+    pub content: Option<String>,
+    /// …per transport.
+    pub stdio: Option<String>,
+    pub http: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,8 +5,6 @@ use probe_server::probe::{Declaration, Outcome};
 use probe_server::{registry, Area, Variant, Verdict};
 use serde::Serialize;
 
-use crate::runs::reference::RunResult;
-
 #[derive(Debug, Clone, Serialize)]
 pub struct Matrix {
     pub columns: Vec<Column>,
@@ -186,7 +184,7 @@ pub fn from_records(records: &[crate::records::Located], prefix: &str) -> Matrix
 }
 
 /// One row per registered probe, one cell per column's verdicts.
-fn rows(columns: &[&[Verdict]]) -> Vec<Row> {
+pub fn rows(columns: &[&[Verdict]]) -> Vec<Row> {
     registry::probes()
         .iter()
         .map(|p| Row {
@@ -196,24 +194,4 @@ fn rows(columns: &[&[Verdict]]) -> Vec<Row> {
             cells: columns.iter().map(|verdicts| Cell::from_verdict(verdicts.iter().find(|v| v.probe == p.id()))).collect(),
         })
         .collect()
-}
-
-/// Builds a matrix with one column per run, named `client`.
-pub fn from_runs(client: &str, runs: &[&RunResult]) -> Matrix {
-    let columns = runs
-        .iter()
-        .map(|r| Column {
-            client: client.to_string(),
-            transport: r.spec.transport.as_str().into(),
-            era: r.spec.era.to_string(),
-            protocol_version: r.protocol_version.clone(),
-            date: None,
-            record: None,
-            journal: None,
-            variant_journals: Default::default(),
-            model_journal: None,
-            compressed: false,
-        })
-        .collect();
-    Matrix { columns, rows: rows(&runs.iter().map(|r| r.verdicts.as_slice()).collect::<Vec<_>>()) }
 }

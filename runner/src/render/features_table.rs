@@ -118,7 +118,7 @@ mod tests {
         ];
         let mut all = Vec::new();
         for (i, run) in runs.iter().enumerate() {
-            let matrix = crate::records::matrix::from_runs(&format!("client-with-a-long-name-{i}@1.0.{i}"), &[run]);
+            let matrix = crate::runs::reference::matrix_of(&format!("client-with-a-long-name-{i}@1.0.{i}"), &[run]);
             all.extend(crate::features::by_client(&matrix));
         }
         // Enough clients that narrow terminals need several tables.

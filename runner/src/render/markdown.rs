@@ -448,8 +448,8 @@ mod tests {
             recorded("reference-stdio-legacy-full.jsonl", Transport::Stdio, Era::Legacy),
             recorded("reference-http-modern-full.jsonl", Transport::Http, Era::Modern),
         ];
-        let mut matrix = crate::records::matrix::from_runs("host@1.0", &runs[..1].iter().collect::<Vec<_>>());
-        let reference = crate::records::matrix::from_runs("reference@2.0", &runs[1..].iter().collect::<Vec<_>>());
+        let mut matrix = crate::runs::reference::matrix_of("host@1.0", &runs[..1].iter().collect::<Vec<_>>());
+        let reference = crate::runs::reference::matrix_of("reference@2.0", &runs[1..].iter().collect::<Vec<_>>());
         matrix.columns.extend(reference.columns);
         for (row, other) in matrix.rows.iter_mut().zip(reference.rows) {
             row.cells.extend(other.cells);

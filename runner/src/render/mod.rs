@@ -258,7 +258,6 @@ pub fn json(matrix: &Matrix) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::records::matrix;
     use crate::runs::reference::{judge_recorded_with_model, RunResult, RunSpec, Transport};
     use probe_server::Era;
 
@@ -281,7 +280,7 @@ pub(crate) mod tests {
             recorded("reference-http-modern-full.jsonl", Transport::Http, Era::Modern),
             recorded("reference-stdio-legacy-elicit-auto-decline.jsonl", Transport::Stdio, Era::Legacy),
         ];
-        matrix::from_runs("reference", &runs.iter().collect::<Vec<_>>())
+        crate::runs::reference::matrix_of("reference", &runs.iter().collect::<Vec<_>>())
     }
 
     #[test]
@@ -398,7 +397,7 @@ pub(crate) mod tests {
             recorded("reference-stdio-legacy-elicit-auto-decline.jsonl", Transport::Stdio, Era::Legacy),
             recorded("reference-stdio-legacy-full.jsonl", Transport::Stdio, Era::Legacy),
         ];
-        let four = matrix::from_runs("reference", &runs.iter().collect::<Vec<_>>());
+        let four = crate::runs::reference::matrix_of("reference", &runs.iter().collect::<Vec<_>>());
         // Room for three columns beside the probe ids: two tables of two, not three and one.
         let probe_width = four.rows.iter().map(|r| r.probe.chars().count()).max().unwrap();
         let width = (probe_width + 4 + 3 * (MIN_COLUMN + 3)) as u16;

@@ -16,6 +16,24 @@ use serde_json::json;
 
 pub use crate::harness::slots::RunSlots;
 
+/// Which of a profiled client's runs to make: the headless ones, the interactive ones (through a
+/// terminal), or all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RunKinds {
+    All,
+    Headless,
+    Interactive,
+}
+
+impl RunKinds {
+    pub fn headless(self) -> bool {
+        self != RunKinds::Interactive
+    }
+    pub fn interactive(self) -> bool {
+        self != RunKinds::Headless
+    }
+}
+
 use crate::clients::profile::{Profile, Vars};
 use crate::drivers::terminal::login::{sign_in_isolated, LoginLaunch, TerminalSignIn};
 use crate::harness::launch::{launch, Ending, LaunchRecord, LaunchSpec};
@@ -92,7 +110,7 @@ struct VariantRun {
 pub async fn probe_all(
     target: &Target,
     transport: Transport,
-    runs_wanted: crate::cli::RunKinds,
+    runs_wanted: RunKinds,
     only: Option<&BTreeSet<Variant>>,
     slots: &RunSlots,
     server_exe: &Path,
@@ -186,7 +204,7 @@ fn judged_from_the_model_only(variant: Variant) -> bool {
 /// record's verdicts of the probes judged on them are as a full pass would judge them, the others
 /// say their variant was not run.
 pub async fn probe_variants(target: &Target, pass: Pass, variants: &BTreeSet<Variant>, slots: &RunSlots, server_exe: &Path, out_dir: &Path) -> Result<Record, RunError> {
-    probe(target, pass, crate::cli::RunKinds::All, Some(variants), slots, server_exe, out_dir, None).await
+    probe(target, pass, RunKinds::All, Some(variants), slots, server_exe, out_dir, None).await
 }
 
 /// Probes `target` in one pass, once per server variant that means anything over its transport
@@ -196,7 +214,7 @@ pub async fn probe_variants(target: &Target, pass: Pass, variants: &BTreeSet<Var
 async fn probe(
     target: &Target,
     pass: Pass,
-    runs_wanted: crate::cli::RunKinds,
+    runs_wanted: RunKinds,
     only: Option<&BTreeSet<Variant>>,
     slots: &RunSlots,
     server_exe: &Path,

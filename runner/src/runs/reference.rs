@@ -61,6 +61,26 @@ impl RunResult {
     }
 }
 
+/// Builds a matrix with one column per run, named `client`.
+pub fn matrix_of(client: &str, runs: &[&RunResult]) -> crate::records::matrix::Matrix {
+    let columns = runs
+        .iter()
+        .map(|r| crate::records::matrix::Column {
+            client: client.to_string(),
+            transport: r.spec.transport.as_str().into(),
+            era: r.spec.era.to_string(),
+            protocol_version: r.protocol_version.clone(),
+            date: None,
+            record: None,
+            journal: None,
+            variant_journals: Default::default(),
+            model_journal: None,
+            compressed: false,
+        })
+        .collect();
+    crate::records::matrix::Matrix { columns, rows: crate::records::matrix::rows(&runs.iter().map(|r| r.verdicts.as_slice()).collect::<Vec<_>>()) }
+}
+
 /// How long the server waits before withdrawing its request from the fake terminal host.
 const REFERENCE_WITHDRAW_AFTER_MS: u64 = 1000;
 

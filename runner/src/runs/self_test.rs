@@ -13,7 +13,7 @@ use probe_server::probe::Outcome;
 use probe_server::{registry, Era, Variant};
 use serde::Serialize;
 
-use crate::records::matrix::{self, AblatedCell, Matrix};
+use crate::records::matrix::{AblatedCell, Matrix};
 use crate::reference::variation::Runner;
 use crate::reference::{Ablation, Variation};
 use crate::runs::reference::{merge_variants, run_reference, RunResult, RunSpec, Transport};
@@ -330,7 +330,7 @@ pub fn variation_changes(run: &RunResult, full: &RunResult, variation: Variation
 fn self_test_matrix(results: &[RunResult]) -> Matrix {
     let merged = merge_variants(results);
     let full: Vec<&RunResult> = merged.iter().collect();
-    let mut matrix = matrix::from_runs("reference", &full);
+    let mut matrix = crate::runs::reference::matrix_of("reference", &full);
     for (column, run) in full.iter().enumerate() {
         for row in matrix.rows.iter_mut() {
             for ablated in results.iter().filter(|r| r.spec.transport == run.spec.transport && r.spec.era == run.spec.era) {

@@ -11,7 +11,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::keys;
 use super::pty::{Pty, PtySpec};
-use crate::clients::profile::{TerminalLogin, TerminalStep};
+use super::script::{TerminalLogin, TerminalStep};
 
 /// How long typed text may take to be drawn before the next step goes on anyway. A key pressed
 /// while a host still draws the text can act on what it drew for half of it (Gemini CLI's Enter

@@ -8,6 +8,7 @@
 pub mod keys;
 pub mod login;
 pub mod pty;
+pub mod script;
 pub mod trap;
 
 use std::collections::BTreeMap;
@@ -19,10 +20,10 @@ use probe_server::journal::{Direction, Event, EventKind, JournalRead, Transport}
 use probe_server::Variant;
 use serde_json::{json, Value};
 
-use crate::clients::profile::Interactive;
 use crate::harness::{journal_lines, JournalIdle};
 use probe_server::note::Note;
 use pty::{Pty, PtySpec};
+use script::Interactive;
 
 /// The session name of the driver's notes in the journal.
 pub const SESSION: &str = "terminal";
@@ -315,7 +316,7 @@ impl Driver<'_> {
     fn press_key(&mut self, key: &str) -> Step {
         let pace = self.plan.pace;
         if pace.redraws_every_key {
-            return self.pty.press_awaiting_write(key_bytes(key)?, crate::clients::profile::REDRAW_BOUND, pace.key_settle(), pace.settle_max()).map_err(typing);
+            return self.pty.press_awaiting_write(key_bytes(key)?, script::REDRAW_BOUND, pace.key_settle(), pace.settle_max()).map_err(typing);
         }
         self.pty.press(key_bytes(key)?, pace.key_echo(), pace.key_settle(), pace.settle_max()).map_err(typing)
     }
