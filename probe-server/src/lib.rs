@@ -28,6 +28,7 @@ pub mod host_tools;
 pub mod interactive;
 pub mod journal;
 pub mod long_calls;
+pub mod net;
 pub mod note;
 pub mod observe;
 pub mod probe;

@@ -6,6 +6,9 @@
 
 use serde_json::{json, Value};
 
+/// The path the MCP endpoint is served at over Streamable HTTP.
+pub const MCP_PATH: &str = "/mcp";
+
 pub const SERVER_NAME: &str = "mcp-client-probe";
 pub const INSTRUCTIONS_CANARY: &str = "MCP-PROBE-INSTRUCTIONS-CANARY-4F1C";
 

@@ -225,7 +225,17 @@ impl Variant {
 
     /// Whether the server is an OAuth protected resource (see [`crate::auth::Plan`]).
     pub fn is_auth(self) -> bool {
-        crate::auth::Plan::of(self).is_some()
+        matches!(
+            self,
+            Variant::Auth
+                | Variant::AuthPrmRoot
+                | Variant::AuthOidc
+                | Variant::AuthCimd
+                | Variant::AuthStepUp
+                | Variant::AuthRefresh
+                | Variant::AuthWrongIss
+                | Variant::AuthResourceMismatch
+        )
     }
 
     pub fn is_standard(&self) -> bool {

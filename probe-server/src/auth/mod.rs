@@ -171,7 +171,7 @@ pub fn s256(verifier: &str) -> String {
 
 /// The origin of this server's resource URI (`http://127.0.0.1:port`, the MCP path cut off).
 pub fn resource_origin(resource: &str) -> &str {
-    resource.strip_suffix(crate::transport::http::MCP_PATH).unwrap_or(resource)
+    resource.strip_suffix(crate::surface::MCP_PATH).unwrap_or(resource)
 }
 
 /// A resource URI compared as RFC 8707 and RFC 9728 compare them, give or take a trailing slash.
@@ -297,7 +297,7 @@ impl Authority {
 
     /// The metadata URL a 401 names: the path-suffixed well-known location.
     pub fn metadata_url(&self) -> String {
-        format!("{}{PRM_PATH}{}", resource_origin(&self.resource), crate::transport::http::MCP_PATH)
+        format!("{}{PRM_PATH}{}", resource_origin(&self.resource), crate::surface::MCP_PATH)
     }
 
     /// `WWW-Authenticate` of a 401: the metadata URL (where the variant names it) and the scope to
@@ -451,6 +451,13 @@ pub const WRITE_TEXT: &str = "the note is written (auth-write-91c4)";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_auth_variants_are_exactly_those_with_a_plan() {
+        for variant in Variant::ALL {
+            assert_eq!(variant.is_auth(), Plan::of(variant).is_some(), "{variant}");
+        }
+    }
 
     #[test]
     fn bearer_tokens_are_read_from_the_header_alone() {

@@ -40,8 +40,8 @@ pub async fn open(closing: CancellationToken, reading: std::time::Duration, auth
     let app = axum::Router::new().fallback(handle).with_state(authority.clone());
     // The MCP port's own connection handling: a cap on open connections, a deadline for each
     // request head, and every refused connection journalled.
-    let (journal, limits) = (authority.journal().clone(), crate::transport::connections::Limits { read_timeout: authority.read_deadline, half_close: true });
-    tokio::spawn(crate::transport::connections::serve(listener, app, journal, limits, closing));
+    let (journal, limits) = (authority.journal().clone(), crate::net::connections::Limits { read_timeout: authority.read_deadline, half_close: true });
+    tokio::spawn(crate::net::connections::serve(listener, app, journal, limits, closing));
     Ok(authority)
 }
 
@@ -138,7 +138,7 @@ async fn handle(State(authority): State<Arc<Authority>>, request: Request) -> Re
     );
     // The MCP port's rule for who may ask (N8): a Host on this machine, and an Origin, if any, too
     // (the consent form posts from the server's own page; a client's token request has none).
-    let from_here = crate::transport::http::loopback_request(&parts.headers);
+    let from_here = crate::net::loopback::loopback_request(&parts.headers);
     let answer = match &body_error {
         _ if !from_here => Answer::error(StatusCode::FORBIDDEN, "access_denied", "a foreign Host or Origin is refused"),
         Some(error) => Answer::error(StatusCode::BAD_REQUEST, "invalid_request", error),

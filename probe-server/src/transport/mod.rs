@@ -9,12 +9,11 @@ use crate::note::Note;
 
 pub mod auth_gate;
 pub mod budget;
-pub(crate) mod connections;
 pub mod http;
 pub(crate) mod legacy_tasks;
 pub mod stdio;
 
-pub use connections::{MAX_CONNECTIONS, MAX_HEADERS};
+pub use crate::net::connections::{MAX_CONNECTIONS, MAX_HEADERS};
 
 /// The largest frame either transport parses: a stdio line (a CRLF ending's CR aside) or an HTTP
 /// POST body. A longer one is journalled as length + sha256 + head, never held whole, and
