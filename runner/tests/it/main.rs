@@ -3,6 +3,7 @@
 
 mod cli;
 mod fake_clients;
+mod layering;
 mod matrix;
 mod self_test;
 mod serve;
