@@ -376,11 +376,16 @@ pub fn default_client_jobs() -> usize {
     1
 }
 
+/// An argument that should have been `KEY=VALUE` (or `PATH=TEXT`).
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not KEY=VALUE")]
+pub struct NotAnAssignment(String);
+
 /// `KEY=VALUE` (or `PATH=TEXT`) split at its first `=`; the key may not be empty.
-fn parse_assignment(s: &str) -> Result<(String, String), String> {
+fn parse_assignment(s: &str) -> Result<(String, String), NotAnAssignment> {
     match s.split_once('=') {
         Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
-        _ => Err(format!("{s:?} is not KEY=VALUE")),
+        _ => Err(NotAnAssignment(s.to_string())),
     }
 }
 

@@ -30,13 +30,23 @@ pub enum RegistryError {
     Unreadable { client: String, registry: &'static str, answer: String },
 }
 
-async fn output(command: &mut tokio::process::Command) -> Result<String, String> {
-    let out = command.output().await.map_err(|e| e.to_string())?;
+/// Why a registry's own client gave no answer.
+#[derive(Debug, thiserror::Error)]
+enum CommandFailed {
+    #[error("{0}")]
+    Start(#[from] std::io::Error),
+    /// It ran and failed: its exit status and the first line of its stderr that says why.
+    #[error("{status}: {said}")]
+    Status { status: std::process::ExitStatus, said: String },
+}
+
+async fn output(command: &mut tokio::process::Command) -> Result<String, CommandFailed> {
+    let out = command.output().await?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         // The first line that says what went wrong: not a warning, not where a log was left.
-        let first = stderr.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with("WARNING") && !l.contains("complete log")).unwrap_or("").to_string();
-        return Err(format!("{}: {first}", out.status));
+        let said = stderr.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with("WARNING") && !l.contains("complete log")).unwrap_or("").to_string();
+        return Err(CommandFailed::Status { status: out.status, said });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
@@ -62,11 +72,11 @@ pub async fn latest(profile: &Profile) -> Result<Latest, RegistryError> {
     let client = profile.name.clone();
     if let Some(package) = &profile.install.npm {
         let command = format!("npm view {package} version time --json");
-        let answer = output(tokio::process::Command::new("npm").args(["view", package, "version", "time", "--json"])).await.map_err(|message| RegistryError::Unreachable {
+        let answer = output(tokio::process::Command::new("npm").args(["view", package, "version", "time", "--json"])).await.map_err(|failed| RegistryError::Unreachable {
             client: client.clone(),
             registry: "npm",
             command,
-            message,
+            message: failed.to_string(),
         })?;
         let (version, released) = parse_npm(&answer).ok_or_else(|| RegistryError::Unreadable { client, registry: "npm", answer: answer.chars().take(200).collect() })?;
         return Ok(Latest { registry: "npm", package: package.clone(), version, released });
@@ -86,7 +96,7 @@ async fn pip_index_versions(profile: &Profile, package: &str) -> Result<String, 
     let command = format!("python{python_version} -m pip index versions {package}");
     output(tokio::process::Command::new(python).args(["-m", "pip", "index", "versions", package, "--disable-pip-version-check"]))
         .await
-        .map_err(|message| RegistryError::Unreachable { client, registry: "PyPI", command, message })
+        .map_err(|failed| RegistryError::Unreachable { client, registry: "PyPI", command, message: failed.to_string() })
 }
 
 /// Reads `pip index versions PACKAGE`'s `Available versions: a, b, …` line.

@@ -51,7 +51,15 @@ impl Item {
     }
 }
 
-fn resolve(name: &str) -> Result<Item, String> {
+/// An item `which` was asked about that is neither a feature nor a probe, with the hint it gets.
+#[derive(Debug, thiserror::Error)]
+#[error("{name:?} is neither a feature nor a probe: {hint}")]
+struct UnknownItem {
+    name: String,
+    hint: String,
+}
+
+fn resolve(name: &str) -> Result<Item, UnknownItem> {
     if let Some(feature) = features::feature(name) {
         return Ok(Item::Feature(feature));
     }
@@ -65,7 +73,7 @@ fn resolve(name: &str) -> Result<Item, String> {
     } else {
         format!("did you mean {}?", close.join(", "))
     };
-    Err(format!("{name:?} is neither a feature nor a probe: {hint}"))
+    Err(UnknownItem { name: name.to_string(), hint })
 }
 
 /// Features and probes whose names are near `name`, or whose terms it matches; at most six.
@@ -194,7 +202,7 @@ pub fn which(args: WhichArgs) -> Result<u8> {
         }
     }
     if !unknown.is_empty() {
-        return Err(bad_input(unknown.join("; ")));
+        return Err(bad_input(unknown.iter().map(UnknownItem::to_string).collect::<Vec<_>>().join("; ")));
     }
     let report = report(&items, &args.records)?;
     match args.format.format {
@@ -207,7 +215,7 @@ pub fn which(args: WhichArgs) -> Result<u8> {
 /// The table `which ITEMS` prints at `width` columns, for the README's example (`matrix render`
 /// keeps it current).
 pub fn example(items: &[&str], records_dir: &Path, width: u16) -> Result<String> {
-    let items: Vec<Item> = items.iter().map(|name| resolve(name).map_err(bad_input)).collect::<Result<_>>()?;
+    let items: Vec<Item> = items.iter().map(|name| resolve(name).map_err(|e| bad_input(e.to_string()))).collect::<Result<_>>()?;
     Ok(table(&report(&items, records_dir)?, Some(width)))
 }
 
@@ -250,11 +258,11 @@ mod tests {
         assert!(matches!(resolve("elicitation-forms"), Ok(Item::Feature(f)) if f.id == "elicitation-forms"));
         assert!(matches!(resolve("Form elicitation"), Ok(Item::Feature(f)) if f.id == "elicitation-forms"));
         assert!(matches!(resolve("elicitation.form"), Ok(Item::Probe("elicitation.form"))));
-        let error = resolve("elicitaton.form").unwrap_err();
+        let error = resolve("elicitaton.form").unwrap_err().to_string();
         assert!(error.contains("elicitation.form"), "{error}");
-        let error = resolve("oauth2").unwrap_err();
+        let error = resolve("oauth2").unwrap_err().to_string();
         assert!(error.contains("oauth"), "{error}");
-        let error = resolve("zzzzzzzzzzzzzzzzzzzz").unwrap_err();
+        let error = resolve("zzzzzzzzzzzzzzzzzzzz").unwrap_err().to_string();
         assert!(error.contains("the features are tools, tool-names,"), "{error}");
     }
 

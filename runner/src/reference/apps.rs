@@ -99,17 +99,30 @@ impl AppHost {
 /// Passes a view's `tools/call` to the server when the tool is one of the server's and its
 /// visibility includes `"app"`; anything else is refused (the view is told, the server never
 /// sees it).
-async fn bridge_call(client: &Client, tools: &[Tool], name: &str, arguments: Value) -> Result<Value, String> {
-    let Some(tool) = tools.iter().find(|t| t.name == name) else { return Err(format!("the server has no tool {name}")) };
+async fn bridge_call(client: &Client, tools: &[Tool], name: &str, arguments: Value) -> Result<Value, BridgeRefused> {
+    let Some(tool) = tools.iter().find(|t| t.name == name) else { return Err(BridgeRefused::NoSuchTool(name.to_string())) };
     if !served::visible_to(meta_of(tool).as_ref(), "app") {
-        return Err(format!("{name} is not for views"));
+        return Err(BridgeRefused::NotForViews(name.to_string()));
     }
     let mut params = CallToolRequestParams::new(name.to_string());
     if let Value::Object(arguments) = arguments {
         params = params.with_arguments(arguments);
     }
-    let result = client.call_tool(params).await.map_err(|e| e.to_string())?;
-    serde_json::to_value(result).map_err(|e| e.to_string())
+    let result = client.call_tool(params).await?;
+    Ok(serde_json::to_value(result)?)
+}
+
+/// Why a view's `tools/call` brought it no result.
+#[derive(Debug, thiserror::Error)]
+enum BridgeRefused {
+    #[error("the server has no tool {0}")]
+    NoSuchTool(String),
+    #[error("{0} is not for views")]
+    NotForViews(String),
+    #[error(transparent)]
+    Call(#[from] rmcp::ServiceError),
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
 }
 
 /// The served page's script, played: what it asks its host for when the host hands it the

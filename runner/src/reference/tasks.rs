@@ -55,11 +55,20 @@ fn legacy(client: &Client) -> bool {
     client.peer_info().is_some_and(|info| info.protocol_version.as_str() < "2026-07-28")
 }
 
+/// Why a task request brought no answer: the request failed, or its answer is no JSON value.
+#[derive(Debug, thiserror::Error)]
+enum TaskRequestError {
+    #[error(transparent)]
+    Service(#[from] rmcp::ServiceError),
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
+
 /// A request rmcp has no type for (2025-11-25's task requests), and its result as JSON.
-async fn raw(client: &Client, method: &str, params: Value) -> Result<Value, String> {
+async fn raw(client: &Client, method: &str, params: Value) -> Result<Value, TaskRequestError> {
     let request = ClientRequest::CustomRequest(CustomRequest::new(method.to_string(), Some(params)));
-    let result = client.send_request(request).await.map_err(|e| e.to_string())?;
-    serde_json::to_value(result).map_err(|e| e.to_string())
+    let result = client.send_request(request).await?;
+    Ok(serde_json::to_value(result)?)
 }
 
 /// Calls `tool` once; a task handed back instead of the result is followed to its end.
@@ -100,16 +109,16 @@ impl Generation {
         }
     }
 
-    async fn get(self, client: &Client, task_id: &str) -> Result<Value, String> {
+    async fn get(self, client: &Client, task_id: &str) -> Result<Value, TaskRequestError> {
         match self {
-            Generation::Extension => client.get_task(GetTaskParams::new(task_id)).await.map(|got| serde_json::to_value(got).unwrap_or_default()).map_err(|e| e.to_string()),
+            Generation::Extension => Ok(client.get_task(GetTaskParams::new(task_id)).await.map(|got| serde_json::to_value(got).unwrap_or_default())?),
             Generation::Core => raw(client, "tasks/get", json!({"taskId": task_id})).await,
         }
     }
 
     async fn cancel(self, client: &Client, task_id: &str) {
         let _ = match self {
-            Generation::Extension => client.cancel_task(CancelTaskParams::new(task_id)).await.map_err(|e| e.to_string()),
+            Generation::Extension => client.cancel_task(CancelTaskParams::new(task_id)).await.map(drop).map_err(TaskRequestError::from),
             Generation::Core => raw(client, "tasks/cancel", json!({"taskId": task_id})).await.map(drop),
         };
     }
@@ -121,7 +130,7 @@ impl Generation {
             return None;
         }
         Some(match (self, status) {
-            (Generation::Core, _) => raw(client, "tasks/result", json!({"taskId": task_id})).await.map_or_else(Ended::Failed, Ended::Result),
+            (Generation::Core, _) => raw(client, "tasks/result", json!({"taskId": task_id})).await.map_or_else(|e| Ended::Failed(e.to_string()), Ended::Result),
             (Generation::Extension, "completed") => Ended::Result(task.get("result").cloned().unwrap_or_default()),
             (Generation::Extension, "failed") => Ended::Failed(task.pointer("/error/message").and_then(Value::as_str).unwrap_or("the task failed").to_string()),
             (Generation::Extension, _) => Ended::Failed(format!("task {task_id} was cancelled")),

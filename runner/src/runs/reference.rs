@@ -160,9 +160,9 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
 fn judge_and_keep(spec: RunSpec, transport: Transport, journal_path: &Path, model_path: Option<&Path>, keep_dir: Option<&Path>, harness_error: Option<String>) -> RunResult {
     // The client's frames against the official schemas, where the process has them: the note
     // joins the journal as read (the file itself is left as the server wrote it).
-    let observations = read_journal(journal_path).map_err(|e| format!("cannot read the journal: {e}")).and_then(|read| {
+    let observations = read_journal(journal_path).map_err(JudgingFailed::Journal).and_then(|read| {
         let mut observations = Observations::from_read(read);
-        crate::harness::wire::add_check(&mut observations, transport).map_err(|e| format!("cannot check the client's frames: {e}"))?;
+        crate::harness::wire::add_check(&mut observations, transport).map_err(JudgingFailed::Check)?;
         Ok(observations)
     });
     // The note as added, for a kept copy of the journal.
@@ -198,10 +198,21 @@ impl RunResult {
     }
 }
 
+/// Why a run's journals could not be judged: the harness's failure, never the client's.
+#[derive(Debug, thiserror::Error)]
+enum JudgingFailed {
+    #[error("cannot read the journal: {0}")]
+    Journal(probe_server::JournalError),
+    #[error("cannot check the client's frames: {0}")]
+    Check(probe_server::wire_schema::SchemaDirError),
+    #[error("cannot read the model's journal: {0}")]
+    Model(probe_server::JournalError),
+}
+
 /// Judges a run's observations (with the model stub's journal of the run, if any).
-fn judge_observed(spec: RunSpec, observations: Result<Observations, String>, model: Option<&Path>) -> RunResult {
+fn judge_observed(spec: RunSpec, observations: Result<Observations, JudgingFailed>, model: Option<&Path>) -> RunResult {
     let observations = observations.and_then(|observations| match model {
-        Some(model) => read_journal(model).map(|m| observations.with_model(m)).map_err(|e| format!("cannot read the model's journal: {e}")),
+        Some(model) => read_journal(model).map(|m| observations.with_model(m)).map_err(JudgingFailed::Model),
         None => Ok(observations),
     });
     match observations {
@@ -213,7 +224,7 @@ fn judge_observed(spec: RunSpec, observations: Result<Observations, String>, mod
             journal_events: observations.events.len(),
             duration_ms: 0,
         },
-        Err(e) => RunResult::failed(spec, e),
+        Err(e) => RunResult::failed(spec, e.to_string()),
     }
 }
 

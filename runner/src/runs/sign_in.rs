@@ -19,7 +19,7 @@ const POLL: Duration = Duration::from_millis(100);
 pub struct Opened {
     pub line: String,
     /// The person's login: `None` when the line held no authorization URL on this machine.
-    pub login: Option<Result<u16, String>>,
+    pub login: Option<Result<u16, std::sync::Arc<crate::drivers::person::LoginError>>>,
 }
 
 impl Opened {
@@ -27,7 +27,7 @@ impl Opened {
         let mut detail = json!({"arguments": self.line});
         match &self.login {
             Some(Ok(status)) => detail["person"] = json!({"followed": true, "callback_status": status}),
-            Some(Err(error)) => detail["person"] = json!({"followed": false, "error": error}),
+            Some(Err(error)) => detail["person"] = json!({"followed": false, "error": error.to_string()}),
             None => {}
         }
         probe_server::note::Note::BrowserOpened.detail(detail)
@@ -105,7 +105,7 @@ impl Watch {
                     let login = match url {
                         Some(url) if !followed.contains(&url) => {
                             followed.push(url.clone());
-                            Some(crate::drivers::person::log_in(&url).await.map(|d| d.callback_status).map_err(|e| e.to_string()))
+                            Some(crate::drivers::person::log_in(&url).await.map(|d| d.callback_status).map_err(std::sync::Arc::new))
                         }
                         _ => None,
                     };

@@ -33,11 +33,6 @@ const GONE_FOR: Duration = Duration::from_millis(1000);
 /// How long the host has to leave after the quit keys.
 const GRACE: Duration = Duration::from_secs(5);
 
-/// Why a wait step stopped when the host ran on and said nothing of failing.
-const NEVER_SHOWN: &str = "the screen never showed it";
-/// Why a wait for a text to go stopped.
-const STILL_SHOWN: &str = "the screen still showed it";
-
 /// How a terminal sign-in went, for the login's `client_exited` note.
 #[derive(Debug, Clone, Serialize)]
 pub struct TerminalSignIn {
@@ -117,12 +112,12 @@ pub fn sign_in(spec: &PtySpec, plan: &TerminalLogin, timeout: Duration, watcher:
         }
         passed_on = output.len();
     };
-    let failed = |screen: &str| plan.failed.iter().find(|f| screen.contains(f.as_str())).map(|f| format!("the screen said {f:?}"));
+    let failed = |screen: &str| plan.failed.iter().find(|f| screen.contains(f.as_str())).cloned();
     let (mut stopped, mut unmatched) = (None, false);
     for (index, step) in plan.steps.iter().enumerate() {
         let step_deadline = deadline.min(Instant::now() + Duration::from_secs(plan.step_wait_secs));
         if let Err(why) = take(&mut pty, step, step_deadline, &mut pass_on, &failed) {
-            unmatched = why == NEVER_SHOWN;
+            unmatched = matches!(why, StepFailed::NeverShown);
             stopped = Some(format!("step {} ({}): {why}", index + 1, describe(step)));
             break;
         }
@@ -133,7 +128,7 @@ pub fn sign_in(spec: &PtySpec, plan: &TerminalLogin, timeout: Duration, watcher:
         (None, Some(text)) => match wait_for_text(&mut pty, deadline, &mut pass_on, text, &failed) {
             Shown::Text => true,
             Shown::Failure(said) => {
-                stopped = Some(said);
+                stopped = Some(StepFailed::Said(said).to_string());
                 false
             }
             Shown::Neither => {
@@ -173,30 +168,46 @@ fn describe(step: &TerminalStep) -> String {
     }
 }
 
+/// Why a step of a terminal sign-in could not be taken.
+#[derive(Debug, thiserror::Error)]
+enum StepFailed {
+    /// One of the plan's failure texts was on the screen.
+    #[error("the screen said {0:?}")]
+    Said(String),
+    #[error("the host exited ({0})")]
+    Exited(u32),
+    #[error("the screen never showed it")]
+    NeverShown,
+    #[error("the screen still showed it")]
+    StillShown,
+    #[error("cannot type into the terminal: {0}")]
+    Typing(#[from] std::io::Error),
+    #[error("unknown key {0}")]
+    UnknownKey(String),
+}
+
 /// Takes one step; the error says what the screen did not show.
-fn take(pty: &mut Pty, step: &TerminalStep, deadline: Instant, pass_on: &mut impl FnMut(&Pty), failed: &impl Fn(&str) -> Option<String>) -> Result<(), String> {
-    let exited = |pty: &mut Pty| pty.exited().map(|code| format!("the host exited ({code})"));
-    let typing = |e: std::io::Error| format!("cannot type into the terminal: {e}");
+fn take(pty: &mut Pty, step: &TerminalStep, deadline: Instant, pass_on: &mut impl FnMut(&Pty), failed: &impl Fn(&str) -> Option<String>) -> Result<(), StepFailed> {
     match step {
         TerminalStep::Wait(text) => match wait_for_text(pty, deadline, pass_on, text, failed) {
             Shown::Text => Ok(()),
-            Shown::Failure(said) => Err(said),
-            Shown::Neither => Err(exited(pty).unwrap_or_else(|| NEVER_SHOWN.into())),
+            Shown::Failure(said) => Err(StepFailed::Said(said)),
+            Shown::Neither => Err(pty.exited().map_or(StepFailed::NeverShown, StepFailed::Exited)),
         },
         TerminalStep::Gone(text) => match wait_gone(pty, deadline, pass_on, text) {
             true => Ok(()),
-            false => Err(exited(pty).unwrap_or_else(|| STILL_SHOWN.into())),
+            false => Err(pty.exited().map_or(StepFailed::StillShown, StepFailed::Exited)),
         },
         TerminalStep::Type(text) => {
-            pty.type_and_watch(text, CHAR_GAP, TYPED_ECHO).map_err(typing)?;
+            pty.type_and_watch(text, CHAR_GAP, TYPED_ECHO)?;
             pty.settle(QUIET, SETTLE_MAX);
             pass_on(pty);
             Ok(())
         }
         TerminalStep::Keys(names) => {
             for name in names {
-                let bytes = keys::bytes(name).ok_or_else(|| format!("unknown key {name}"))?;
-                pty.press(bytes, KEY_ECHO, QUIET, SETTLE_MAX).map_err(typing)?;
+                let bytes = keys::bytes(name).ok_or_else(|| StepFailed::UnknownKey(name.clone()))?;
+                pty.press(bytes, KEY_ECHO, QUIET, SETTLE_MAX)?;
                 pass_on(pty);
             }
             Ok(())
