@@ -7,6 +7,7 @@ use anyhow::Result;
 
 use crate::cli::{Format, MatrixCommand, MatrixFormat};
 use crate::harness::Transport;
+use crate::records::compare::{compare, keyed, Difference, Placed, Same, VerdictKey};
 use crate::records::{self, Located, Record};
 use crate::{clients::install, clients::profile, records::diff, records::findings, records::matrix, render, runs::client};
 use probe_server::{registry, Variant};
@@ -407,7 +408,7 @@ fn rejudge(check: bool, records: &Path, out: &Path) -> Result<u8> {
                 continue;
             }
             any = true;
-            let essential = (before.outcome, &before.declared) != (after.outcome, &after.declared);
+            let essential = !COMPARED.holds(before, after);
             differing += usize::from(essential);
             let label = if essential { "DIFFERS" } else { "DETAIL" };
             crate::out!(
@@ -440,19 +441,6 @@ fn rejudge(check: bool, records: &Path, out: &Path) -> Result<u8> {
         eprintln!("mcp-client-probe: {} rendered again", out.display());
     }
     Ok(crate::exit::OK)
-}
-
-/// Every verdict of `records`, with its place.
-fn placed(records: &[Located]) -> impl Iterator<Item = (VerdictKey, &probe_server::Verdict)> {
-    records.iter().flat_map(|l| {
-        let r = &l.record;
-        r.verdicts.iter().map(move |v| ((r.client.clone(), r.version.clone(), r.column_transport(), v.probe.clone()), v))
-    })
-}
-
-/// (outcome, declared) per (client, transport, probe): what `--check` compares.
-fn essentials(records: &[Located]) -> Essentials {
-    placed(records).map(|(key, v)| (key, (v.outcome.label().to_string(), v.declared.label().to_string()))).collect()
 }
 
 async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs: usize, keep: Option<&Path>, server_exe: &Path) -> Result<u8> {
@@ -489,14 +477,14 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
         return Ok(crate::exit::OK);
     }
     let fresh_records = load_records(&target_root)?;
-    let fresh = essentials(&fresh_records);
+    let fresh = keyed(fresh_records.iter().map(|l| &l.record), |k| k);
     // Older versions kept beside the pinned one are history, not what this check re-observes.
     let pinned = |l: &Located| targets.iter().any(|t| t.profile.name == l.record.client && t.version == l.record.version);
     let committed_records: Vec<Located> = load_records(records)?.into_iter().filter(pinned).collect();
-    let committed = essentials(&committed_records);
+    let committed = keyed(committed_records.iter().map(|l| &l.record), |k| k);
     let first = differing(&fresh, &committed);
     // What the judges said of each differing verdict, the last run made again's last.
-    let mut observed = details(&fresh_records, &first);
+    let mut observed = details(&fresh, &first);
     // A verdict can hang on a race inside a client (two of its own timers of the same length,
     // which even a quiet machine tips either way now and then): the runs whose verdicts differed
     // are made again, one at a time, up to AGAIN times; a verdict differs only if no run made
@@ -513,7 +501,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
         let scratch = tempfile::tempdir()?;
         let again_root = keep.map_or_else(|| scratch.path().to_path_buf(), |dir| dir.join(format!("again-{attempt}")));
         let alone = crate::harness::slots::Slots::new(1);
-        let mut again_seen = BTreeMap::new();
+        let mut again_seen: BTreeMap<VerdictKey, probe_server::Verdict> = BTreeMap::new();
         crate::progress::begin(0, "refresh, again");
         // Each pass's record and journals are named after the pass, so passes share a directory.
         for ((client, version, pass), variants) in &again {
@@ -525,13 +513,13 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
                 Err(crate::runs::session::RunError::NothingToRun { .. }) => continue,
                 made => made?,
             };
-            let made = [Located { relative: PathBuf::new(), record }];
+            let made = keyed([&record], |k| k);
             observed.extend(details(&made, &first));
-            again_seen.extend(essentials(&made));
+            again_seen.extend(made.into_iter().map(|(key, placed)| (key, placed.verdict.clone())));
         }
         crate::progress::end();
         unsettled.retain(|key, _| {
-            let matched = again_seen.get(key).is_some_and(|seen| Some(seen) == committed.get(key));
+            let matched = again_seen.get(key).zip(committed.get(key)).is_some_and(|(seen, then)| COMPARED.holds(seen, then.verdict));
             if matched {
                 settled_on.insert(key.clone(), format!("the committed verdict when its run was made again alone (try {attempt} of {AGAIN})"));
             }
@@ -540,13 +528,12 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
     }
     let mut differences = 0;
     for (key, difference) in &first {
-        let (client, version, transport, probe) = key;
         let said = observed.get(key).map(|detail| format!(" (the judge: {detail})")).unwrap_or_default();
         match settled_on.get(key) {
-            Some(settled) => crate::out!("UNSTABLE {client} {version} {transport} {probe}: {difference} once, {settled}"),
+            Some(settled) => crate::out!("UNSTABLE {key}: {difference} once, {settled}"),
             None => {
                 differences += 1;
-                crate::out!("DIFFERS {client} {version} {transport} {probe}: {difference}{said}");
+                crate::out!("DIFFERS {key}: {difference}{said}");
             }
         }
     }
@@ -557,9 +544,9 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
     Ok(if differences == 0 { crate::exit::OK } else { crate::exit::MISMATCH })
 }
 
-/// What the judge said of each verdict of `records` whose place is in `wanted` (its detail).
-fn details<V>(records: &[Located], wanted: &BTreeMap<VerdictKey, V>) -> BTreeMap<VerdictKey, String> {
-    placed(records).filter(|(key, _)| wanted.contains_key(key)).map(|(key, v)| (key, v.detail.clone())).collect()
+/// What the judge said of each verdict of `verdicts` whose place is in `wanted` (its detail).
+fn details<V>(verdicts: &BTreeMap<VerdictKey, Placed>, wanted: &BTreeMap<VerdictKey, V>) -> BTreeMap<VerdictKey, String> {
+    verdicts.iter().filter(|(key, _)| wanted.contains_key(*key)).map(|(key, p)| (key.clone(), p.verdict.detail.clone())).collect()
 }
 
 /// Refuses a directory to keep journals in that already holds something (nothing is
@@ -571,10 +558,8 @@ fn empty_or_new(dir: &Path) -> Result<()> {
     super::probe::check_writable(dir)
 }
 
-/// A verdict's place: (client, version, column, probe).
-type VerdictKey = (String, String, String, String);
-
-type Essentials = BTreeMap<VerdictKey, (String, String)>;
+/// What `refresh --check` compares of a verdict at its place.
+const COMPARED: Same = Same::OutcomeAndDeclared;
 
 /// How many times `refresh --check` makes a differing verdict's runs again before it says the
 /// verdict differs. Alone on a quiet machine, fast-agent 0.10.48 fell back after an unanswered
@@ -589,7 +574,7 @@ type PassKey = (String, String, client::Pass);
 /// whose no would turn the verdict to n/a.
 fn runs_to_make_again(differences: &BTreeMap<VerdictKey, String>, fresh: &[Located], committed: &[Located]) -> Vec<(PassKey, BTreeSet<Variant>)> {
     let mut again: BTreeMap<(String, String, String), (client::Pass, BTreeSet<Variant>)> = BTreeMap::new();
-    for (client, version, column, probe) in differences.keys() {
+    for VerdictKey { client, version, column, probe } in differences.keys() {
         let of_pass = |l: &&Located| &l.record.client == client && &l.record.version == version && &l.record.column_transport() == column;
         let Some(record) = fresh.iter().find(of_pass).or_else(|| committed.iter().find(of_pass)).map(|l| &l.record) else { continue };
         let pass = client::Pass { transport: pass_of(&record.transport), eras: record.server_eras };
@@ -602,19 +587,22 @@ fn runs_to_make_again(differences: &BTreeMap<VerdictKey, String>, fresh: &[Locat
 }
 
 /// The verdicts that are not as committed, with how they differ.
-fn differing(fresh: &Essentials, committed: &Essentials) -> BTreeMap<VerdictKey, String> {
-    let mut differences = BTreeMap::new();
-    for (key, now) in fresh {
-        match committed.get(key) {
-            Some(then) if then == now => {}
-            Some(then) => drop(differences.insert(key.clone(), format!("committed {}/{}, observed {}/{}", then.0, then.1, now.0, now.1))),
-            None => drop(differences.insert(key.clone(), format!("no committed record (observed {})", now.0))),
-        }
-    }
-    for key in committed.keys().filter(|k| !fresh.contains_key(*k)) {
-        differences.insert(key.clone(), "committed but not observed".to_string());
-    }
-    differences
+fn differing(fresh: &BTreeMap<VerdictKey, Placed>, committed: &BTreeMap<VerdictKey, Placed>) -> BTreeMap<VerdictKey, String> {
+    let words = |p: Placed| (p.verdict.outcome.label(), p.verdict.declared.label());
+    compare(committed, fresh, COMPARED)
+        .into_iter()
+        .map(|(key, difference)| {
+            let said = match difference {
+                Difference::Changed { before, after } => {
+                    let ((then_outcome, then_declared), (now_outcome, now_declared)) = (words(before), words(after));
+                    format!("committed {then_outcome}/{then_declared}, observed {now_outcome}/{now_declared}")
+                }
+                Difference::Gone { .. } => "committed but not observed".to_string(),
+                Difference::New { after } => format!("no committed record (observed {})", after.verdict.outcome.label()),
+            };
+            (key, said)
+        })
+        .collect()
 }
 
 /// The transport of the pass that makes a record of `column` (`http`, `http · legacy only`).
@@ -656,20 +644,20 @@ async fn probe_passes(passes: &[(&client::Target, Transport)], all: &std::sync::
 mod tests {
     use super::*;
 
-    fn key(probe: &str) -> VerdictKey {
-        ("host".into(), "1.0".into(), "http · legacy only".into(), probe.into())
-    }
-
     #[test]
     fn differing_lists_changed_missing_and_unrecorded_verdicts() {
-        let verdict = |outcome: &str| (outcome.to_string(), "declared".to_string());
-        let committed: Essentials = [(key("a"), verdict("yes")), (key("b"), verdict("no")), (key("c"), verdict("yes"))].into();
-        let fresh: Essentials = [(key("a"), verdict("yes")), (key("b"), verdict("yes")), (key("d"), verdict("no"))].into();
-        let found = differing(&fresh, &committed);
-        assert_eq!(found.keys().map(|k| k.3.as_str()).collect::<Vec<_>>(), ["b", "c", "d"]);
-        assert_eq!(found[&key("b")], "committed no/declared, observed yes/declared");
-        assert_eq!(found[&key("c")], "committed but not observed");
-        assert_eq!(found[&key("d")], "no committed record (observed no)");
+        use probe_server::probe::Outcome::{No, Yes};
+        let committed = crate::records::compare::test_record("1.0", "http", &[("a", Yes, ""), ("b", No, ""), ("c", Yes, "")]);
+        let mut fresh = crate::records::compare::test_record("1.0", "http", &[("a", Yes, "other words"), ("b", Yes, ""), ("d", No, "")]);
+        let found = differing(&keyed([&fresh], |k| k), &keyed([&committed], |k| k));
+        assert_eq!(found.keys().map(|k| k.probe.as_str()).collect::<Vec<_>>(), ["b", "c", "d"]);
+        let said = |probe: &str| found.iter().find(|(k, _)| k.probe == probe).map(|(_, said)| said.clone()).unwrap();
+        assert_eq!(said("b"), "committed no/-, observed yes/-");
+        assert_eq!(said("c"), "committed but not observed");
+        assert_eq!(said("d"), "no committed record (observed no)");
+        // A declaration that changed is a difference too; the judge's words are not.
+        fresh.verdicts[0].declared = probe_server::probe::Declaration::Declared;
+        assert!(differing(&keyed([&fresh], |k| k), &keyed([&committed], |k| k)).keys().any(|k| k.probe == "a"));
     }
 
     #[test]
@@ -684,7 +672,7 @@ mod tests {
     fn a_differing_verdict_is_made_again_with_its_own_variant_and_its_preconditions() {
         let records = Path::new(env!("CARGO_MANIFEST_DIR")).join("../matrices/records/fast-agent/0.10.48");
         let committed = load_records(&records).expect("the committed fast-agent records load");
-        let key = |column: &str, probe: &str| ("fast-agent".to_string(), "0.10.48".to_string(), column.to_string(), probe.to_string());
+        let key = |column: &str, probe: &str| VerdictKey { client: "fast-agent".into(), version: "0.10.48".into(), column: column.into(), probe: probe.into() };
         let differences: BTreeMap<_, _> =
             [(key("http", "connection.discover_timeout_fallback"), String::new()), (key("http · legacy-only server", "affordances.resources_gated"), String::new())].into();
         let again = runs_to_make_again(&differences, &[], &committed);

@@ -535,16 +535,15 @@ fn files_ending(dir: &std::path::Path, ending: &str) -> Vec<std::path::PathBuf> 
 
 /// The probes whose outcome or detail differs between two records of the same transport.
 fn verdict_differences(before: &record::Record, now: &record::Record) -> Vec<String> {
-    before
-        .verdicts
-        .iter()
-        .filter_map(|b| {
-            let n = now.verdicts.iter().find(|n| n.probe == b.probe);
-            match n {
-                Some(n) if n.outcome == b.outcome && n.detail == b.detail => None,
-                Some(n) => Some(format!("{} {}: {} ({}) then {} ({})", now.transport, b.probe, b.outcome.label(), b.detail, n.outcome.label(), n.detail)),
-                None => Some(format!("{} {}: no verdict", now.transport, b.probe)),
+    use crate::records::compare::{compare, keyed, Difference, Same};
+    compare(&keyed([before], |k| k), &keyed([now], |k| k), Same::OutcomeAndDetail)
+        .into_iter()
+        .map(|(key, difference)| match difference {
+            Difference::Changed { before: b, after: n } => {
+                format!("{} {}: {} ({}) then {} ({})", now.transport, key.probe, b.verdict.outcome.label(), b.verdict.detail, n.verdict.outcome.label(), n.verdict.detail)
             }
+            Difference::Gone { .. } => format!("{} {}: no verdict", now.transport, key.probe),
+            Difference::New { .. } => format!("{} {}: no verdict in the first round", now.transport, key.probe),
         })
         .collect()
 }

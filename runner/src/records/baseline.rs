@@ -67,33 +67,26 @@ pub fn write(records: &[&Record]) -> String {
     out
 }
 
-/// What does not match the baseline, in plain words; empty when the run matches.
+/// What does not match the baseline, in plain words; empty when the run matches. Each verdict
+/// is matched at its place (`compare::VerdictKey`: probe, and column when the entry names one).
 pub fn check(baseline: &Baseline, records: &[&Record]) -> Vec<String> {
+    let verdicts = super::compare::keyed(records.iter().copied(), |k| k);
+    let applies = |e: &Expectation, key: &super::compare::VerdictKey| e.probe == key.probe && e.transport.as_deref().is_none_or(|t| t == key.column);
     let mut problems = Vec::new();
-    let applies = |e: &Expectation, transport: &str| e.transport.as_deref().is_none_or(|t| t == transport);
-    for record in records {
-        for verdict in &record.verdicts {
-            let label = verdict.outcome.label();
-            match baseline.expect.iter().find(|e| e.probe == verdict.probe && applies(e, &record.column_transport())) {
-                Some(e) if e.outcome != label => {
-                    let why = if e.reason.is_empty() { String::new() } else { format!("; listed because: {}", e.reason) };
-                    problems.push(format!(
-                        "stale: {} over {} is now {label}, the baseline expects {} ({}){why}",
-                        verdict.probe,
-                        record.column_transport(),
-                        e.outcome,
-                        verdict.detail
-                    ))
-                }
-                Some(_) => {}
-                None if label != "yes" && label != "n/a" => problems.push(format!("unlisted: {} over {} is {label}: {}", verdict.probe, record.column_transport(), verdict.detail)),
-                None => {}
+    for (key, placed) in &verdicts {
+        let (verdict, label) = (placed.verdict, placed.verdict.outcome.label());
+        match baseline.expect.iter().find(|e| applies(e, key)) {
+            Some(e) if e.outcome != label => {
+                let why = if e.reason.is_empty() { String::new() } else { format!("; listed because: {}", e.reason) };
+                problems.push(format!("stale: {} over {} is now {label}, the baseline expects {} ({}){why}", key.probe, key.column, e.outcome, verdict.detail))
             }
+            Some(_) => {}
+            None if label != "yes" && label != "n/a" => problems.push(format!("unlisted: {} over {} is {label}: {}", key.probe, key.column, verdict.detail)),
+            None => {}
         }
     }
     for e in &baseline.expect {
-        let matched = records.iter().any(|r| applies(e, &r.column_transport()) && r.verdicts.iter().any(|v| v.probe == e.probe));
-        if !matched {
+        if !verdicts.keys().any(|key| applies(e, key)) {
             problems.push(format!("stale: the baseline expects {} to be {}, but the run has no such verdict", e.probe, e.outcome));
         }
     }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use probe_server::probe::Outcome;
 use serde::Serialize;
 
+use super::compare::{compare, keyed, Placed, Same, VerdictKey};
 use crate::records::Record;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -30,18 +31,11 @@ pub struct DiffLine {
     pub after_version: Option<String>,
 }
 
-type Key = (String, String, String);
-
-fn index<'a>(records: &[&'a Record]) -> BTreeMap<Key, (&'a str, Outcome)> {
-    let mut sorted: Vec<&&Record> = records.iter().collect();
+/// Every verdict by its place in whichever version, the newest version's where several have one.
+fn index<'a>(records: &[&'a Record]) -> BTreeMap<VerdictKey, Placed<'a>> {
+    let mut sorted: Vec<&Record> = records.to_vec();
     sorted.sort_by(|a, b| super::compare_versions(&a.version, &b.version));
-    let mut map = BTreeMap::new();
-    for record in sorted {
-        for verdict in &record.verdicts {
-            map.insert((record.client.clone(), record.column_transport(), verdict.probe.clone()), (record.version.as_str(), verdict.outcome));
-        }
-    }
-    map
+    keyed(sorted, VerdictKey::any_version)
 }
 
 /// How many (client, transport, probe) verdicts the two sides both have: none means the records
@@ -52,33 +46,29 @@ pub fn lined_up(before: &[&Record], after: &[&Record]) -> usize {
 }
 
 pub fn diff(before: &[&Record], after: &[&Record]) -> Vec<DiffLine> {
-    let (old, new) = (index(before), index(after));
-    let mut keys: Vec<&Key> = old.keys().chain(new.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    let mut lines = Vec::new();
-    for key in keys {
-        let (a, b) = (old.get(key), new.get(key));
-        let change = match (a.map(|x| x.1), b.map(|x| x.1)) {
-            (Some(x), Some(y)) if x == y => continue,
-            (Some(_), Some(Outcome::Yes)) => Change::Fixed,
-            (Some(Outcome::Yes), Some(_)) => Change::Regressed,
-            (Some(_), Some(_)) => Change::Changed,
-            (None, Some(_)) => Change::New,
-            (Some(_), None) => Change::Removed,
-            (None, None) => continue,
-        };
-        lines.push(DiffLine {
-            change,
-            client: key.0.clone(),
-            transport: key.1.clone(),
-            probe: key.2.clone(),
-            before: a.map(|x| x.1),
-            after: b.map(|x| x.1),
-            before_version: a.map(|x| x.0.to_string()),
-            after_version: b.map(|x| x.0.to_string()),
-        });
-    }
+    let mut lines: Vec<DiffLine> = compare(&index(before), &index(after), Same::Outcome)
+        .into_iter()
+        .map(|(key, difference)| {
+            let (a, b) = (difference.before(), difference.after());
+            let change = match (a.map(|p| p.verdict.outcome), b.map(|p| p.verdict.outcome)) {
+                (Some(_), Some(Outcome::Yes)) => Change::Fixed,
+                (Some(Outcome::Yes), Some(_)) => Change::Regressed,
+                (Some(_), Some(_)) => Change::Changed,
+                (None, _) => Change::New,
+                (Some(_), None) => Change::Removed,
+            };
+            DiffLine {
+                change,
+                client: key.client,
+                transport: key.column,
+                probe: key.probe,
+                before: a.map(|p| p.verdict.outcome),
+                after: b.map(|p| p.verdict.outcome),
+                before_version: a.map(|p| p.record.version.clone()),
+                after_version: b.map(|p| p.record.version.clone()),
+            }
+        })
+        .collect();
     lines.sort();
     lines
 }

@@ -2,6 +2,7 @@
 //! version, the protocol version it spoke, the date and the probe's own commit.
 
 pub mod baseline;
+pub mod compare;
 pub mod diff;
 pub mod findings;
 pub mod matrix;
