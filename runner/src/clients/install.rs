@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::clients::profile::Profile;
-use crate::harness::launch::{launch, Ending, LaunchSpec};
+use crate::harness::launch::{launch, Ending, Launch, LaunchSpec};
 
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
@@ -108,15 +108,17 @@ async fn install_files(profile: &Profile, dir: &Path) -> Result<(), InstallError
 pub async fn read_version(profile: &Profile, executable: &Path) -> Result<(String, u64), InstallError> {
     let scratch = tempfile::tempdir().map_err(|e| InstallError::Io("a temporary directory".into(), e))?;
     let spec = LaunchSpec {
-        program: executable.to_path_buf(),
-        args: profile.version.args.clone(),
-        env: Default::default(),
-        cwd: scratch.path().to_path_buf(),
-        home: scratch.path().join("home"),
+        launch: Launch {
+            program: executable.to_path_buf(),
+            args: profile.version.args.clone(),
+            env: Default::default(),
+            cwd: scratch.path().to_path_buf(),
+            home: scratch.path().join("home"),
+            marker: format!("version-{}-{}", profile.name, std::process::id()),
+        },
         timeout: Duration::from_secs(60),
         grace: Duration::from_secs(2),
         stdin: None,
-        marker: format!("version-{}-{}", profile.name, std::process::id()),
         output: None,
     };
     let record = launch(&spec).await;

@@ -38,20 +38,28 @@ pub const OUTPUT_CAP: usize = 4 * 1024 * 1024;
 /// Variables passed through from the runner's own environment; everything else is dropped.
 const PASSED_THROUGH: [&str; 2] = ["PATH", "LANG"];
 
+/// What starts a client's process and where: the shape every launch has, headless (a
+/// [`LaunchSpec`]), a host's terminal UI (`drivers::terminal::HostLaunch`) or a sign-in in a
+/// terminal, before what only some of them need.
 #[derive(Debug, Clone)]
-pub struct LaunchSpec {
+pub struct Launch {
     pub program: PathBuf,
     pub args: Vec<String>,
     /// Added after the scrubbed base environment (profile variables, stub URL, dummy keys).
     pub env: BTreeMap<String, String>,
     pub cwd: PathBuf,
     pub home: PathBuf,
+    /// A unique value for [`RUN_MARKER`]: every process carrying it is swept afterwards.
+    pub marker: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct LaunchSpec {
+    pub launch: Launch,
     pub timeout: Duration,
     pub grace: Duration,
     /// Bytes for stdin; `None` means /dev/null.
     pub stdin: Option<Vec<u8>>,
-    /// A unique value for [`RUN_MARKER`].
-    pub marker: String,
     /// Where stdout and stderr also go as they arrive (the person who logs in reads a sign-in
     /// URL a host prints).
     pub output: Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
@@ -194,19 +202,19 @@ async fn sweep_needle(pgid: Option<i32>, needle: &str) -> usize {
 /// Runs one client to completion under the lifecycle described at the top of this module.
 pub async fn launch(spec: &LaunchSpec) -> LaunchRecord {
     let started = Instant::now();
-    let mut env = base_env(&spec.home, &spec.marker);
-    env.extend(spec.env.clone());
+    let mut env = base_env(&spec.launch.home, &spec.launch.marker);
+    env.extend(spec.launch.env.clone());
     for dir in ["HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "TMPDIR"] {
         if let Some(path) = env.get(dir) {
             let _ = std::fs::create_dir_all(path);
         }
     }
-    let mut command = tokio::process::Command::new(&spec.program);
+    let mut command = tokio::process::Command::new(&spec.launch.program);
     command
-        .args(&spec.args)
+        .args(&spec.launch.args)
         .env_clear()
         .envs(&env)
-        .current_dir(&spec.cwd)
+        .current_dir(&spec.launch.cwd)
         .process_group(0)
         .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
@@ -216,13 +224,13 @@ pub async fn launch(spec: &LaunchSpec) -> LaunchRecord {
         Ok(child) => child,
         Err(e) => {
             return LaunchRecord {
-                ending: Ending::FailedToStart { error: format!("{}: {e}", spec.program.display()) },
+                ending: Ending::FailedToStart { error: format!("{}: {e}", spec.launch.program.display()) },
                 stdout: Vec::new(),
                 stderr: Vec::new(),
                 stdout_bytes: 0,
                 stderr_bytes: 0,
                 duration_ms: started.elapsed().as_millis() as u64,
-                swept: sweep(None, &spec.marker).await,
+                swept: sweep(None, &spec.launch.marker).await,
                 ended_unix_us: Some(unix_now_us()),
             }
         }
@@ -254,7 +262,7 @@ pub async fn launch(spec: &LaunchSpec) -> LaunchRecord {
             Ending::TimedOut
         }
     };
-    let swept = sweep(pgid, &spec.marker).await;
+    let swept = sweep(pgid, &spec.launch.marker).await;
     // Output pipes close once every holder is gone; the sweep made sure of that.
     let (stdout, stdout_bytes) = tokio::time::timeout(Duration::from_secs(5), stdout).await.ok().and_then(Result::ok).unwrap_or_default();
     let (stderr, stderr_bytes) = tokio::time::timeout(Duration::from_secs(5), stderr).await.ok().and_then(Result::ok).unwrap_or_default();
@@ -290,15 +298,17 @@ mod tests {
 
     fn spec(dir: &Path, script: &str, timeout_ms: u64) -> LaunchSpec {
         LaunchSpec {
-            program: "/bin/sh".into(),
-            args: vec!["-c".into(), script.into()],
-            env: BTreeMap::from([("EXTRA".to_string(), "1".to_string())]),
-            cwd: dir.to_path_buf(),
-            home: dir.join("home"),
+            launch: Launch {
+                program: "/bin/sh".into(),
+                args: vec!["-c".into(), script.into()],
+                env: BTreeMap::from([("EXTRA".to_string(), "1".to_string())]),
+                cwd: dir.to_path_buf(),
+                home: dir.join("home"),
+                marker: format!("test-{}", std::process::id()) + script.len().to_string().as_str(),
+            },
             timeout: Duration::from_millis(timeout_ms),
             grace: Duration::from_millis(200),
             stdin: None,
-            marker: format!("test-{}", std::process::id()) + script.len().to_string().as_str(),
             output: None,
         }
     }
@@ -322,7 +332,7 @@ mod tests {
         let record = launch(&spec).await;
         assert_eq!(record.ending, Ending::TimedOut);
         tokio::time::sleep(Duration::from_millis(100)).await;
-        assert!(marked_processes(&spec.marker).is_empty());
+        assert!(marked_processes(&spec.launch.marker).is_empty());
     }
 
     #[tokio::test]
@@ -335,14 +345,14 @@ mod tests {
         assert_eq!(record.ending, Ending::Exited { code: 0 });
         assert!(record.swept >= 1, "the setsid child escaped the group but carries the marker");
         tokio::time::sleep(Duration::from_millis(100)).await;
-        assert!(marked_processes(&spec.marker).is_empty());
+        assert!(marked_processes(&spec.launch.marker).is_empty());
     }
 
     #[tokio::test]
     async fn a_missing_program_is_a_failed_start() {
         let dir = tempfile::tempdir().unwrap();
         let mut spec = spec(dir.path(), "", 1_000);
-        spec.program = "/nonexistent/client".into();
+        spec.launch.program = "/nonexistent/client".into();
         assert!(matches!(launch(&spec).await.ending, Ending::FailedToStart { .. }));
     }
 }

@@ -35,8 +35,8 @@ impl RunKinds {
 }
 
 use crate::clients::profile::{Profile, Vars};
-use crate::drivers::terminal::login::{sign_in_isolated, LoginLaunch, TerminalSignIn};
-use crate::harness::launch::{launch, Ending, LaunchRecord, LaunchSpec};
+use crate::drivers::terminal::login::{sign_in_isolated, TerminalSignIn};
+use crate::harness::launch::{launch, Ending, Launch, LaunchRecord, LaunchSpec};
 use crate::harness::RunFiles;
 use crate::harness::Transport;
 use crate::records::{self, LaunchSummary, Record, RECORD_FORMAT};
@@ -405,16 +405,13 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
     let mut login_args: Vec<String> = Vec::new();
     // Every launch of the host (its login too): its executable in the run's directories, its
     // output watched for sign-in URLs in the auth variants.
+    let host =
+        |args: Vec<String>, env: BTreeMap<String, String>, marker: String| Launch { program: target.executable.clone(), args, env, cwd: work.clone(), home: home.clone(), marker };
     let host_launch = |args: Vec<String>, env: BTreeMap<String, String>, timeout: Duration, marker: String| LaunchSpec {
-        program: target.executable.clone(),
-        args,
-        env,
-        cwd: work.clone(),
-        home: home.clone(),
+        launch: host(args, env, marker),
         timeout,
         grace: Duration::from_secs(3),
         stdin: None,
-        marker,
         output: watch.as_ref().map(|w| w.output()),
     };
 
@@ -440,7 +437,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
                 write_files(terminal.files.iter(), &vars, transport)?;
                 let trap_env = watch.iter().flat_map(|w| w.trap_env());
                 let env = env.chain(trap_env).chain(terminal.env.iter().map(|(k, v)| (k.clone(), vars.fill(v)))).collect();
-                let login = LoginLaunch { program: target.executable.clone(), args: login_args.clone(), env, home: home.clone(), cwd: work.clone(), marker };
+                let login = host(login_args.clone(), env, marker);
                 let watcher = watch.as_ref().filter(|_| terminal.printed_url).map(|w| w.output());
                 let started = Instant::now();
                 let (signed, swept) = sign_in_isolated(login, terminal, timeout, watcher).await?;
@@ -676,13 +673,15 @@ async fn run_interactive(target: &Target, interactive: &crate::clients::profile:
     let vars = run_vars(RunPaths { home: &scratch.home, work: &scratch.work, server_exe }, &session.stub_url(), &interactive.prompt, "", server_args, transport);
     write_files(profile.files.iter().chain(interactive.files.iter()), &vars, transport)?;
     let launch = crate::drivers::terminal::HostLaunch {
-        program: target.executable.clone(),
-        args: vars.fill_args(&interactive.args),
-        env: profile.launch.env.iter().chain(interactive.env.iter()).map(|(k, v)| (k.clone(), vars.fill(v))).collect(),
-        home: scratch.home.clone(),
-        cwd: scratch.work.clone(),
+        launch: Launch {
+            program: target.executable.clone(),
+            args: vars.fill_args(&interactive.args),
+            env: profile.launch.env.iter().chain(interactive.env.iter()).map(|(k, v)| (k.clone(), vars.fill(v))).collect(),
+            home: scratch.home.clone(),
+            cwd: scratch.work.clone(),
+            marker: format!("{}-interactive-{variant}-{}", profile.name, std::process::id()),
+        },
         scratch: scratch.path().to_path_buf(),
-        marker: format!("{}-interactive-{variant}-{}", profile.name, std::process::id()),
     };
     let (driven, swept) = crate::drivers::terminal::drive_isolated(launch, variant, interactive.clone(), server_journal).await?;
     let _ = session.close().await;

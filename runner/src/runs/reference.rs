@@ -305,13 +305,8 @@ async fn run_terminal(spec: RunSpec, server_exe: &Path, scratch: &Scratch, journ
     let what = spec.ablation.map(Ablation::id).or(spec.variation.map(Variation::id)).unwrap_or("full");
     let marker = format!("terminal-host-{}-{}-{what}-{}", spec.era, spec.variant, std::process::id());
     let launch = crate::drivers::terminal::HostLaunch {
-        program: server_exe.to_path_buf(),
-        args,
-        env: Default::default(),
-        home: scratch.home.clone(),
-        cwd: scratch.work.clone(),
+        launch: crate::harness::launch::Launch { program: server_exe.to_path_buf(), args, env: Default::default(), home: scratch.home.clone(), cwd: scratch.work.clone(), marker },
         scratch: scratch.path().to_path_buf(),
-        marker,
     };
     let (driven, _) = crate::drivers::terminal::drive_isolated(launch, spec.variant, reference::terminal_host::profile(layout), server_journal).await?;
     probe_server::journal::write_events(journal, &driven.journal.events).map_err(RunError::journal(journal))

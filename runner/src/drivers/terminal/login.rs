@@ -55,23 +55,11 @@ pub struct TerminalSignIn {
     pub output: Vec<u8>,
 }
 
-/// A login started in a pseudo-terminal: what starts it and where.
-pub struct LoginLaunch {
-    pub program: std::path::PathBuf,
-    pub args: Vec<String>,
-    /// Variables over the scrubbed base environment (the browser trap's among them).
-    pub env: std::collections::BTreeMap<String, String>,
-    pub home: std::path::PathBuf,
-    pub cwd: std::path::PathBuf,
-    /// A unique value for the run marker: every process carrying it is swept afterwards.
-    pub marker: String,
-}
-
 /// Works one terminal sign-in in isolation, as `drive_isolated` drives an interactive run: the
 /// terminal environment, the sign-in on a blocking thread, then a sweep of every process carrying
 /// the marker. Returns how it went and how many processes were swept.
 pub async fn sign_in_isolated(
-    launch: LoginLaunch,
+    launch: crate::harness::launch::Launch,
     plan: &TerminalLogin,
     timeout: Duration,
     watcher: Option<UnboundedSender<Vec<u8>>>,

@@ -43,25 +43,20 @@ struct Case {
 
 /// A terminal host's process for one interactive run.
 pub struct HostLaunch {
-    pub program: PathBuf,
-    pub args: Vec<String>,
-    /// Variables added over the scrubbed base environment (before the trap goes first on PATH).
-    pub env: BTreeMap<String, String>,
-    pub home: PathBuf,
-    pub cwd: PathBuf,
+    /// Its variables are added over the scrubbed base environment before the trap goes first on PATH.
+    pub launch: crate::harness::launch::Launch,
     /// The run's scratch directory: the browser trap and its log go here.
     pub scratch: PathBuf,
-    /// A unique value for the run marker: every process carrying it is swept afterwards.
-    pub marker: String,
 }
 
 /// Drives one interactive run of `launch` in isolation: the scrubbed environment of
 /// `launch::base_env` with a terminal type (colours allowed), `launch.env`, and the browser trap
 /// first on PATH and named by `BROWSER`; the driver on a blocking thread; then a sweep of every
 /// process carrying the run's marker. Returns what was driven and how many processes were swept.
-pub async fn drive_isolated(launch: HostLaunch, variant: Variant, plan: Interactive, server_journal: PathBuf) -> Result<(Driven, usize), DriveError> {
-    let trap_log = launch.scratch.join("opened-urls.log");
-    let trap = trap::install(&launch.scratch.join("trap"), &trap_log).map_err(DriveError::Trap)?;
+pub async fn drive_isolated(host: HostLaunch, variant: Variant, plan: Interactive, server_journal: PathBuf) -> Result<(Driven, usize), DriveError> {
+    let (launch, scratch) = (host.launch, host.scratch);
+    let trap_log = scratch.join("opened-urls.log");
+    let trap = trap::install(&scratch.join("trap"), &trap_log).map_err(DriveError::Trap)?;
     let mut env = terminal_env(&launch.home, &launch.marker, launch.env);
     let path = env.get("PATH").cloned().unwrap_or_default();
     env.extend(trap.env(&path));
