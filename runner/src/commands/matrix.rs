@@ -63,9 +63,34 @@ fn repository_pages(records: &Path, out: &Path) -> Result<Vec<(PathBuf, String)>
     names.sort();
     for path in names {
         let text = std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        let text = with_profiles(&text, &root.join("fixtures/clients"))?;
         pages.push((path, text));
     }
     Ok(pages)
+}
+
+/// The table of profiled clients between these markers in a page of `docs/`, made from the
+/// profiles themselves: a client's name and pin live in its profile only.
+const PROFILES_OPENS: &str = "<!-- profiles -->\n";
+const PROFILES_CLOSES: &str = "<!-- /profiles -->";
+
+/// `text` with its table of profiled clients (if it has one) made again from the profiles in `dir`.
+fn with_profiles(text: &str, dir: &Path) -> Result<String> {
+    let Some(start) = text.find(PROFILES_OPENS).map(|i| i + PROFILES_OPENS.len()) else { return Ok(text.to_string()) };
+    let end = text[start..].find(PROFILES_CLOSES).map(|i| start + i).ok_or_else(|| anyhow::anyhow!("the table of profiles has no closing {PROFILES_CLOSES}"))?;
+    let profiles = profile::load_all(dir).map_err(crate::exit::bad_input_from)?;
+    let mut table = String::from("| profile | pinned | from | model dialect | how it is run |\n|---|---|---|---|---|\n");
+    for p in &profiles {
+        let from = match (&p.install.npm, &p.install.pypi, &p.install.shares) {
+            (_, _, Some(other)) => format!("{other}'s install"),
+            (Some(package), _, _) => format!("npm `{package}`"),
+            (None, Some(package), _) => format!("PyPI `{package}`{}", p.install.python.as_ref().map(|v| format!(", Python {v}")).unwrap_or_default()),
+            (None, None, None) => "-".to_string(),
+        };
+        let dialect = p.dialect.map_or("none".to_string(), |d| d.title().to_string());
+        table.push_str(&format!("| [`{}`](../fixtures/clients/{}.toml) | {} | {from} | {dialect} | {} |\n", p.name, p.name, p.install.version, p.description.replace('|', "\\|")));
+    }
+    Ok(format!("{}{table}{}", &text[..start], &text[end..]))
 }
 
 /// `text` with the `which` example between its markers rendered again from `records`.

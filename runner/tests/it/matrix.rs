@@ -68,38 +68,41 @@ fn the_committed_matrix_is_current_and_an_edited_record_makes_check_fail() {
 #[test]
 fn every_real_client_has_a_dated_column_and_a_verdict_in_every_row() {
     let text = std::fs::read_to_string(repo().join("matrices/MATRIX.md")).unwrap();
-    let clients = [
-        "claude-code@",
-        "codex@",
-        "fast-agent@",
-        "fast-agent-harness@",
-        "continue-cli@",
-        "gemini-cli@",
-        "hermes-agent@",
-        "mcp-inspector@",
-        "opencode@",
-        "qwen-code@",
-        "kimi-cli@",
-        "gptme@",
-    ];
+    // Every profile is a client with records: the list is the profiles' (a name lives in its
+    // profile only), with each one's pin.
+    let mut clients: Vec<(String, String)> = std::fs::read_dir(repo().join("fixtures/clients"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| {
+            let profile: toml::Value = toml::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            (profile["name"].as_str().unwrap().to_string(), profile["install"]["version"].as_str().unwrap().to_string())
+        })
+        .collect();
+    clients.sort();
+    assert!(clients.len() >= 12, "{clients:?}");
     // The clients table: each client dated, with its runs over stdio and over HTTP.
-    for client in clients {
-        let name = client.trim_end_matches('@');
+    for (name, _) in &clients {
         let row = text.lines().find(|l| l.starts_with(&format!("| [{name}](clients/{name}.md) |"))).unwrap_or_else(|| panic!("{name} has no row"));
         assert!(row.contains("](records/") && row.contains("stdio") && row.contains("http"), "{name} over stdio and http: {row}");
         assert!(row.contains("| 2026-"), "{name} dated: {row}");
     }
-    // Hosts that chose 2026-07-28 have a column against a legacy-only server per transport too.
-    for client in ["claude-code", "fast-agent", "fast-agent-harness"] {
+    // Hosts that chose 2026-07-28 at their pinned version (older ones on record may have spoken
+    // the legacy era) have a record against a legacy-only server per transport too.
+    let mut modern = 0;
+    for (client, pinned) in &clients {
         for transport in ["stdio", "http"] {
-            // At the pinned version: older ones on record may have spoken the legacy era.
-            let profile: toml::Value = toml::from_str(&std::fs::read_to_string(repo().join(format!("fixtures/clients/{client}.toml"))).unwrap()).unwrap();
-            let pinned = profile["install"]["version"].as_str().unwrap();
+            let chosen = std::fs::read_to_string(repo().join(format!("matrices/records/{client}/{pinned}/{transport}.json"))).unwrap();
+            if !chosen.contains("\"era\": \"modern\"") {
+                continue;
+            }
+            modern += 1;
             let record = repo().join(format!("matrices/records/{client}/{pinned}/{transport}.legacy-only.json"));
             let text = std::fs::read_to_string(&record).unwrap_or_else(|_| panic!("{} is missing", record.display()));
             assert!(text.contains("\"era\": \"legacy\""), "{}: no legacy-era verdicts", record.display());
         }
     }
+    assert!(modern >= 2, "at least one host that chose 2026-07-28 over both transports");
     // The features table first: a row per feature, a column per client (a legacy-only server's
     // runs are part of their client's answer, never a column of their own).
     let first_table: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("| feature |")).take_while(|l| l.starts_with('|')).collect();
@@ -329,8 +332,10 @@ fn rejudge_check_passes_on_the_committed_records_and_catches_an_edited_verdict()
 }
 
 /// The README is a first page (at most 150 lines) whose example is the `which` table of the
-/// committed records, and its links and those of the reference in `docs/` resolve: `matrix check`
-/// says so, and fails on an example left stale or a link to a page that is not there.
+/// committed records, the table of profiled clients in `docs/hosts.md` is made from the profiles
+/// (a client's name and pin live in its profile only), and the links of the README and of
+/// `docs/` resolve: `matrix check` says so, and fails on an example or a table left stale or a
+/// link to a page that is not there.
 #[test]
 fn the_readme_is_short_its_example_current_and_every_link_of_it_and_docs_resolves() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
@@ -341,8 +346,7 @@ fn the_readme_is_short_its_example_current_and_every_link_of_it_and_docs_resolve
     for name in ["README.md", "PROBES.md", "ARCHITECTURE.md"] {
         std::fs::copy(repo().join(name), root.join(name)).unwrap();
     }
-    for folder in ["docs", "matrices"] {
-        std::fs::create_dir(root.join(folder)).unwrap();
+    for folder in ["docs", "matrices", "fixtures/clients"] {
         copy_dir(&repo().join(folder), &root.join(folder));
     }
     let (records, matrix) = (root.join("matrices/records"), root.join("matrices/MATRIX.md"));
@@ -354,6 +358,14 @@ fn the_readme_is_short_its_example_current_and_every_link_of_it_and_docs_resolve
     let (code, out) = check();
     assert_eq!((code, out.contains("README.md differs")), (1, true), "{out}");
     std::fs::write(root.join("README.md"), &readme).unwrap();
+
+    // A pin moved in a profile and not in the table: the table is stale.
+    let codex = std::fs::read_to_string(root.join("fixtures/clients/codex.toml")).unwrap();
+    let pin = codex.lines().find_map(|l| l.strip_prefix("version = \"")).and_then(|v| v.strip_suffix('"')).expect("codex's profile pins a version").to_string();
+    std::fs::write(root.join("fixtures/clients/codex.toml"), codex.replacen(&format!("version = \"{pin}\""), "version = \"9.9.9\"", 1)).unwrap();
+    let (code, out) = check();
+    assert_eq!((code, out.contains("docs/hosts.md differs")), (1, true), "{out}");
+    std::fs::write(root.join("fixtures/clients/codex.toml"), codex).unwrap();
 
     let commands = std::fs::read_to_string(root.join("docs/commands.md")).unwrap();
     std::fs::write(root.join("docs/commands.md"), format!("{commands}\nSee [the variants](variant.md).\n")).unwrap();

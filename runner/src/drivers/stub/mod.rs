@@ -97,6 +97,16 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// The API's name, in words.
+    pub fn title(self) -> &'static str {
+        match self {
+            Dialect::Anthropic => "Anthropic Messages",
+            Dialect::Responses => "OpenAI Responses",
+            Dialect::Chat => "OpenAI Chat Completions",
+            Dialect::Gemini => "Gemini generateContent",
+        }
+    }
+
     pub fn from_path(path: &str) -> Option<Dialect> {
         if path.ends_with("/messages") {
             Some(Dialect::Anthropic)
