@@ -1,22 +1,37 @@
-//! Judges over recorded journals in `fixtures/journals`: one insta snapshot of the verdicts per
-//! journal. Adding a case means adding a journal file.
+//! Judges over recorded journals in `fixtures/journals`: what each journal is (era, versions,
+//! whether it was cut) in one snapshot, and the verdicts of every journal in one snapshot per
+//! probe family (the matrix area), so that a new probe changes its family's snapshot only.
+//! Adding a case means adding a journal file.
+
+use std::collections::BTreeMap;
 
 use probe_server::observe::Observations;
 use probe_server::registry;
 
 #[test]
 fn verdicts_of_recorded_journals() {
-    insta::glob!("../../../fixtures/journals", "*.jsonl", |path| {
-        let text = std::fs::read_to_string(path).unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/journals");
+    let mut names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.ends_with(".jsonl")).collect();
+    names.sort();
+    assert!(names.len() >= 50, "{} recorded journals", names.len());
+    let mut journals = BTreeMap::new();
+    let mut families: BTreeMap<probe_server::Area, BTreeMap<&str, Vec<probe_server::Verdict>>> = BTreeMap::new();
+    for name in &names {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
         let observations = Observations::from_text(&text).unwrap();
         let lifecycle = observations.lifecycle().map(|l| (l.era, l.requested_version, l.negotiated_version));
-        let verdicts = registry::judge_all(&observations);
-        insta::assert_json_snapshot!(serde_json::json!({
-            "truncated": observations.truncated,
-            "lifecycle": lifecycle,
-            "verdicts": verdicts,
-        }));
-    });
+        journals.insert(name.as_str(), serde_json::json!({"truncated": observations.truncated, "lifecycle": lifecycle}));
+        for verdict in registry::judge_all(&observations) {
+            let area = registry::find(&verdict.probe).expect("every verdict names a registered probe").area();
+            families.entry(area).or_default().entry(name.as_str()).or_default().push(verdict);
+        }
+    }
+    insta::assert_json_snapshot!("journals", journals);
+    for (area, verdicts) in &families {
+        let family = serde_json::to_value(area).unwrap();
+        insta::assert_json_snapshot!(format!("verdicts_of_{}", family.as_str().unwrap()), verdicts);
+    }
 }
 
 #[test]
