@@ -3,6 +3,7 @@
 //! the note's name; writers build it with [`Note::detail`], readers ask [`Note::of`] or
 //! [`crate::observe::Observations::notes`], so no name is ever spelled twice.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::journal::{Event, EventKind};
@@ -115,6 +116,103 @@ impl Note {
     }
 }
 
+/// How a launched client's process ended, as the runner saw it: the `ending` of a
+/// [`ClientExited`] note and of a record's launches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Ending {
+    Exited {
+        code: i32,
+    },
+    Signalled {
+        signal: i32,
+    },
+    /// The runner stopped it at the run's bound.
+    TimedOut,
+    FailedToStart {
+        error: String,
+    },
+}
+
+/// Which launch of a run a [`ClientExited`] note is about: the n-th (from 0), or the host's
+/// login before them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum LaunchOf {
+    Index(u64),
+    Login(Login),
+}
+
+/// The word `login`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Login {
+    Login,
+}
+
+/// How a sign-in worked in a terminal went, as its login's [`ClientExited`] note says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerminalLogin {
+    /// Whether the screen said the host is signed in (or, without such a text, the command
+    /// exited 0).
+    pub signed_in: bool,
+    /// The step the plan could not take, with what was missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// The plan waited for a text the screen never showed while the host ran on without saying
+    /// it failed.
+    pub unmatched: bool,
+    /// The screen when the login ended.
+    pub screen: String,
+    /// The host's exit code, when it exited by itself.
+    pub exit_code: Option<u32>,
+}
+
+/// The `client_exited` note's payload: the runner saw a launch of the client end, and how. One
+/// type for every writer (the reference runs, a client's launches, its login) and reader.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientExited {
+    pub launch: LaunchOf,
+    pub ending: Ending,
+    /// A login worked in a terminal: how it went.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal: Option<TerminalLogin>,
+}
+
+impl ClientExited {
+    /// The launch numbered `index` ended so.
+    pub fn launch(index: usize, ending: Ending) -> ClientExited {
+        ClientExited { launch: LaunchOf::Index(index as u64), ending, terminal: None }
+    }
+
+    /// The host's login ended so.
+    pub fn login(ending: Ending, terminal: Option<TerminalLogin>) -> ClientExited {
+        ClientExited { launch: LaunchOf::Login(Login::Login), ending, terminal }
+    }
+
+    /// The note's detail, with its `event` name.
+    pub fn detail(&self) -> Value {
+        Note::ClientExited.detail(serde_json::to_value(self).unwrap_or_default())
+    }
+
+    /// The payload of a `client_exited` note; an error for one that does not read as one (a
+    /// field unknown to it, a missing one).
+    pub fn of(event: &Event) -> Option<Result<ClientExited, serde_json::Error>> {
+        if Note::of(event) != Some(Note::ClientExited) {
+            return None;
+        }
+        let mut detail = event.detail.clone()?;
+        detail.as_object_mut()?.remove("event");
+        Some(serde_json::from_value(detail))
+    }
+
+    pub fn is_login(&self) -> bool {
+        matches!(self.launch, LaunchOf::Login(_))
+    }
+}
+
 impl std::fmt::Display for Note {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -137,6 +235,32 @@ mod tests {
             assert_eq!(Note::of_detail(&note.detail(json!({"x": 1}))), Some(*note));
         }
         assert_eq!(Note::named("no_such_note"), None);
+    }
+
+    fn note_event(detail: Value) -> Event {
+        let mut event: Event =
+            serde_json::from_value(json!({"format_version": 1, "seq": 1, "t_us": 0, "session": "-", "transport": "stdio", "dir": "note", "kind": "note"})).unwrap();
+        event.detail = Some(detail);
+        event
+    }
+
+    #[test]
+    fn a_client_exited_note_reads_back_typed_and_one_with_an_unknown_field_does_not() {
+        let login = ClientExited::login(
+            Ending::Signalled { signal: 15 },
+            Some(TerminalLogin { signed_in: false, stopped: Some("step 2".into()), unmatched: true, screen: "x".into(), exit_code: None }),
+        );
+        for written in [ClientExited::launch(2, Ending::TimedOut), login] {
+            let detail = written.detail();
+            assert_eq!(detail["event"], "client_exited");
+            assert_eq!(ClientExited::of(&note_event(detail)).unwrap().unwrap(), written);
+        }
+        // As journals have always carried them.
+        let old = json!({"event": "client_exited", "launch": "login", "ending": {"kind": "exited", "code": 0}});
+        assert!(ClientExited::of(&note_event(old)).unwrap().unwrap().is_login());
+        let unknown = json!({"event": "client_exited", "launch": 0, "ending": {"kind": "timed_out"}, "swept": 3});
+        assert!(ClientExited::of(&note_event(unknown)).unwrap().is_err());
+        assert!(ClientExited::of(&note_event(json!({"event": "input_closed"}))).is_none());
     }
 
     #[test]

@@ -377,7 +377,8 @@ impl Observations {
     /// When the harness stopped the client at the run's bound (the runner's `client_exited`
     /// note says `timed_out`): that end's time. None when the client ended on its own.
     pub fn stopped_at_bound(&self) -> Option<u64> {
-        self.notes(Note::ClientExited).find(|e| e.detail.as_ref().and_then(|d| d.pointer("/ending/kind")).and_then(Value::as_str) == Some("timed_out")).map(|e| e.t_us)
+        let timed_out = |e: &&Event| crate::note::ClientExited::of(e).and_then(Result::ok).is_some_and(|exit| exit.ending == crate::note::Ending::TimedOut);
+        self.notes(Note::ClientExited).find(timed_out).map(|e| e.t_us)
     }
 
     /// The URL the server's URL-mode elicitation asked the client to visit (legacy request or

@@ -123,14 +123,18 @@ fn fair(o: &Observations, verdict: Verdict) -> Verdict {
         return verdict;
     }
     let no_plan = noted(o, Note::SignIn).into_iter().find(|(_, d)| d["plan"] == "none");
-    let unmatched = noted(o, Note::ClientExited).into_iter().find(|(_, d)| d["launch"] == "login" && d["terminal"]["unmatched"] == true);
+    let unmatched = o.notes(Note::ClientExited).find_map(|e| {
+        let exit = crate::note::ClientExited::of(e)?.ok()?;
+        let login = exit.is_login();
+        exit.terminal.filter(|t| login && t.unmatched).map(|terminal| (e.seq, terminal))
+    });
     let (seq, why) = match (no_plan, unmatched) {
         (Some((seq, _)), _) => (seq, "its profile gives the harness no way to sign it in".to_string()),
-        (None, Some((seq, d))) => (
+        (None, Some((seq, terminal))) => (
             seq,
             format!(
                 "its terminal sign-in stopped where the screen did not show what the plan waits for ({})",
-                text(d, "/terminal/stopped").unwrap_or("the signed-in text never appeared")
+                terminal.stopped.as_deref().unwrap_or("the signed-in text never appeared")
             ),
         ),
         (None, None) => return verdict,

@@ -11,8 +11,7 @@ use probe_server::registry;
 #[test]
 fn verdicts_of_recorded_journals() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/journals");
-    let mut names: Vec<String> =
-        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.ends_with(".jsonl")).collect();
+    let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.ends_with(".jsonl")).collect();
     names.sort();
     assert!(names.len() >= 50, "{} recorded journals", names.len());
     let mut journals = BTreeMap::new();

@@ -65,15 +65,9 @@ pub struct LaunchSpec {
     pub output: Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
 }
 
-/// How the process ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum Ending {
-    Exited { code: i32 },
-    Signalled { signal: i32 },
-    TimedOut,
-    FailedToStart { error: String },
-}
+/// How the process ended: the probe server's vocabulary, since the journal's `client_exited`
+/// notes carry it.
+pub use probe_server::note::Ending;
 
 /// Everything observed of one launch.
 #[derive(Debug, Clone, Serialize)]

@@ -41,6 +41,7 @@ use crate::harness::RunFiles;
 use crate::harness::Transport;
 use crate::records::{self, LaunchSummary, Record, RECORD_FORMAT};
 use crate::runs::session::{Harness, ModelJournal, RunError, Session};
+use probe_server::note::ClientExited;
 
 /// A client ready to be probed.
 #[derive(Debug, Clone)]
@@ -430,7 +431,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
         let record = match &plan.terminal {
             None => {
                 let record = launch(&host_launch(login_args.clone(), env.chain(watch_env.iter().cloned()).collect(), timeout, marker)).await;
-                session.note_client_exited(json!({"launch": "login", "ending": record.ending}));
+                session.note_client_exited(&ClientExited::login(record.ending.clone(), None));
                 record
             }
             Some(terminal) => {
@@ -442,7 +443,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
                 let started = Instant::now();
                 let (signed, swept) = sign_in_isolated(login, terminal, timeout, watcher).await?;
                 let record = terminal_login_record(&signed, started.elapsed(), swept);
-                session.note_client_exited(json!({"launch": "login", "ending": record.ending, "terminal": signed}));
+                session.note_client_exited(&ClientExited::login(record.ending.clone(), Some(signed.login.clone())));
                 record
             }
         };
@@ -480,7 +481,7 @@ async fn run_variant(target: &Target, pass: Pass, variant: Variant, server_exe: 
             .collect();
         let marker = format!("{}-{}-{variant}-{}-{index}", profile.name, pass.stem(), std::process::id());
         let record = launch(&host_launch(vars.fill_args(&args), env, Duration::from_secs(timeout), marker)).await;
-        session.note_client_exited(json!({"launch": index, "ending": record.ending}));
+        session.note_client_exited(&ClientExited::launch(index, record.ending.clone()));
         records.push(record);
     }
     // The person's last logins need the server up.
@@ -550,7 +551,7 @@ fn join_launches(journals: &[PathBuf], launched: Option<&[LaunchRecord]>) -> Jou
             parts.append(&mut started);
             continue;
         };
-        let note = Note::ClientExited.detail(json!({"launch": index, "ending": record.ending}));
+        let note = ClientExited::launch(index, record.ending.clone()).detail();
         match (started.last_mut(), record.ended_unix_us, parts.last_mut()) {
             (Some(last), Some(ended), _) => last.insert_note_at_unix(ended, stdio.as_str(), stdio, note),
             (Some(last), None, _) | (None, _, Some(last)) => last.push_note(stdio.as_str(), stdio, note),
@@ -567,7 +568,7 @@ fn join_launches(journals: &[PathBuf], launched: Option<&[LaunchRecord]>) -> Jou
 
 /// The launch record of a terminal sign-in: how it ended, what it wrote, how long it took.
 fn terminal_login_record(signed: &TerminalSignIn, took: Duration, swept: usize) -> LaunchRecord {
-    let ending = match (signed.exit_code, signed.timed_out) {
+    let ending = match (signed.login.exit_code, signed.timed_out) {
         // The quit keys may have ended a login that never finished: it timed out all the same.
         (_, true) => Ending::TimedOut,
         (Some(code), false) => Ending::Exited { code: code as i32 },

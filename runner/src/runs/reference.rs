@@ -121,12 +121,12 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
         Transport::Http => run_http(spec, &session.server_url(), model_url.as_deref()).await,
     };
     let end = outcome.as_ref().map_or(HostEnd::Finished, |end| *end);
-    session.note_client_exited(exited(end));
+    session.note_client_exited(&exited(end));
     let closed = session.close().await.map_err(RunError::from);
     let mut harness_error = outcome.and(closed).err().map(one_line);
     if transport == Transport::Stdio && !interactive && end == HostEnd::StoppedAtBound {
         // Over stdio the note follows the server's last event, as the runner writes it for a real host.
-        if let Err(e) = append_note(&journal_path, transport.as_str(), transport, Note::ClientExited.detail(exited(end))) {
+        if let Err(e) = append_note(&journal_path, transport.as_str(), transport, exited(end).detail()) {
             harness_error.get_or_insert(format!("cannot journal the client's end: {e}"));
         }
     }
@@ -266,12 +266,12 @@ const REFERENCE_LONG_CALL: Duration = Duration::from_millis(1600);
 
 /// The runner's `client_exited` note for a reference run, its ending spelled as a launched
 /// client's: stopped at its bound, or ended itself.
-fn exited(end: HostEnd) -> serde_json::Value {
+fn exited(end: HostEnd) -> probe_server::note::ClientExited {
     let ending = match end {
         HostEnd::StoppedAtBound => Ending::TimedOut,
         HostEnd::Finished => Ending::Exited { code: 0 },
     };
-    serde_json::json!({"launch": 0, "ending": ending})
+    probe_server::note::ClientExited::launch(0, ending)
 }
 
 /// A stdio run: the probe server's stdio tap in this process, over an in-memory pipe (the

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use probe_server::journal::{Entry, Journal};
-use probe_server::note::Note;
 use probe_server::{ServeOptions, Variant};
 
 use crate::drivers::stub;
@@ -141,9 +140,9 @@ impl Session {
     /// where the server's `input_closed` marks it). A judge that needs a settled time after some
     /// event measures it to this note: the client's last request can come long before its end
     /// (a host waiting on its model sends nothing to the server).
-    pub fn note_client_exited(&self, detail: serde_json::Value) {
+    pub fn note_client_exited(&self, exit: &probe_server::note::ClientExited) {
         if let Some(server) = &self.http {
-            server.journal.log(Entry::note(Transport::Http.as_str(), Transport::Http, Note::ClientExited.detail(detail)));
+            server.journal.log(Entry::note(Transport::Http.as_str(), Transport::Http, exit.detail()));
         }
     }
 

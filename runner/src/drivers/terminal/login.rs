@@ -6,7 +6,6 @@
 
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::keys;
@@ -33,25 +32,12 @@ const GONE_FOR: Duration = Duration::from_millis(1000);
 /// How long the host has to leave after the quit keys.
 const GRACE: Duration = Duration::from_secs(5);
 
-/// How a terminal sign-in went, for the login's `client_exited` note.
-#[derive(Debug, Clone, Serialize)]
+/// How a terminal sign-in went: what the login's `client_exited` note says of it, and what
+/// only the runner keeps (whether the deadline ended it, the bytes it wrote).
+#[derive(Debug, Clone)]
 pub struct TerminalSignIn {
-    /// Whether the screen said the host is signed in (or, without such a text, the command
-    /// exited 0).
-    pub signed_in: bool,
-    /// The step the plan could not take, with what was missing.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stopped: Option<String>,
-    /// The plan waited for a text the screen never showed while the host ran on without saying
-    /// it failed: whether the host offered a sign-in at all, the harness cannot tell.
-    pub unmatched: bool,
-    /// The screen when the login ended.
-    pub screen: String,
-    /// The host's exit code, when it exited by itself.
-    pub exit_code: Option<u32>,
-    #[serde(skip)]
+    pub login: probe_server::note::TerminalLogin,
     pub timed_out: bool,
-    #[serde(skip)]
     pub output: Vec<u8>,
 }
 
@@ -79,15 +65,8 @@ pub fn sign_in(spec: &PtySpec, plan: &TerminalLogin, timeout: Duration, watcher:
     let mut pty = match Pty::spawn(spec) {
         Ok(pty) => pty,
         Err(e) => {
-            return TerminalSignIn {
-                signed_in: false,
-                stopped: Some(e.to_string()),
-                unmatched: false,
-                screen: String::new(),
-                exit_code: None,
-                timed_out: false,
-                output: Vec::new(),
-            }
+            let login = probe_server::note::TerminalLogin { signed_in: false, stopped: Some(e.to_string()), unmatched: false, screen: String::new(), exit_code: None };
+            return TerminalSignIn { login, timed_out: false, output: Vec::new() };
         }
     };
     let mut passed_on = 0;
@@ -144,7 +123,8 @@ pub fn sign_in(spec: &PtySpec, plan: &TerminalLogin, timeout: Duration, watcher:
     }
     let exit_code = pty.finish(GRACE);
     pass_on(&pty);
-    TerminalSignIn { signed_in, stopped, unmatched, screen, exit_code, timed_out, output: pty.raw_output() }
+    let login = probe_server::note::TerminalLogin { signed_in, stopped, unmatched, screen, exit_code };
+    TerminalSignIn { login, timed_out, output: pty.raw_output() }
 }
 
 fn describe(step: &TerminalStep) -> String {
@@ -285,8 +265,8 @@ mod tests {
         let steps = vec![TerminalStep::Wait("ready".into()), TerminalStep::Type("probe".into()), TerminalStep::Keys(vec!["Enter".into()])];
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let signed = sign_in(&spec, &plan(steps, Some("signed in as probe")), Duration::from_secs(60), Some(tx));
-        assert!(signed.signed_in, "{signed:?}");
-        assert_eq!(signed.stopped, None);
+        assert!(signed.login.signed_in, "{signed:?}");
+        assert_eq!(signed.login.stopped, None);
         assert!(!signed.timed_out);
         let mut passed_on = Vec::new();
         while let Ok(chunk) = rx.try_recv() {
@@ -308,11 +288,11 @@ mod tests {
             Duration::from_secs(60),
             None,
         );
-        assert!(waited.signed_in, "{waited:?}");
+        assert!(waited.login.signed_in, "{waited:?}");
         let mut hasty = plan(steps(vec![TerminalStep::Wait("Initializing".into())]), Some("got x"));
         hasty.step_wait_secs = 5;
         let hasty = sign_in(&bash(), &hasty, Duration::from_secs(8), None);
-        assert!(!hasty.signed_in, "typed while starting, the answer was dropped: {hasty:?}");
+        assert!(!hasty.login.signed_in, "typed while starting, the answer was dropped: {hasty:?}");
     }
 
     #[test]
@@ -320,17 +300,17 @@ mod tests {
         let spec = shell("echo Initializing; sleep 30");
         let steps = vec![TerminalStep::Wait("Initializing".into()), TerminalStep::Gone("Initializing".into())];
         let signed = sign_in(&spec, &plan(steps, Some("signed in")), Duration::from_secs(5), None);
-        assert_eq!(signed.stopped.as_deref(), Some("step 2 (wait for \"Initializing\" to go): the screen still showed it"));
+        assert_eq!(signed.login.stopped.as_deref(), Some("step 2 (wait for \"Initializing\" to go): the screen still showed it"));
     }
 
     #[test]
     fn a_screen_that_never_shows_the_text_stops_the_plan_and_says_which_step() {
         let spec = shell("echo something else; sleep 30");
         let signed = sign_in(&spec, &plan(vec![TerminalStep::Wait("Authenticate".into())], Some("signed in")), Duration::from_secs(1), None);
-        assert!(!signed.signed_in);
-        assert_eq!(signed.stopped.as_deref(), Some("step 1 (wait for \"Authenticate\"): the screen never showed it"));
-        assert!(signed.unmatched);
-        assert!(signed.screen.contains("something else"));
+        assert!(!signed.login.signed_in);
+        assert_eq!(signed.login.stopped.as_deref(), Some("step 1 (wait for \"Authenticate\"): the screen never showed it"));
+        assert!(signed.login.unmatched);
+        assert!(signed.login.screen.contains("something else"));
     }
 
     #[test]
@@ -338,21 +318,21 @@ mod tests {
         let spec = shell("echo 'Failed to authenticate: issuer mismatch'; sleep 30");
         let started = Instant::now();
         let signed = sign_in(&spec, &plan(Vec::new(), Some("signed in")), Duration::from_secs(600), None);
-        assert!(!signed.signed_in && !signed.timed_out, "{signed:?}");
-        assert_eq!(signed.stopped.as_deref(), Some("the screen said \"Failed\""));
+        assert!(!signed.login.signed_in && !signed.timed_out, "{signed:?}");
+        assert_eq!(signed.login.stopped.as_deref(), Some("the screen said \"Failed\""));
         // The host said it failed: that is its doing, not a plan that missed its cue.
-        assert!(!signed.unmatched);
+        assert!(!signed.login.unmatched);
         // Well inside the ten minutes it would otherwise wait.
         assert!(started.elapsed() < Duration::from_secs(300));
         let waiting = sign_in(&spec, &plan(vec![TerminalStep::Wait("Authenticate".into())], Some("signed in")), Duration::from_secs(600), None);
-        assert_eq!(waiting.stopped.as_deref(), Some("step 1 (wait for \"Authenticate\"): the screen said \"Failed\""));
+        assert_eq!(waiting.login.stopped.as_deref(), Some("step 1 (wait for \"Authenticate\"): the screen said \"Failed\""));
     }
 
     #[test]
     fn without_a_signed_in_text_the_commands_exit_decides() {
         let signed = sign_in(&shell("echo done; exit 0"), &plan(Vec::new(), None), Duration::from_secs(60), None);
-        assert!(signed.signed_in && signed.exit_code == Some(0), "{signed:?}");
+        assert!(signed.login.signed_in && signed.login.exit_code == Some(0), "{signed:?}");
         let failed = sign_in(&shell("exit 3"), &plan(Vec::new(), None), Duration::from_secs(60), None);
-        assert!(!failed.signed_in && failed.exit_code == Some(3), "{failed:?}");
+        assert!(!failed.login.signed_in && failed.login.exit_code == Some(3), "{failed:?}");
     }
 }
