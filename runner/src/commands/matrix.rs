@@ -427,33 +427,23 @@ fn rejudge(check: bool, records: &Path, out: &Path) -> Result<u8> {
         let fresh = records::rejudge::rejudge(dir, &l.record).map_err(crate::exit::bad_input_from)?;
         let r = &l.record;
         compared += fresh.len();
+        let again = Record { verdicts: fresh, ..r.clone() };
         let mut any = false;
-        for (before, after) in r.verdicts.iter().zip(&fresh) {
-            if before == after {
-                continue;
-            }
+        for (key, difference) in compare(&keyed([r], |k| k), &keyed([&again], |k| k), Same::OutcomeAndDetail) {
             any = true;
-            let essential = !COMPARED.holds(before, after);
+            // A verdict of a probe added since, or one that changed outcome or declaration, is
+            // one the committed records do not show; changed words alone are a detail.
+            let essential = difference.before().zip(difference.after()).is_none_or(|(before, after)| !COMPARED.holds(before.verdict, after.verdict));
             differing += usize::from(essential);
             let label = if essential { "DIFFERS" } else { "DETAIL" };
-            crate::out!(
-                "{label} {} {} {} {}: {}/{} -> {}/{} ({})",
-                r.client,
-                r.version,
-                r.column_transport(),
-                before.probe,
-                before.outcome.label(),
-                before.declared.label(),
-                after.outcome.label(),
-                after.declared.label(),
-                after.detail
-            );
+            let said = |p: Option<Placed>| p.map_or("-/-".to_string(), |p| format!("{}/{}", p.verdict.outcome.label(), p.verdict.declared.label()));
+            let detail = difference.after().map_or(String::new(), |a| a.verdict.detail.clone());
+            crate::out!("{label} {key}: {} -> {} ({detail})", said(difference.before()), said(difference.after()));
         }
         if any {
             changed += 1;
             if !check {
-                let record = Record { verdicts: fresh, ..r.clone() };
-                records::write(&record, dir).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+                records::write(&again, dir).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
             }
         }
     }

@@ -25,8 +25,10 @@ pub struct RejudgeError {
     pub source: probe_server::JournalError,
 }
 
-/// The record's verdicts as today's judges give them, in the record's order: judged again where
-/// the journals of their variant are beside the record (`dir`), as recorded elsewhere.
+/// The record's verdicts as today's judges give them: judged again where the journals of their
+/// variant are beside the record (`dir`), as recorded elsewhere, in the record's order; then the
+/// verdicts of probes the record does not have (probes added since) whose variant's journal is
+/// there, in the registry's order.
 pub fn rejudge(dir: &Path, record: &Record) -> Result<Vec<Verdict>, RejudgeError> {
     let mut runs: Vec<(Variant, Observations)> = Vec::new();
     let journals = std::iter::once((Variant::Standard, record.journal.clone()))
@@ -48,14 +50,18 @@ pub fn rejudge(dir: &Path, record: &Record) -> Result<Vec<Verdict>, RejudgeError
     }
     let observed: Vec<(Variant, &Observations)> = runs.iter().map(|(v, o)| (*v, o)).collect();
     let judged = registry::judge_runs(&observed);
-    Ok(record
+    let ran = |v: &&Verdict| observed.iter().any(|(variant, _)| *variant == v.variant);
+    let mut verdicts: Vec<Verdict> = record
         .verdicts
         .iter()
-        .map(|recorded| match judged.iter().find(|v| v.probe == recorded.probe).filter(|v| observed.iter().any(|(variant, _)| *variant == v.variant)) {
+        .map(|recorded| match judged.iter().find(|v| v.probe == recorded.probe).filter(ran) {
             Some(fresh) => fresh.clone(),
             None => recorded.clone(),
         })
-        .collect())
+        .collect();
+    let added: Vec<Verdict> = judged.iter().filter(ran).filter(|v| !record.verdicts.iter().any(|r| r.probe == v.probe)).cloned().collect();
+    verdicts.extend(added);
+    Ok(verdicts)
 }
 
 #[cfg(test)]
@@ -77,5 +83,13 @@ mod tests {
         let as_judged = again[index].clone();
         record.verdicts[index].outcome = if as_judged.outcome == probe_server::Outcome::Yes { probe_server::Outcome::No } else { probe_server::Outcome::Yes };
         assert_eq!(rejudge(&version, &record).unwrap()[index].outcome, as_judged.outcome);
+        // A probe the record lacks (one added since it was made) gains its verdict from the
+        // journals; one judged on a variant whose journal the record does not name stays absent.
+        let mut older = record.clone();
+        older.verdicts.retain(|v| v.probe != "tools.list" && !v.probe.starts_with("utilities.cancel_on"));
+        assert!(older.variant_journals.remove("long-calls").is_some(), "the stdio record names its long-calls journal");
+        let added = rejudge(&version, &older).unwrap();
+        assert_eq!(added.len(), older.verdicts.len() + 1, "only tools.list is added");
+        assert_eq!(added.last().map(|v| (v.probe.as_str(), v.outcome)), Some(("tools.list", as_judged.outcome)));
     }
 }
