@@ -6,4 +6,3 @@ pub mod client;
 pub mod reference;
 pub mod self_test;
 pub mod session;
-pub mod sign_in;
