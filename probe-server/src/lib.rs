@@ -1,4 +1,8 @@
-//! The instrumented MCP probe server: probes, wire journal, transports, both protocol eras.
+//! The instrumented MCP probe server: probes, wire journal, transports, both protocol eras. Three
+//! rooms on the ground of the journal, the eras and the notes: [`vocabulary`] (what the server
+//! serves and the names judges look for), [`serving`] (the network floor, the taps, the
+//! authorization server, the rmcp handler) and [`judging`] (observations, the probes, the
+//! registry, the wire schemas).
 //!
 //! * [`host_tools`] — what a tool a host offers its model is for, shared by the model stub and the judges.
 //! * [`surface`] — what the server advertises and serves, shared by server, probes and clients.
@@ -19,30 +23,18 @@
 //! * [`wire_schema`] — the official schemas of each revision, and the check of a session's frames against them.
 //! * [`probe`], [`registry`], [`probes`] — the probe model, the ordered registry, one file per family.
 
-pub mod apps;
-pub mod auth;
-pub mod edge_names;
 pub mod era;
-pub mod fetch_trap;
-pub mod host_tools;
-pub mod interactive;
 pub mod journal;
-pub mod long_calls;
-pub mod net;
+pub mod judging;
 pub mod note;
-pub mod observe;
-pub mod probe;
-pub mod probes;
-pub mod registry;
-pub mod server;
+pub mod serving;
 pub mod sized;
-pub mod skills;
-pub mod stateless;
-pub mod surface;
-pub mod tasks;
-pub mod transport;
-pub mod variant;
-pub mod wire_schema;
+pub mod vocabulary;
+
+// Every module keeps its path at the crate root: `probe_server::surface`, `crate::observe`, ….
+pub use judging::{observe, probe, probes, registry, wire_schema};
+pub use serving::{auth, fetch_trap, net, server, transport};
+pub use vocabulary::{apps, edge_names, host_tools, interactive, long_calls, skills, stateless, surface, tasks, variant};
 
 pub use era::{Era, EraPolicy};
 pub use journal::{Journal, JournalError};

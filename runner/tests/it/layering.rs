@@ -131,7 +131,18 @@ fn imports(code: &str, module: &[String]) -> Vec<Vec<String>> {
 /// What is wrong with the layering of the crate whose sources are under `dir`, by `floors`.
 fn layering_problems(dir: &Path, floors: &[(String, u32)]) -> Vec<String> {
     let files = sources(dir);
-    let modules: BTreeMap<Vec<String>, &str> = files.iter().map(|f| (module_of(f), f.as_str())).collect();
+    let mut modules: BTreeMap<Vec<String>, &str> = files.iter().map(|f| (module_of(f), f.as_str())).collect();
+    // A module the crate root re-exports (`pub use room::{a, b};`) is also reached by its short path.
+    for root in ["lib.rs", "main.rs"] {
+        let Ok(text) = std::fs::read_to_string(dir.join(root)) else { continue };
+        for (room, names) in text.lines().filter_map(|l| l.strip_prefix("pub use ")?.strip_suffix("};")?.split_once("::{")) {
+            for name in names.split(',').map(str::trim) {
+                if let Some(file) = modules.get(&vec![room.to_string(), name.to_string()]).copied() {
+                    modules.insert(vec![name.to_string()], file);
+                }
+            }
+        }
+    }
     let floor_of = |file: &str| floors.iter().filter(|(p, _)| file == p || (p.ends_with('/') && file.starts_with(p.as_str()))).map(|(_, f)| *f).next();
     let mut problems = Vec::new();
     let mut edges: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();

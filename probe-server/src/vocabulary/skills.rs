@@ -133,9 +133,9 @@ fn build() -> Catalogue {
     // The good skill, from fixtures/skills/probe-good.
     let good_uri = skill_uri(GOOD);
     let good_files: Vec<(String, Vec<u8>)> = vec![
-        (good_uri.clone(), include_bytes!("../../fixtures/skills/probe-good/SKILL.md").to_vec()),
-        (reference_uri(&good_uri), include_bytes!("../../fixtures/skills/probe-good/reference.md").to_vec()),
-        (format!("{TEMPLATES_DIR}/letter.md"), include_bytes!("../../fixtures/skills/probe-good/templates/letter.md").to_vec()),
+        (good_uri.clone(), include_bytes!("../../../fixtures/skills/probe-good/SKILL.md").to_vec()),
+        (reference_uri(&good_uri), include_bytes!("../../../fixtures/skills/probe-good/reference.md").to_vec()),
+        (format!("{TEMPLATES_DIR}/letter.md"), include_bytes!("../../../fixtures/skills/probe-good/templates/letter.md").to_vec()),
     ];
     let manifest = good_files.iter().map(|(u, b)| file_entry(u, b)).collect();
     let description = "A well-formed skill served by mcp-client-probe. Use it when asked for the good probe skill.";
