@@ -177,7 +177,7 @@ const UNBOUNDED_SAMPLING_TOKENS: u64 = 4096;
 
 impl ClientHandler for ReferenceHandler {
     fn get_info(&self) -> ClientInfo {
-        let info = ClientInfo::new(capabilities(self.variation), Implementation::new("mcp-client-probe-reference", env!("CARGO_PKG_VERSION")));
+        let info = ClientInfo::new(capabilities(self.variation), super::implementation());
         match &self.initialize_version {
             Some(version) => info.with_protocol_version(version.clone()),
             None => info,

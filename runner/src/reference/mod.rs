@@ -239,14 +239,20 @@ async fn discover_over_http(url: &str, ablation: Option<Ablation>) -> Result<(Cl
     }
 }
 
+/// How the reference client names itself, in `initialize` and in every 2026-07-28 request's
+/// `_meta`: its name, a title for people (2025-06-18) and its version.
+pub fn implementation() -> Implementation {
+    Implementation::new("mcp-client-probe-reference", env!("CARGO_PKG_VERSION")).with_title("mcp-client-probe reference client")
+}
+
 /// The `_meta` of a `server/discover` the reference client sends itself: 2026-07-28, no
-/// capabilities, its name and version.
+/// capabilities, its name, title and version.
 fn modern_meta() -> Value {
     use probe_server::observe::{MODERN_META_CAPABILITIES, MODERN_META_CLIENT_INFO, MODERN_META_VERSION};
     json!({
         MODERN_META_VERSION: "2026-07-28",
         MODERN_META_CAPABILITIES: {},
-        MODERN_META_CLIENT_INFO: {"name": "mcp-client-probe-reference", "version": env!("CARGO_PKG_VERSION")}
+        MODERN_META_CLIENT_INFO: implementation()
     })
 }
 
