@@ -12,6 +12,7 @@ use crate::variant::Variant;
 static REGISTRY: &[&dyn Probe] = &[
     &connection::Initialized,
     &connection::ClientInfo,
+    &connection::ClientTitle,
     &connection::VersionDowngrade,
     &connection::DiscoverFallback,
     &connection::DiscoverFallbackAnyError,

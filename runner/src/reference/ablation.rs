@@ -59,6 +59,7 @@ impl Ablation {
 ablations! {
     SkipInitialized => "skip-initialized", "connection.initialized", "never sends notifications/initialized";
     BlankClientInfo => "blank-client-info", "connection.client_info", "sends clientInfo with an empty name";
+    UntitledClientInfo => "untitled-client-info", "connection.client_title", "sends clientInfo without its title";
     InvalidProgressToken => "invalid-progress-token", "wire.client_frames_valid", "sends tools/list with a progressToken of true (the schema allows a string or an integer)";
     IgnoreDowngrade => "ignore-downgrade", "connection.version_downgrade", "calls server/discover after being offered a legacy version";
     NoDiscoverFallback => "no-discover-fallback", "connection.discover_fallback", "gives up when server/discover is refused instead of sending initialize";

@@ -155,6 +155,14 @@ pub fn rewrite(ablation: Ablation, mut frame: Value) -> Option<Value> {
                 meta["name"] = Value::from("");
             }
         }
+        (Ablation::UntitledClientInfo, Some(params)) => {
+            if let Some(info) = params.get_mut("clientInfo").and_then(Value::as_object_mut) {
+                info.remove("title");
+            }
+            if let Some(info) = params.get_mut("_meta").and_then(|m| m.get_mut(CLIENT_INFO_META)).and_then(Value::as_object_mut) {
+                info.remove("title");
+            }
+        }
         (Ablation::DropClientInfoMeta, Some(params)) if method != "server/discover" => {
             if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
                 meta.remove(CLIENT_INFO_META);

@@ -60,6 +60,35 @@ fn judge_client_info(o: &Observations) -> Verdict {
 }
 
 probe! {
+    /// Evidence: the client gives people a name for itself: a non-empty `clientInfo.title` (the
+    /// `Implementation` of 2025-06-18 and later), in `initialize` (legacy) or in the opening
+    /// request's `_meta` (modern), which a server can show where the `name` is an identifier. No
+    /// when it has none; not applicable in a session of an earlier revision, whose
+    /// `Implementation` has no title.
+    ClientTitle {
+        id: "connection.client_title", area: Connection, title: "clientInfo with a title for people",
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH,
+        serves: "records clientInfo", judge: judge_client_title,
+    }
+}
+
+fn judge_client_title(o: &Observations) -> Verdict {
+    let Some(life) = o.lifecycle() else { return Verdict::new(Outcome::NotReached, "the client never opened a session") };
+    if let Some(version) = life.negotiated_version.as_deref().filter(|v| *v < "2025-06-18") {
+        return Verdict::new(Outcome::NotApplicable, format!("a {version} session: clientInfo has no title before 2025-06-18")).evidence([life.opener]);
+    }
+    let info = life.client_info.unwrap_or(Value::Null);
+    let text = |k: &str| info.get(k).and_then(Value::as_str).filter(|s| !s.trim().is_empty()).map(str::to_string);
+    match text("title") {
+        Some(title) => Verdict::new(Outcome::Yes, format!("{title:?}")).evidence([life.opener]),
+        None => {
+            let name = text("name").map(|n| format!(" (its name is {n:?})")).unwrap_or_default();
+            Verdict::new(Outcome::No, format!("clientInfo has no title{name}")).evidence([life.opener]).opportunity([life.opener])
+        }
+    }
+}
+
+probe! {
     /// Evidence (variant version-downgrade, where every `initialize` is answered with 2025-03-26):
     /// when the server answers `initialize` with an older version than requested, the client goes on (sends `notifications/initialized` and further requests) in that version:
     /// no 2026-07-28 method such as `server/discover` afterwards, and over HTTP every later
