@@ -442,8 +442,8 @@ pub const FEATURES: &[Feature] = &[
             "utilities.unknown_request_answered",
             "utilities.unknown_notification_tolerated",
         ]),
-        also: &["connection.request_meta", "connection.result_type_default"],
-        terms: &["initialize", "lifecycle", "schema", "json-rpc", "handshake"],
+        also: &["connection.request_meta", "connection.result_type_default", "connection.client_title"],
+        terms: &["initialize", "lifecycle", "schema", "json-rpc", "handshake", "clientInfo", "title"],
     },
     Feature {
         id: "version-negotiation",
