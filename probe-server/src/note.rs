@@ -3,6 +3,7 @@
 //! the note's name; writers build it with [`Note::detail`], readers ask [`Note::of`] or
 //! [`crate::observe::Observations::notes`], so no name is ever spelled twice.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -181,6 +182,70 @@ pub struct ClientExited {
     pub terminal: Option<TerminalLogin>,
 }
 
+/// A note whose payload has a type of its own: written through it ([`Payload::detail`]) and read
+/// back through it ([`Payload::of`]), never by field name. A payload with a field its type does
+/// not know does not read.
+pub trait Payload: Serialize + DeserializeOwned {
+    const NOTE: Note;
+
+    /// The note's detail, with its `event` name.
+    fn detail(&self) -> Value {
+        Self::NOTE.detail(serde_json::to_value(self).unwrap_or_default())
+    }
+
+    /// The payload of an event that is this note; an error for one that does not read as it.
+    fn of(event: &Event) -> Option<Result<Self, serde_json::Error>> {
+        if Note::of(event) != Some(Self::NOTE) {
+            return None;
+        }
+        let mut detail = event.detail.clone()?;
+        detail.as_object_mut()?.remove("event");
+        Some(serde_json::from_value(detail))
+    }
+}
+
+impl Payload for ClientExited {
+    const NOTE: Note = Note::ClientExited;
+}
+
+/// The `unattended` note: the runner launched the client headless, so nobody sat at the host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unattended {
+    /// How many launches the run made.
+    pub launches: u64,
+}
+
+impl Payload for Unattended {
+    const NOTE: Note = Note::Unattended;
+}
+
+/// The `model_inputs` note: what the runner told the host its model takes (`text`, `image`,
+/// `audio`), or nothing when the host's configuration cannot say.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelInputs {
+    pub declared: Option<Vec<String>>,
+}
+
+impl Payload for ModelInputs {
+    const NOTE: Note = Note::ModelInputs;
+}
+
+/// The `files_on_disk` note of a skills run: what the host left in its skills directory
+/// (relative to it) and the skill-like files it left elsewhere (absolute).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilesOnDisk {
+    pub skills_dir: String,
+    pub in_skills_dir: Vec<String>,
+    pub elsewhere: Vec<String>,
+}
+
+impl Payload for FilesOnDisk {
+    const NOTE: Note = Note::FilesOnDisk;
+}
+
 impl ClientExited {
     /// The launch numbered `index` ended so.
     pub fn launch(index: usize, ending: Ending) -> ClientExited {
@@ -190,22 +255,6 @@ impl ClientExited {
     /// The host's login ended so.
     pub fn login(ending: Ending, terminal: Option<TerminalLogin>) -> ClientExited {
         ClientExited { launch: LaunchOf::Login(Login::Login), ending, terminal }
-    }
-
-    /// The note's detail, with its `event` name.
-    pub fn detail(&self) -> Value {
-        Note::ClientExited.detail(serde_json::to_value(self).unwrap_or_default())
-    }
-
-    /// The payload of a `client_exited` note; an error for one that does not read as one (a
-    /// field unknown to it, a missing one).
-    pub fn of(event: &Event) -> Option<Result<ClientExited, serde_json::Error>> {
-        if Note::of(event) != Some(Note::ClientExited) {
-            return None;
-        }
-        let mut detail = event.detail.clone()?;
-        detail.as_object_mut()?.remove("event");
-        Some(serde_json::from_value(detail))
     }
 
     pub fn is_login(&self) -> bool {
@@ -242,6 +291,18 @@ mod tests {
             serde_json::from_value(json!({"format_version": 1, "seq": 1, "t_us": 0, "session": "-", "transport": "stdio", "dir": "note", "kind": "note"})).unwrap();
         event.detail = Some(detail);
         event
+    }
+
+    #[test]
+    fn the_runners_notes_read_back_typed() {
+        let files = FilesOnDisk { skills_dir: "/h/skills".into(), in_skills_dir: vec!["a/SKILL.md".into()], elsewhere: Vec::new() };
+        assert_eq!(FilesOnDisk::of(&note_event(files.detail())).unwrap().unwrap(), files);
+        let inputs = ModelInputs { declared: Some(vec!["text".into()]) };
+        assert_eq!(ModelInputs::of(&note_event(inputs.detail())).unwrap().unwrap(), inputs);
+        // A profile that declares nothing, as journals have carried it.
+        assert_eq!(ModelInputs::of(&note_event(json!({"event": "model_inputs", "declared": null}))).unwrap().unwrap().declared, None);
+        assert_eq!(Unattended::of(&note_event(Unattended { launches: 2 }.detail())).unwrap().unwrap().launches, 2);
+        assert!(Unattended::of(&note_event(json!({"event": "unattended", "launches": 1, "who": "x"}))).unwrap().is_err());
     }
 
     #[test]

@@ -377,7 +377,8 @@ impl Observations {
     /// When the harness stopped the client at the run's bound (the runner's `client_exited`
     /// note says `timed_out`): that end's time. None when the client ended on its own.
     pub fn stopped_at_bound(&self) -> Option<u64> {
-        let timed_out = |e: &&Event| crate::note::ClientExited::of(e).and_then(Result::ok).is_some_and(|exit| exit.ending == crate::note::Ending::TimedOut);
+        let timed_out =
+            |e: &&Event| <crate::note::ClientExited as crate::note::Payload>::of(e).and_then(Result::ok).is_some_and(|exit| exit.ending == crate::note::Ending::TimedOut);
         self.notes(Note::ClientExited).find(timed_out).map(|e| e.t_us)
     }
 

@@ -294,8 +294,9 @@ pub struct InvalidFrame {
     pub errors: String,
 }
 
-/// The check of one session's client frames.
+/// The check of one session's client frames: the payload of the `wire_checked` note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct WireCheck {
     /// The negotiated revision; none when the session never negotiated one.
     pub revision: Option<String>,
@@ -311,16 +312,8 @@ pub struct WireCheck {
     pub invalid: Vec<InvalidFrame>,
 }
 
-impl WireCheck {
-    /// The `wire_checked` note that carries this check into the journal.
-    pub fn note(&self) -> Value {
-        Note::WireChecked.detail(serde_json::to_value(self).unwrap_or_default())
-    }
-
-    /// The check a `wire_checked` note carries.
-    pub fn of_note(detail: &Value) -> Option<WireCheck> {
-        serde_json::from_value(detail.clone()).ok()
-    }
+impl crate::note::Payload for WireCheck {
+    const NOTE: Note = Note::WireChecked;
 }
 
 /// Checks every frame the client sent in `o` against the schema of the negotiated revision.

@@ -79,6 +79,17 @@ pub enum ModelInput {
     Audio,
 }
 
+impl ModelInput {
+    /// The word for it, as the profile and the `model_inputs` note write it.
+    pub fn word(self) -> &'static str {
+        match self {
+            ModelInput::Text => "text",
+            ModelInput::Image => "image",
+            ModelInput::Audio => "audio",
+        }
+    }
+}
+
 /// How a host signs in to a remote server. While it runs, the browser trap catches every URL it
 /// opens and the person logs in at each authorization URL.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -59,5 +59,5 @@ pub fn add_check(observations: &mut Observations, transport: Transport) -> Resul
 /// The `wire_checked` note of a session's observations, when the process has the schemas.
 pub fn check_note(observations: &Observations) -> Result<Option<Value>, SchemaDirError> {
     let Some(schemas) = schemas() else { return Ok(None) };
-    Ok(Some(check_client_frames(observations, schemas)?.note()))
+    Ok(Some(probe_server::note::Payload::detail(&check_client_frames(observations, schemas)?)))
 }

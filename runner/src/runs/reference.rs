@@ -1,6 +1,7 @@
 //! One run: start the probe server with a fresh journal, drive the reference client against it,
 //! read the journal back and judge it with every probe.
 
+use probe_server::note::Payload;
 use std::path::Path;
 use std::time::Duration;
 
@@ -133,13 +134,15 @@ async fn run_reference_untimed(spec: RunSpec, server_exe: &Path, keep_dir: Optio
     if spec.host {
         // What the reference host was told its model takes, as the runner journals it for a real host.
         let declared: &[&str] = if spec.variation == Some(Variation::TextOnlyModel) { &["text"] } else { &["text", "image", "audio"] };
-        if let Err(e) = append_note(&journal_path, transport.as_str(), transport, Note::ModelInputs.detail(serde_json::json!({"declared": declared}))) {
+        if let Err(e) =
+            append_note(&journal_path, transport.as_str(), transport, probe_server::note::ModelInputs { declared: Some(declared.iter().map(|d| d.to_string()).collect()) }.detail())
+        {
             harness_error.get_or_insert(format!("cannot journal what the model takes: {e}"));
         }
     }
     if spec.variation.is_some_and(Variation::unattended) {
         // Journalled as the runner does after a real host's headless launches.
-        let note = Note::Unattended.detail(serde_json::json!({"launches": 1}));
+        let note = probe_server::note::Unattended { launches: 1 }.detail();
         if let Err(e) = append_note(&journal_path, transport.as_str(), transport, note) {
             harness_error.get_or_insert(format!("cannot journal the unattended note: {e}"));
         }

@@ -2,6 +2,7 @@
 //! ends (the harness's scratch directory and HTTP server, and the model stub), and why a run
 //! could not be made.
 
+use probe_server::note::Payload;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

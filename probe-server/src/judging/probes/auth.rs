@@ -124,7 +124,7 @@ fn fair(o: &Observations, verdict: Verdict) -> Verdict {
     }
     let no_plan = noted(o, Note::SignIn).into_iter().find(|(_, d)| d["plan"] == "none");
     let unmatched = o.notes(Note::ClientExited).find_map(|e| {
-        let exit = crate::note::ClientExited::of(e)?.ok()?;
+        let exit = <crate::note::ClientExited as crate::note::Payload>::of(e)?.ok()?;
         let login = exit.is_login();
         exit.terminal.filter(|t| login && t.unmatched).map(|terminal| (e.seq, terminal))
     });

@@ -399,7 +399,7 @@ fn judge_client_frames(o: &Observations) -> Verdict {
     let Some(note) = o.notes(crate::note::Note::WireChecked).next() else {
         return Verdict::new(Outcome::NotReached, "the run was not given the official schemas to check the client's frames against (--schemas)");
     };
-    let Some(check) = note.detail.as_ref().and_then(crate::wire_schema::WireCheck::of_note) else {
+    let Some(Ok(check)) = <crate::wire_schema::WireCheck as crate::note::Payload>::of(note) else {
         return Verdict::new(Outcome::NotReached, "the wire_checked note cannot be read");
     };
     let Some(revision) = check.revision.as_deref() else { return Verdict::new(Outcome::NotReached, "the session never negotiated a revision") };

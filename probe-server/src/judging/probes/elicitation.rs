@@ -75,7 +75,7 @@ fn form_exchanges(o: &Observations) -> Vec<Exchange> {
 impl Nobody {
     fn asked(o: &Observations, exchange: &Exchange) -> Option<Nobody> {
         let quick = |e: &Exchange| e.latency_us.is_some_and(|us| us < AUTO_ANSWER_US);
-        if let Some(note) = o.notes(Note::Unattended).next() {
+        if let Some(note) = o.notes(Note::Unattended).find(|e| <crate::note::Unattended as crate::note::Payload>::of(e).is_some_and(|read| read.is_ok())) {
             return Some(Nobody::AtTheHost(note.seq));
         }
         if quick(exchange) {

@@ -80,8 +80,7 @@ fn where_said(places: &[&str]) -> &'static str {
 /// host's configuration could say it; None when it could not or the record predates the note.
 fn declared_inputs(o: &Observations) -> Option<Vec<String>> {
     let note = o.notes(Note::ModelInputs).last()?;
-    let declared = note.detail.as_ref()?.get("declared")?.as_array()?;
-    Some(declared.iter().filter_map(Value::as_str).map(str::to_string).collect())
+    <crate::note::ModelInputs as crate::note::Payload>::of(note)?.ok()?.declared
 }
 
 /// A verdict that keeps `input` (a picture, a sound) from the model is the host's doing only when

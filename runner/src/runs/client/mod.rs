@@ -8,6 +8,7 @@ mod interactive;
 pub mod sign_in;
 mod variant;
 
+use probe_server::note::Payload;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -16,7 +17,6 @@ use probe_server::journal::{concatenate, read_journal, restarts, rewrite_compact
 use probe_server::note::Note;
 use probe_server::observe::Observations;
 use probe_server::{registry, Era, EraPolicy, ServeOptions, Variant};
-use serde_json::json;
 
 pub use crate::harness::slots::RunSlots;
 
@@ -441,7 +441,7 @@ fn files_on_disk(roots: &[&Path], skills_dir: &Path) -> serde_json::Value {
     };
     let inside: Vec<String> = found.iter().filter_map(|p| p.strip_prefix(skills_dir).ok()).map(|p| p.display().to_string()).collect();
     let outside: Vec<String> = found.iter().filter(|p| !p.starts_with(skills_dir) && skill_like(p)).map(|p| p.display().to_string()).collect();
-    Note::FilesOnDisk.detail(serde_json::json!({"skills_dir": skills_dir.display().to_string(), "in_skills_dir": inside, "elsewhere": outside}))
+    probe_server::note::FilesOnDisk { skills_dir: skills_dir.display().to_string(), in_skills_dir: inside, elsewhere: outside }.detail()
 }
 
 /// How the launches ended, each way once with how many ended so ("exited with code 0" for one

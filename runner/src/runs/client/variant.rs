@@ -2,6 +2,7 @@
 //! sign in and launch (`log_in`, `launch_all`), and assemble the run's journal (`finish`).
 
 use super::*;
+use probe_server::note::Payload;
 
 /// One run against one server variant: a private HOME and working directory, the model stub (for
 /// agent hosts), the probe server (stdio: the client spawns this tool's `serve --stdio`; HTTP:
@@ -216,11 +217,12 @@ impl<'a> VariantSetup<'a> {
         let mut joined = join_launches(&journals, (transport == Transport::Stdio).then_some(launched));
         // The runner's own notes follow the server's events. Nobody sat at the host: whatever
         // answered a request for input was the host itself.
-        joined.push_note(transport.as_str(), transport, Note::Unattended.detail(json!({"launches": launches})));
+        joined.push_note(transport.as_str(), transport, probe_server::note::Unattended { launches: launches as u64 }.detail());
         if profile.dialect.is_some() {
             // What the host was told its model takes: a picture kept from a model not said to take
             // one is no fault of the host's.
-            joined.push_note(transport.as_str(), transport, Note::ModelInputs.detail(json!({"declared": profile.model_inputs})));
+            let declared = profile.model_inputs.as_ref().map(|inputs| inputs.iter().map(|i| i.word().to_string()).collect());
+            joined.push_note(transport.as_str(), transport, probe_server::note::ModelInputs { declared }.detail());
         }
         if let Some(opened) = opened {
             for opened in opened {
