@@ -48,11 +48,22 @@ probe! {
     }
 }
 
+/// The session's opening, or the not-reached verdict of a client that never opened one.
+fn opened(o: &Observations) -> Result<crate::observe::Lifecycle, Verdict> {
+    o.lifecycle().ok_or_else(|| Verdict::new(Outcome::NotReached, "the client never opened a session"))
+}
+
+/// A text field of the client's `clientInfo`, when it says something.
+fn info_text(life: &crate::observe::Lifecycle, key: &str) -> Option<String> {
+    life.client_info.as_ref()?.get(key)?.as_str().filter(|s| !s.trim().is_empty()).map(str::to_string)
+}
+
 fn judge_client_info(o: &Observations) -> Verdict {
-    let Some(life) = o.lifecycle() else { return Verdict::new(Outcome::NotReached, "the client never opened a session") };
-    let info = life.client_info.unwrap_or(Value::Null);
-    let field = |k: &str| info.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
-    match (field("name"), field("version")) {
+    let life = match opened(o) {
+        Ok(life) => life,
+        Err(verdict) => return verdict,
+    };
+    match (info_text(&life, "name"), info_text(&life, "version")) {
         (Some(name), Some(version)) => Verdict::new(Outcome::Yes, format!("{name} {version}")).evidence([life.opener]),
         (Some(_), None) | (None, Some(_)) => Verdict::new(Outcome::Partial, "clientInfo lacks a name or version").evidence([life.opener]).opportunity([life.opener]),
         (None, None) => Verdict::new(Outcome::No, "no usable clientInfo").evidence([life.opener]).opportunity([life.opener]),
@@ -73,16 +84,17 @@ probe! {
 }
 
 fn judge_client_title(o: &Observations) -> Verdict {
-    let Some(life) = o.lifecycle() else { return Verdict::new(Outcome::NotReached, "the client never opened a session") };
+    let life = match opened(o) {
+        Ok(life) => life,
+        Err(verdict) => return verdict,
+    };
     if let Some(version) = life.negotiated_version.as_deref().filter(|v| *v < "2025-06-18") {
         return Verdict::new(Outcome::NotApplicable, format!("a {version} session: clientInfo has no title before 2025-06-18")).evidence([life.opener]);
     }
-    let info = life.client_info.unwrap_or(Value::Null);
-    let text = |k: &str| info.get(k).and_then(Value::as_str).filter(|s| !s.trim().is_empty()).map(str::to_string);
-    match text("title") {
+    match info_text(&life, "title") {
         Some(title) => Verdict::new(Outcome::Yes, format!("{title:?}")).evidence([life.opener]),
         None => {
-            let name = text("name").map(|n| format!(" (its name is {n:?})")).unwrap_or_default();
+            let name = info_text(&life, "name").map(|n| format!(" (its name is {n:?})")).unwrap_or_default();
             Verdict::new(Outcome::No, format!("clientInfo has no title{name}")).evidence([life.opener]).opportunity([life.opener])
         }
     }
