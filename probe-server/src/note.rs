@@ -246,6 +246,34 @@ impl Payload for FilesOnDisk {
     const NOTE: Note = Note::FilesOnDisk;
 }
 
+/// The `answer_stream_closed` note: over HTTP, the stream that was to carry the answer to the
+/// request `request_id` closed first (the client went away from it, or the server stopped).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerStreamClosed {
+    pub request_id: Value,
+    /// Before even the answer's headers went out (the request was dropped in the SDK's hands).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub before_answer_began: bool,
+}
+
+impl Payload for AnswerStreamClosed {
+    const NOTE: Note = Note::AnswerStreamClosed;
+}
+
+/// The `call_pending` note: the call that never answers (`request_id`) was still waiting, after
+/// `waited_s` seconds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallPending {
+    pub request_id: Value,
+    pub waited_s: u64,
+}
+
+impl Payload for CallPending {
+    const NOTE: Note = Note::CallPending;
+}
+
 impl ClientExited {
     /// The launch numbered `index` ended so.
     pub fn launch(index: usize, ending: Ending) -> ClientExited {

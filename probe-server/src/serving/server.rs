@@ -620,7 +620,7 @@ impl ServerHandler for ProbeServer {
                         _ = context.ct.cancelled() => break,
                         _ = tokio::time::sleep(every) => {
                             let id = serde_json::to_value(&context.id).unwrap_or(Value::Null);
-                            self.note(Note::CallPending.detail(json!({"request_id": id, "waited_s": started.elapsed().as_secs()})));
+                            self.note(crate::note::Payload::detail(&crate::note::CallPending { request_id: id.clone(), waited_s: started.elapsed().as_secs() }));
                         }
                     }
                 }

@@ -220,7 +220,11 @@ impl Drop for SseJournal {
     /// server stopped with the request still in hand.
     fn drop(&mut self) {
         if let Some(id) = self.awaiting.take() {
-            self.journal.log(Entry::note(&self.session, Transport::Http, Note::AnswerStreamClosed.detail(json!({"request_id": id}))));
+            self.journal.log(Entry::note(
+                &self.session,
+                Transport::Http,
+                crate::note::Payload::detail(&crate::note::AnswerStreamClosed { request_id: id, before_answer_began: false }),
+            ));
         }
     }
 }
@@ -236,7 +240,11 @@ struct AnswerPending {
 impl Drop for AnswerPending {
     fn drop(&mut self) {
         if let Some(id) = self.request_id.take() {
-            self.journal.log(Entry::note(&self.session, Transport::Http, Note::AnswerStreamClosed.detail(json!({"request_id": id, "before_answer_began": true}))));
+            self.journal.log(Entry::note(
+                &self.session,
+                Transport::Http,
+                crate::note::Payload::detail(&crate::note::AnswerStreamClosed { request_id: id, before_answer_began: true }),
+            ));
         }
     }
 }
