@@ -377,9 +377,7 @@ impl Observations {
     /// When the harness stopped the client at the run's bound (the runner's `client_exited`
     /// note says `timed_out`): that end's time. None when the client ended on its own.
     pub fn stopped_at_bound(&self) -> Option<u64> {
-        let timed_out =
-            |e: &&Event| <crate::note::ClientExited as crate::note::Payload>::of(e).and_then(Result::ok).is_some_and(|exit| exit.ending == crate::note::Ending::TimedOut);
-        self.notes(Note::ClientExited).find(timed_out).map(|e| e.t_us)
+        self.payloads::<crate::note::ClientExited>().find(|(_, exit)| exit.ending == crate::note::Ending::TimedOut).map(|(e, _)| e.t_us)
     }
 
     /// The URL the server's URL-mode elicitation asked the client to visit (legacy request or
@@ -402,6 +400,12 @@ impl Observations {
     /// Journal notes of one `event` name written by the server.
     pub fn notes(&self, note: Note) -> impl Iterator<Item = &Event> + '_ {
         self.events.iter().filter(move |e| Note::of(e) == Some(note))
+    }
+
+    /// The notes of a typed payload that read as it, each with its payload (one that does not
+    /// read is passed over).
+    pub fn payloads<T: crate::note::Payload>(&self) -> impl Iterator<Item = (&Event, T)> + '_ {
+        self.notes(T::NOTE).filter_map(|e| Some((e, T::of(e)?.ok()?)))
     }
 
     /// The requests that reached the server's fetch trap at `path` (`url_fetched` notes).

@@ -123,8 +123,7 @@ fn fair(o: &Observations, verdict: Verdict) -> Verdict {
         return verdict;
     }
     let no_plan = noted(o, Note::SignIn).into_iter().find(|(_, d)| d["plan"] == "none");
-    let unmatched = o.notes(Note::ClientExited).find_map(|e| {
-        let exit = <crate::note::ClientExited as crate::note::Payload>::of(e)?.ok()?;
+    let unmatched = o.payloads::<crate::note::ClientExited>().find_map(|(e, exit)| {
         let login = exit.is_login();
         exit.terminal.filter(|t| login && t.unmatched).map(|terminal| (e.seq, terminal))
     });

@@ -5,7 +5,6 @@
 use serde_json::Value;
 
 use super::{accepted_content, answered, exchange_evidence, latency_bucket, probe, AUTO_ANSWER_US, BOTH, MODERN};
-use crate::note::Note;
 use crate::observe::{Answer, Exchange, Observations};
 use crate::probe::{Declaration, Outcome, Verdict};
 use crate::surface::{self, enum_fields};
@@ -75,7 +74,7 @@ fn form_exchanges(o: &Observations) -> Vec<Exchange> {
 impl Nobody {
     fn asked(o: &Observations, exchange: &Exchange) -> Option<Nobody> {
         let quick = |e: &Exchange| e.latency_us.is_some_and(|us| us < AUTO_ANSWER_US);
-        if let Some(note) = o.notes(Note::Unattended).find(|e| <crate::note::Unattended as crate::note::Payload>::of(e).is_some_and(|read| read.is_ok())) {
+        if let Some((note, _)) = o.payloads::<crate::note::Unattended>().next() {
             return Some(Nobody::AtTheHost(note.seq));
         }
         if quick(exchange) {

@@ -43,9 +43,7 @@ fn gave_up(o: &Observations, call: &Frame) -> Option<GaveUp> {
     let stopped = o.stopped_at_bound();
     let in_time = |seq: u64, t_us: u64| seq < answered.min(exited) && o.same_session(call.seq, seq) && (!over_http || stopped.is_none_or(|end| t_us + SHUTDOWN_GRACE_US < end));
     let cancelled = o.client_notifications("notifications/cancelled").find(|f| f.params().get("requestId") == Some(id) && in_time(f.seq, o.event(f.seq).map_or(0, |e| e.t_us)));
-    let closed_on =
-        |e: &&crate::journal::Event| <crate::note::AnswerStreamClosed as crate::note::Payload>::of(e).and_then(Result::ok).is_some_and(|closed| &closed.request_id == id);
-    let closed = o.notes(Note::AnswerStreamClosed).find(|e| closed_on(e) && e.seq > call.seq && in_time(e.seq, e.t_us));
+    let closed = o.payloads::<crate::note::AnswerStreamClosed>().find(|(e, closed)| &closed.request_id == id && e.seq > call.seq && in_time(e.seq, e.t_us)).map(|(e, _)| e);
     let modern = o.era() == Some(Era::Modern);
     let from_cancel = cancelled.map(|f| {
         let reason = f.params().get("reason").and_then(Value::as_str).map(|r| format!(" (reason {r:?})")).unwrap_or_default();
@@ -91,8 +89,7 @@ fn shown(text: &str) -> String {
 /// never answers still pending, whichever is later (a stdio server killed with its client
 /// writes nothing at the end).
 fn ended_us(o: &Observations) -> u64 {
-    let pending = |e: &&crate::journal::Event| <crate::note::CallPending as crate::note::Payload>::of(e).is_some_and(|read| read.is_ok());
-    o.notes(Note::CallPending).filter(pending).map(|e| e.t_us).max().unwrap_or(0).max(o.ended_us())
+    o.payloads::<crate::note::CallPending>().map(|(e, _)| e.t_us).max().unwrap_or(0).max(o.ended_us())
 }
 
 /// Whether the run spoke the 2026-07-28 era over Streamable HTTP.

@@ -8,7 +8,6 @@
 use serde_json::Value;
 
 use super::{probe, BOTH};
-use crate::note::Note;
 use crate::observe::{Frame, Observations};
 use crate::probe::{Outcome, Verdict};
 use crate::skills::{self as k, belongs_to, reference_uri, skill_uri};
@@ -229,7 +228,7 @@ fn judge_directory_manifest_only(o: &Observations) -> Verdict {
 
 /// The runner's `files_on_disk` note of a skills run, if the host installs skills.
 fn disk_note(o: &Observations) -> Option<(u64, crate::note::FilesOnDisk)> {
-    o.notes(Note::FilesOnDisk).find_map(|e| Some((e.seq, <crate::note::FilesOnDisk as crate::note::Payload>::of(e)?.ok()?)))
+    o.payloads::<crate::note::FilesOnDisk>().next().map(|(e, disk)| (e.seq, disk))
 }
 
 /// A file the host wrote into its skills directory for skill `name` (its directory named after
