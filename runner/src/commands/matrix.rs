@@ -39,9 +39,6 @@ pub fn documents(records: &Path, out: &Path) -> Result<Vec<(PathBuf, String)>> {
     Ok(all)
 }
 
-/// The README's example: a `which` table between these markers, the items after the first.
-const EXAMPLE_OPENS: &str = "<!-- which-example: ";
-const EXAMPLE_CLOSES: &str = "<!-- /which-example -->";
 /// The width the README's example is rendered at.
 const EXAMPLE_WIDTH: u16 = 110;
 
@@ -69,40 +66,50 @@ fn repository_pages(records: &Path, out: &Path) -> Result<Vec<(PathBuf, String)>
     Ok(pages)
 }
 
-/// The table of profiled clients between these markers in a page of `docs/`, made from the
-/// profiles themselves: a client's name and pin live in its profile only.
-const PROFILES_OPENS: &str = "<!-- profiles -->\n";
-const PROFILES_CLOSES: &str = "<!-- /profiles -->";
-
-/// `text` with its table of profiled clients (if it has one) made again from the profiles in `dir`.
-fn with_profiles(text: &str, dir: &Path) -> Result<String> {
-    let Some(start) = text.find(PROFILES_OPENS).map(|i| i + PROFILES_OPENS.len()) else { return Ok(text.to_string()) };
-    let end = text[start..].find(PROFILES_CLOSES).map(|i| start + i).ok_or_else(|| anyhow::anyhow!("the table of profiles has no closing {PROFILES_CLOSES}"))?;
-    let profiles = profile::load_all(dir).map_err(crate::exit::bad_input_from)?;
-    let mut table = String::from("| profile | pinned | from | model dialect | how it is run |\n|---|---|---|---|---|\n");
-    for p in &profiles {
-        let from = match (&p.install.npm, &p.install.pypi, &p.install.shares) {
-            (_, _, Some(other)) => format!("{other}'s install"),
-            (Some(package), _, _) => format!("npm `{package}`"),
-            (None, Some(package), _) => format!("PyPI `{package}`{}", p.install.python.as_ref().map(|v| format!(", Python {v}")).unwrap_or_default()),
-            (None, None, None) => "-".to_string(),
-        };
-        let dialect = p.dialect.map_or("none".to_string(), |d| d.title().to_string());
-        table.push_str(&format!("| [`{}`](../fixtures/clients/{}.toml) | {} | {from} | {dialect} | {} |\n", p.name, p.name, p.install.version, p.description.replace('|', "\\|")));
-    }
-    Ok(format!("{}{table}{}", &text[..start], &text[end..]))
+/// A block of a page the matrix commands make: what stands between `<!-- NAME ARGS -->` (its line)
+/// and `<!-- /NAME -->`, replaced by `make(ARGS)`. A page without the block is left as it is.
+fn with_block(text: &str, name: &str, make: impl FnOnce(&str) -> Result<String>) -> Result<String> {
+    let opens = format!("<!-- {name}");
+    let Some(start) = text.find(&opens) else { return Ok(text.to_string()) };
+    let (args, _) = text[start + opens.len()..].split_once(" -->\n").ok_or_else(|| anyhow::anyhow!("the block {name} opens with no ` -->` ending its line"))?;
+    let inner = start + opens.len() + args.len() + " -->\n".len();
+    let closes = format!("<!-- /{name} -->");
+    let end = text[inner..].find(&closes).map(|i| inner + i).ok_or_else(|| anyhow::anyhow!("the block {name} has no closing {closes}"))?;
+    Ok(format!("{}{}{}", &text[..inner], make(args.trim_start_matches(':').trim())?, &text[end..]))
 }
 
-/// `text` with the `which` example between its markers rendered again from `records`.
+/// `text` with its table of profiled clients (the block `profiles`) made again from the
+/// profiles in `dir`: a client's name and pin live in its profile only.
+fn with_profiles(text: &str, dir: &Path) -> Result<String> {
+    with_block(text, "profiles", |_| {
+        let profiles = profile::load_all(dir).map_err(crate::exit::bad_input_from)?;
+        let mut table = String::from("| profile | pinned | from | model dialect | how it is run |\n|---|---|---|---|---|\n");
+        for p in &profiles {
+            let from = match (&p.install.npm, &p.install.pypi, &p.install.shares) {
+                (_, _, Some(other)) => format!("{other}'s install"),
+                (Some(package), _, _) => format!("npm `{package}`"),
+                (None, Some(package), _) => format!("PyPI `{package}`{}", p.install.python.as_ref().map(|v| format!(", Python {v}")).unwrap_or_default()),
+                (None, None, None) => "-".to_string(),
+            };
+            let dialect = p.dialect.map_or("none".to_string(), |d| d.title().to_string());
+            table.push_str(&format!(
+                "| [`{}`](../fixtures/clients/{}.toml) | {} | {from} | {dialect} | {} |\n",
+                p.name,
+                p.name,
+                p.install.version,
+                p.description.replace('|', "\\|")
+            ));
+        }
+        Ok(table)
+    })
+}
+
+/// `text` with its `which` example (the block `which-example: ITEMS`) rendered again from `records`.
 fn with_example(text: &str, records: &Path) -> Result<String> {
-    let Some(start) = text.find(EXAMPLE_OPENS) else { return Ok(text.to_string()) };
-    let after = &text[start + EXAMPLE_OPENS.len()..];
-    let (named, _) = after.split_once(" -->\n").ok_or_else(|| anyhow::anyhow!("README.md: the example's opening marker does not end with ` -->`"))?;
-    let end = text[start..].find(EXAMPLE_CLOSES).map(|i| start + i).ok_or_else(|| anyhow::anyhow!("README.md: the example has no closing {EXAMPLE_CLOSES}"))?;
-    let items: Vec<&str> = named.split_whitespace().collect();
-    let table = super::which::example(&items, records, EXAMPLE_WIDTH)?;
-    let opening = &text[..start + EXAMPLE_OPENS.len() + named.len() + " -->\n".len()];
-    Ok(format!("{opening}```text\n{table}```\n{}", &text[end..]))
+    with_block(text, "which-example", |items| {
+        let items: Vec<&str> = items.split_whitespace().collect();
+        Ok(format!("```text\n{}```\n", super::which::example(&items, records, EXAMPLE_WIDTH)?))
+    })
 }
 
 /// Where the client pages of `out` (`MATRIX.md`) live.
@@ -429,7 +436,7 @@ fn rejudge(check: bool, records: &Path, out: &Path) -> Result<u8> {
         compared += fresh.len();
         let again = Record { verdicts: fresh, ..r.clone() };
         let mut any = false;
-        for (key, difference) in compare(&keyed([r], |k| k), &keyed([&again], |k| k), Same::OutcomeAndDetail) {
+        for (key, difference) in compare(&keyed([r]), &keyed([&again]), Same::OutcomeAndDetail) {
             any = true;
             // A verdict of a probe added since, or one that changed outcome or declaration, is
             // one the committed records do not show; changed words alone are a detail.
@@ -492,11 +499,11 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
         return Ok(crate::exit::OK);
     }
     let fresh_records = load_records(&target_root)?;
-    let fresh = keyed(fresh_records.iter().map(|l| &l.record), |k| k);
+    let fresh = keyed(fresh_records.iter().map(|l| &l.record));
     // Older versions kept beside the pinned one are history, not what this check re-observes.
     let pinned = |l: &Located| targets.iter().any(|t| t.profile.name == l.record.client && t.version == l.record.version);
     let committed_records: Vec<Located> = load_records(records)?.into_iter().filter(pinned).collect();
-    let committed = keyed(committed_records.iter().map(|l| &l.record), |k| k);
+    let committed = keyed(committed_records.iter().map(|l| &l.record));
     let first = differing(&fresh, &committed);
     // What the judges said of each differing verdict, the last run made again's last.
     let mut observed = details(&fresh, &first);
@@ -528,7 +535,7 @@ async fn refresh(check: bool, records: &Path, out: &Path, only: &[String], jobs:
                 Err(crate::runs::session::RunError::NothingToRun { .. }) => continue,
                 made => made?,
             };
-            let made = keyed([&record], |k| k);
+            let made = keyed([&record]);
             observed.extend(details(&made, &first));
             again_seen.extend(made.into_iter().map(|(key, placed)| (key, placed.verdict.clone())));
         }
@@ -664,7 +671,7 @@ mod tests {
         use probe_server::probe::Outcome::{No, Yes};
         let committed = crate::records::compare::test_record("1.0", "http", &[("a", Yes, ""), ("b", No, ""), ("c", Yes, "")]);
         let mut fresh = crate::records::compare::test_record("1.0", "http", &[("a", Yes, "other words"), ("b", Yes, ""), ("d", No, "")]);
-        let found = differing(&keyed([&fresh], |k| k), &keyed([&committed], |k| k));
+        let found = differing(&keyed([&fresh]), &keyed([&committed]));
         assert_eq!(found.keys().map(|k| k.probe.as_str()).collect::<Vec<_>>(), ["b", "c", "d"]);
         let said = |probe: &str| found.iter().find(|(k, _)| k.probe == probe).map(|(_, said)| said.clone()).unwrap();
         assert_eq!(said("b"), "committed no/-, observed yes/-");
@@ -672,7 +679,7 @@ mod tests {
         assert_eq!(said("d"), "no committed record (observed no)");
         // A declaration that changed is a difference too; the judge's words are not.
         fresh.verdicts[0].declared = probe_server::probe::Declaration::Declared;
-        assert!(differing(&keyed([&fresh], |k| k), &keyed([&committed], |k| k)).keys().any(|k| k.probe == "a"));
+        assert!(differing(&keyed([&fresh]), &keyed([&committed])).keys().any(|k| k.probe == "a"));
     }
 
     #[test]

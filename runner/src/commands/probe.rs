@@ -536,7 +536,7 @@ fn files_ending(dir: &std::path::Path, ending: &str) -> Vec<std::path::PathBuf> 
 /// The probes whose outcome or detail differs between two records of the same transport.
 fn verdict_differences(before: &record::Record, now: &record::Record) -> Vec<String> {
     use crate::records::compare::{compare, keyed, Difference, Same};
-    compare(&keyed([before], |k| k), &keyed([now], |k| k), Same::OutcomeAndDetail)
+    compare(&keyed([before]), &keyed([now]), Same::OutcomeAndDetail)
         .into_iter()
         .map(|(key, difference)| match difference {
             Difference::Changed { before: b, after: n } => {

@@ -70,7 +70,7 @@ pub fn write(records: &[&Record]) -> String {
 /// What does not match the baseline, in plain words; empty when the run matches. Each verdict
 /// is matched at its place (`compare::VerdictKey`: probe, and column when the entry names one).
 pub fn check(baseline: &Baseline, records: &[&Record]) -> Vec<String> {
-    let verdicts = super::compare::keyed(records.iter().copied(), |k| k);
+    let verdicts = super::compare::keyed(records.iter().copied());
     let applies = |e: &Expectation, key: &super::compare::VerdictKey| e.probe == key.probe && e.transport.as_deref().is_none_or(|t| t == key.column);
     let mut problems = Vec::new();
     for (key, placed) in &verdicts {

@@ -1,5 +1,5 @@
 //! The one way verdicts are compared. Every verdict has a place, its [`VerdictKey`] (client,
-//! version, column and probe); two sets of verdicts are lined up by place ([`keyed`]) and
+//! version, column and probe); two sets of verdicts are lined up by place ([`keyed`], [`keyed_by`]) and
 //! [`compare`] lists the places where they are not the same by a [`Same`] rule. `matrix diff`
 //! (two versions: places without the version), `matrix refresh --check` (outcome and
 //! declaration), `probe --repeat` (outcome and the judge's words) and baselines all use it.
@@ -44,9 +44,14 @@ pub struct Placed<'a> {
     pub verdict: &'a Verdict,
 }
 
+/// Every verdict of `records` by its place.
+pub fn keyed<'a>(records: impl IntoIterator<Item = &'a Record>) -> BTreeMap<VerdictKey, Placed<'a>> {
+    keyed_by(records, |key| key)
+}
+
 /// Every verdict of `records` by its place, as `place` makes it of the verdict's own key; where
 /// two share a place, the later record's stands.
-pub fn keyed<'a>(records: impl IntoIterator<Item = &'a Record>, place: impl Fn(VerdictKey) -> VerdictKey) -> BTreeMap<VerdictKey, Placed<'a>> {
+pub fn keyed_by<'a>(records: impl IntoIterator<Item = &'a Record>, place: impl Fn(VerdictKey) -> VerdictKey) -> BTreeMap<VerdictKey, Placed<'a>> {
     records.into_iter().flat_map(|record| record.verdicts.iter().map(move |verdict| Placed { record, verdict })).map(|p| (place(VerdictKey::of(p.record, p.verdict)), p)).collect()
 }
 
@@ -146,7 +151,7 @@ mod tests {
         let before = record("1", &[("a", Outcome::Yes, "x"), ("b", Outcome::No, "x"), ("c", Outcome::Yes, "x")]);
         let mut after = record("1", &[("a", Outcome::Yes, "y"), ("b", Outcome::Yes, "x"), ("d", Outcome::No, "x")]);
         after.verdicts[0].declared = Declaration::Declared;
-        let (b, a) = (keyed([&before], |k| k), keyed([&after], |k| k));
+        let (b, a) = (keyed([&before]), keyed([&after]));
         let kinds = |same: Same| {
             compare(&b, &a, same)
                 .iter()
@@ -165,7 +170,7 @@ mod tests {
         assert_eq!(kinds(Same::OutcomeAndDeclared), ["a:changed", "b:changed", "c:gone", "d:new"]);
         // Two versions line up only without the version in the place.
         let newer = record("2", &[("a", Outcome::Yes, "x")]);
-        assert_eq!(compare(&keyed([&before], |k| k), &keyed([&newer], |k| k), Same::Outcome).len(), 4);
-        assert_eq!(compare(&keyed([&before], VerdictKey::any_version), &keyed([&newer], VerdictKey::any_version), Same::Outcome).len(), 2);
+        assert_eq!(compare(&keyed([&before]), &keyed([&newer]), Same::Outcome).len(), 4);
+        assert_eq!(compare(&keyed_by([&before], VerdictKey::any_version), &keyed_by([&newer], VerdictKey::any_version), Same::Outcome).len(), 2);
     }
 }

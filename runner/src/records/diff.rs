@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use probe_server::probe::Outcome;
 use serde::Serialize;
 
-use super::compare::{compare, keyed, Placed, Same, VerdictKey};
+use super::compare::{compare, keyed_by, Placed, Same, VerdictKey};
 use crate::records::Record;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -35,7 +35,7 @@ pub struct DiffLine {
 fn index<'a>(records: &[&'a Record]) -> BTreeMap<VerdictKey, Placed<'a>> {
     let mut sorted: Vec<&Record> = records.to_vec();
     sorted.sort_by(|a, b| super::compare_versions(&a.version, &b.version));
-    keyed(sorted, VerdictKey::any_version)
+    keyed_by(sorted, VerdictKey::any_version)
 }
 
 /// How many (client, transport, probe) verdicts the two sides both have: none means the records
