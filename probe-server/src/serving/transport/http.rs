@@ -220,13 +220,16 @@ impl Drop for SseJournal {
     /// server stopped with the request still in hand.
     fn drop(&mut self) {
         if let Some(id) = self.awaiting.take() {
-            self.journal.log(Entry::note(
-                &self.session,
-                Transport::Http,
-                crate::note::Payload::detail(&crate::note::AnswerStreamClosed { request_id: id, before_answer_began: false }),
-            ));
+            answer_stream_closed(&self.journal, &self.session, id, false);
         }
     }
+}
+
+/// Journals that the stream to carry the answer to `request_id` closed first (before even its
+/// headers went out, when `before_answer_began`).
+fn answer_stream_closed(journal: &Journal, session: &str, request_id: Value, before_answer_began: bool) {
+    let closed = crate::note::AnswerStreamClosed { request_id, before_answer_began };
+    journal.log(Entry::note(session, Transport::Http, crate::note::Payload::detail(&closed)));
 }
 
 /// A request in the SDK's hands whose answer has not begun: if it is dropped so (the client closed
@@ -240,11 +243,7 @@ struct AnswerPending {
 impl Drop for AnswerPending {
     fn drop(&mut self) {
         if let Some(id) = self.request_id.take() {
-            self.journal.log(Entry::note(
-                &self.session,
-                Transport::Http,
-                crate::note::Payload::detail(&crate::note::AnswerStreamClosed { request_id: id, before_answer_began: true }),
-            ));
+            answer_stream_closed(&self.journal, &self.session, id, true);
         }
     }
 }

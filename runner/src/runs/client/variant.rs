@@ -41,10 +41,7 @@ struct VariantSetup<'a> {
     /// Where the host installs skills (its profile says, relative to the run's home or work
     /// directory).
     skills_dir: Option<String>,
-    stub_url: String,
-    server_url: String,
     watch: Option<super::sign_in::Watch>,
-    watch_env: Vec<(String, String)>,
 }
 
 impl<'a> VariantSetup<'a> {
@@ -78,30 +75,12 @@ impl<'a> VariantSetup<'a> {
             vars.values.insert("work", session.scratch.work.display().to_string());
             vars.fill(&skills.skills_dir)
         });
-        let (stub_url, server_url) = (session.stub_url(), session.server_url());
         // In the auth variants the person who logs in watches what the host opens.
         let watch = match variant.is_auth() {
             true => Some(super::sign_in::Watch::start(session.scratch.path()).map_err(|source| RunError::Write { path: session.scratch.path().join("trap"), source })?),
             false => None,
         };
-        let watch_env: Vec<(String, String)> = watch.iter().flat_map(|w| w.env()).collect();
-        Ok(VariantSetup {
-            target,
-            pass,
-            variant,
-            server_exe,
-            session,
-            kept_model,
-            skills_launch,
-            auth_plan,
-            metadata_plan,
-            launches,
-            skills_dir,
-            stub_url,
-            server_url,
-            watch,
-            watch_env,
-        })
+        Ok(VariantSetup { target, pass, variant, server_exe, session, kept_model, skills_launch, auth_plan, metadata_plan, launches, skills_dir, watch })
     }
 
     /// A launch of the host (its login too): its executable in the run's directories.
@@ -115,10 +94,15 @@ impl<'a> VariantSetup<'a> {
         LaunchSpec { launch: self.host(args, env, marker), timeout, grace: Duration::from_secs(3), stdin: None, output: self.watch.as_ref().map(|w| w.output()) }
     }
 
+    /// What the person watching sets in the host's environment (the auth variants).
+    fn watch_env(&self) -> impl Iterator<Item = (String, String)> + '_ {
+        self.watch.iter().flat_map(|w| w.env())
+    }
+
     fn vars(&self, server_args: Vec<String>) -> Vars {
         let scratch = &self.session.scratch;
         let paths = RunPaths { home: &scratch.home, work: &scratch.work, server_exe: self.server_exe };
-        run_vars(paths, &self.stub_url, &self.target.profile.launch.prompt, &self.server_url, server_args, self.pass.transport)
+        run_vars(paths, &self.session.stub_url(), &self.target.profile.launch.prompt, &self.session.server_url(), server_args, self.pass.transport)
     }
 
     /// The host's login command, before its launches, with its configuration written (the auth
@@ -137,7 +121,7 @@ impl<'a> VariantSetup<'a> {
         let timeout = Duration::from_secs(plan.login_timeout_secs);
         let record = match &plan.terminal {
             None => {
-                let record = launch(&self.host_launch(login_args.clone(), env.chain(self.watch_env.iter().cloned()).collect(), timeout, marker)).await;
+                let record = launch(&self.host_launch(login_args.clone(), env.chain(self.watch_env()).collect(), timeout, marker)).await;
                 self.session.note_client_exited(&ClientExited::login(record.ending.clone(), None));
                 record
             }
@@ -187,7 +171,7 @@ impl<'a> VariantSetup<'a> {
                 .chain(long_calls.iter().flat_map(|l| l.env.iter()))
                 .chain(self.auth_plan.into_iter().flat_map(|a| a.env.iter()))
                 .map(|(k, v)| (k.clone(), vars.fill(v)))
-                .chain(self.watch_env.iter().cloned())
+                .chain(self.watch_env())
                 .collect();
             let marker = format!("{}-{}-{variant}-{}-{index}", profile.name, self.pass.stem(), std::process::id());
             let record = launch(&self.host_launch(vars.fill_args(&args), env, Duration::from_secs(timeout), marker)).await;
