@@ -96,17 +96,11 @@ pub fn check(baseline: &Baseline, records: &[&Record]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use probe_server::probe::{Outcome, Verdict};
+    use probe_server::probe::Outcome;
 
     fn record(transport: &str, verdicts: &[(&str, Outcome)]) -> Record {
-        let mut record: Record = serde_json::from_value(serde_json::json!({
-            "format_version": 1, "client": "c", "version": "1", "transport": transport, "era": "legacy", "protocol_version": "2025-11-25",
-            "date": "2026-11-30", "probe_version": "0", "probe_commit": "x", "os": "linux", "verdicts": [], "launches": [],
-            "duration_ms": 0, "journal": "j", "model_journal": null, "notes": []
-        }))
-        .unwrap();
-        record.verdicts = verdicts.iter().map(|(p, o)| Verdict { probe: p.to_string(), ..Verdict::new(*o, "d") }).collect();
-        record
+        let verdicts: Vec<(&str, Outcome, &str)> = verdicts.iter().map(|(probe, outcome)| (*probe, *outcome, "d")).collect();
+        super::super::compare::test_record("1", transport, &verdicts)
     }
 
     #[test]
