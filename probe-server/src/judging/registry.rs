@@ -9,186 +9,42 @@ use crate::probes::{
 };
 use crate::variant::Variant;
 
-static REGISTRY: &[&dyn Probe] = &[
-    &connection::Initialized,
-    &connection::ClientInfo,
-    &connection::ClientTitle,
-    &connection::VersionDowngrade,
-    &connection::DiscoverFallback,
-    &connection::DiscoverFallbackAnyError,
-    &connection::DiscoverHttpErrorFallback,
-    &connection::DiscoverTimeoutFallback,
-    &connection::UnsupportedVersionRetry,
-    &connection::ResultTypeDefault,
-    &connection::RequestMeta,
-    &connection::Instructions,
-    &connection::ClientFramesValid,
-    &tools::ToolsList,
-    &tools::ToolsPagination,
-    &tools::ToolsListChanged,
-    &tools::NameDots,
-    &tools::NameDashes,
-    &tools::Name128Chars,
-    &results::SessionSurvivesRpcError,
-    &resources::ResourcesList,
-    &resources::ResourcesPagination,
-    &resources::ReadText,
-    &resources::ReadBlob,
-    &resources::TemplatesList,
-    &resources::TemplateRead,
-    &resources::LinkFollowed,
-    &resources::ResourcesListChanged,
-    &subscriptions::Subscribe,
-    &subscriptions::Reread,
-    &subscriptions::Unsubscribe,
-    &subscriptions::Listen,
-    &subscriptions::ListenReopen,
-    &subscriptions::RespectsCapability,
-    &subscriptions::FailureBackoff,
-    &skills::List,
-    &skills::Pagination,
-    &skills::Get,
-    &skills::GetUnlisted,
-    &skills::ReadFiles,
-    &skills::NoPrefetch,
-    &skills::DirectoryRead,
-    &skills::DirectoryUndeclared,
-    &skills::DirectoryManifestOnly,
-    &skills::VerifyDigest,
-    &skills::VerifySize,
-    &skills::VerifyFrontmatter,
-    &skills::UnlistedFile,
-    &skills::PathEscape,
-    &skills::ManifestLimits,
-    &skills::NameMismatch,
-    &skills::SameName,
-    &prompts::PromptsList,
-    &prompts::PromptsGet,
-    &prompts::PromptsListChanged,
-    &elicitation::Form,
-    &elicitation::EnumUntitledSingle,
-    &elicitation::EnumTitledSingle,
-    &elicitation::EnumUntitledMulti,
-    &elicitation::EnumTitledMulti,
-    &elicitation::EnumLegacyNames,
-    &elicitation::Url,
-    &elicitation::UrlNotPrefetched,
-    &elicitation::MrtrRetry,
-    &elicitation::MrtrMultipleInputs,
-    &interactive::FormShown,
-    &interactive::DefaultsPrefilled,
-    &interactive::AcceptTyped,
-    &interactive::Decline,
-    &interactive::Cancel,
-    &interactive::RequiredEnforced,
-    &interactive::FormatEnforced,
-    &interactive::BoundsEnforced,
-    &interactive::EnumUntitledSingle,
-    &interactive::EnumTitledSingle,
-    &interactive::EnumUntitledMulti,
-    &interactive::EnumTitledMulti,
-    &interactive::EnumLegacyNames,
-    &interactive::UrlShown,
-    &interactive::UrlNotOpenedUnasked,
-    &interactive::FormWithdrawn,
-    &sampling_roots::CreateMessage,
-    &sampling_roots::SamplingModelPreferences,
-    &sampling_roots::SamplingTools,
-    &sampling_roots::SamplingSystemPrompt,
-    &sampling_roots::SamplingMaxTokens,
-    &sampling_roots::RootsList,
-    &utilities::ProgressToken,
-    &utilities::SetLevel,
-    &utilities::Ping,
-    &utilities::UnknownRequestAnswered,
-    &utilities::UnknownNotificationTolerated,
-    &long_calls::CallTimeout,
-    &long_calls::CancelOnTimeout,
-    &long_calls::ProgressKeepalive,
-    &http::PostAccept,
-    &http::ProtocolVersionHeader,
-    &http::GetStream,
-    &http::DeleteOnExit,
-    &http::SessionIdEchoed,
-    &http::StandardHeaders,
-    &http::SessionExpiry,
-    &http::Resumption,
-    &http::PrimingEvents,
-    &http::JsonResponses,
-    &stateless::StatelessToolsListed,
-    &stateless::StatelessToolCalled,
-    &stateless::StatelessNoSessionId,
-    &stateless::StatelessGetRefused,
-    &stateless::StatelessVersionHeader,
-    &stateless::StatelessSse,
-    &affordances::ReadTool,
-    &affordances::ListTool,
-    &affordances::TemplateListTool,
-    &affordances::ServerParam,
-    &affordances::ReadReachesServer,
-    &affordances::TextToModel,
-    &affordances::BlobToModel,
-    &affordances::TemplateRead,
-    &affordances::ToolNames,
-    &affordances::ToolSchemas,
-    &affordances::ToolDescriptions,
-    &schemas::SchemaRefsResolvable,
-    &schemas::SchemaUnionKept,
-    &schemas::SchemaFormatKept,
-    &schemas::SchemaNestedKept,
-    &schemas::SchemaArgumentsIntact,
-    &schema_keywords::SchemaClosedKept,
-    &schema_keywords::SchemaOneOfKept,
-    &schema_keywords::SchemaTupleKept,
-    &schema_keywords::SchemaConstKept,
-    &schema_keywords::SchemaPatternKept,
-    &schema_keywords::SchemaEnumKept,
-    &schema_keywords::SchemaRemoteRefNotFetched,
-    &affordances::StructuredContent,
-    &results::ImageToModel,
-    &results::AudioToModel,
-    &results::EmbeddedResourceToModel,
-    &results::IsErrorToModel,
-    &results::AudienceUserWithheld,
-    &results::AudienceAssistantDelivered,
-    &results::ImageBesideStructured,
-    &results::RpcErrorToModel,
-    &results::ResourceNotFoundToModel,
-    &results::OutputSchemaEnforced,
-    &results::ResultSizeLimit,
-    &affordances::ResourcesGated,
-    &apps::UiToolTextToModel,
-    &apps::AppOnlyToolHidden,
-    &apps::UiResourceRead,
-    &apps::ViewReceivesResult,
-    &tasks::AugmentedCall,
-    &tasks::Followed,
-    &tasks::PollInterval,
-    &tasks::ResultFetched,
-    &tasks::InputAnswered,
-    &tasks::CancelTask,
-    &tasks::ResultToModel,
-    &tasks::FailedToModel,
-    &tasks::TaskNameHeader,
-    &auth::PrmDiscovery,
-    &auth::PrmWellKnown,
-    &auth::AsMetadataOrder,
-    &auth::Registration,
-    &auth::ClientIdDocument,
-    &auth::PkceS256,
-    &auth::State,
-    &auth::ResourceIndicator,
-    &auth::ScopeSelection,
-    &auth::BearerHeader,
-    &auth::StepUp,
-    &auth::Refresh,
-    &auth::IssValidated,
-    &auth::TokenAudience,
+/// The families, each with its own list of probes (in its file, beside the probes). Where two
+/// families share an area, the one named first here comes first within it.
+const FAMILIES: &[&[&dyn Probe]] = &[
+    connection::PROBES,
+    tools::PROBES,
+    results::PROBES,
+    resources::PROBES,
+    subscriptions::PROBES,
+    skills::PROBES,
+    prompts::PROBES,
+    elicitation::PROBES,
+    interactive::PROBES,
+    sampling_roots::PROBES,
+    utilities::PROBES,
+    long_calls::PROBES,
+    http::PROBES,
+    stateless::PROBES,
+    affordances::PROBES,
+    schemas::PROBES,
+    schema_keywords::PROBES,
+    apps::PROBES,
+    tasks::PROBES,
+    auth::PROBES,
 ];
+
+/// Every family's probes, ordered by area (stably: within an area, in the order of [`FAMILIES`]
+/// and then of each family's list).
+static REGISTRY: std::sync::LazyLock<Vec<&'static dyn Probe>> = std::sync::LazyLock::new(|| {
+    let mut all: Vec<&'static dyn Probe> = FAMILIES.iter().flat_map(|family| family.iter().copied()).collect();
+    all.sort_by_key(|probe| probe.area());
+    all
+});
 
 /// Every probe, in matrix order.
 pub fn probes() -> &'static [&'static dyn Probe] {
-    REGISTRY
+    &REGISTRY
 }
 
 /// The probes judged on the journal of `variant`'s run.
@@ -257,7 +113,7 @@ pub fn judge_runs_with(runs: &[(Variant, &Observations)], absence: impl Fn(Varia
 /// precondition without a verdict of its own (its variant was not run) changes nothing.
 fn apply_preconditions(mut verdicts: Vec<Verdict>) -> Vec<Verdict> {
     let outcomes: Vec<(String, Outcome, String)> = verdicts.iter().map(|v| (v.probe.clone(), v.outcome, v.detail.clone())).collect();
-    for (verdict, probe) in verdicts.iter_mut().zip(REGISTRY) {
+    for (verdict, probe) in verdicts.iter_mut().zip(REGISTRY.iter()) {
         let Some(precondition) = probe.precondition() else { continue };
         let Some((_, outcome, detail)) = outcomes.iter().find(|(id, _, _)| id == precondition) else { continue };
         if *outcome == Outcome::No && !matches!(verdict.outcome, Outcome::NotApplicable | Outcome::NotReached) {
@@ -313,6 +169,43 @@ mod tests {
             assert!(!probe.eras().is_empty() && !probe.revisions().is_empty() && !prefix.is_empty());
         }
         assert!(probes().len() >= 30);
+    }
+
+    /// A probe declared in a family file but left out of its family's list would never be judged.
+    #[test]
+    fn every_declared_probe_is_in_its_familys_list() {
+        let sources = [
+            ("connection", include_str!("probes/connection.rs"), connection::PROBES),
+            ("tools", include_str!("probes/tools.rs"), tools::PROBES),
+            ("results", include_str!("probes/results.rs"), results::PROBES),
+            ("resources", include_str!("probes/resources.rs"), resources::PROBES),
+            ("subscriptions", include_str!("probes/subscriptions.rs"), subscriptions::PROBES),
+            ("skills", include_str!("probes/skills.rs"), skills::PROBES),
+            ("prompts", include_str!("probes/prompts.rs"), prompts::PROBES),
+            ("elicitation", include_str!("probes/elicitation.rs"), elicitation::PROBES),
+            ("interactive", include_str!("probes/interactive.rs"), interactive::PROBES),
+            ("sampling_roots", include_str!("probes/sampling_roots.rs"), sampling_roots::PROBES),
+            ("utilities", include_str!("probes/utilities.rs"), utilities::PROBES),
+            ("long_calls", include_str!("probes/long_calls.rs"), long_calls::PROBES),
+            ("http", include_str!("probes/http.rs"), http::PROBES),
+            ("stateless", include_str!("probes/stateless.rs"), stateless::PROBES),
+            ("affordances", include_str!("probes/affordances.rs"), affordances::PROBES),
+            ("schemas", include_str!("probes/schemas.rs"), schemas::PROBES),
+            ("schema_keywords", include_str!("probes/schema_keywords.rs"), schema_keywords::PROBES),
+            ("apps", include_str!("probes/apps.rs"), apps::PROBES),
+            ("tasks", include_str!("probes/tasks.rs"), tasks::PROBES),
+            ("auth", include_str!("probes/auth.rs"), auth::PROBES),
+        ];
+        assert_eq!(sources.len(), FAMILIES.len(), "a family missing from this test or from FAMILIES");
+        for (family, source, listed) in sources {
+            let ids: Vec<&str> = source.split("\n        id: \"").skip(1).map(|rest| rest.split('"').next().unwrap()).collect();
+            let listed: Vec<&str> = listed.iter().map(|p| p.id()).collect();
+            for id in &ids {
+                assert!(listed.contains(id), "{family}: {id} is declared but not in its PROBES");
+            }
+            assert_eq!(ids.len(), listed.len(), "{family}: {listed:?}");
+        }
+        assert_eq!(probes().len(), FAMILIES.iter().map(|f| f.len()).sum::<usize>());
     }
 
     #[test]

@@ -274,18 +274,42 @@ pub(crate) mod tests {
         }
     }
 
-    fn fixture_matrix() -> Matrix {
-        let runs = [
+    fn fixture_runs() -> [RunResult; 3] {
+        [
             recorded("reference-stdio-legacy-full.jsonl", Transport::Stdio, Era::Legacy),
             recorded("reference-http-modern-full.jsonl", Transport::Http, Era::Modern),
             recorded("reference-stdio-legacy-elicit-auto-decline.jsonl", Transport::Stdio, Era::Legacy),
-        ];
-        crate::runs::reference::matrix_of("reference", &runs.iter().collect::<Vec<_>>())
+        ]
+    }
+
+    fn fixture_matrix() -> Matrix {
+        crate::runs::reference::matrix_of("reference", &fixture_runs().iter().collect::<Vec<_>>())
+    }
+
+    /// The probes the snapshots show (`fixtures/snapshot-probes.txt`): a new probe changes its
+    /// family's snapshots only.
+    pub(crate) fn snapshot_probes() -> Vec<String> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/snapshot-probes.txt");
+        std::fs::read_to_string(path).unwrap().lines().filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_string).collect()
+    }
+
+    /// The fixture matrix of the snapshot sample's probes only (the whole one is rendered by the
+    /// tests that check every probe shows).
+    fn sampled_matrix() -> Matrix {
+        let sample = snapshot_probes();
+        let mut runs = fixture_runs();
+        for run in &mut runs {
+            run.verdicts.retain(|v| sample.contains(&v.probe));
+            assert_eq!(run.verdicts.len(), sample.len(), "every probe of the sample has a verdict");
+        }
+        let mut matrix = crate::runs::reference::matrix_of("reference", &runs.iter().collect::<Vec<_>>());
+        matrix.rows.retain(|row| sample.contains(&row.probe));
+        matrix
     }
 
     #[test]
     fn terminal_rendering_of_recorded_runs() {
-        insta::assert_snapshot!(terminal(&fixture_matrix(), Some(140)));
+        insta::assert_snapshot!(terminal(&sampled_matrix(), Some(140)));
     }
 
     #[test]
@@ -412,12 +436,12 @@ pub(crate) mod tests {
 
     #[test]
     fn terminal_at_80_columns() {
-        insta::assert_snapshot!(terminal(&fixture_matrix(), Some(80)));
+        insta::assert_snapshot!(terminal(&sampled_matrix(), Some(80)));
     }
 
     #[test]
     fn terminal_at_120_columns() {
-        insta::assert_snapshot!(terminal(&fixture_matrix(), Some(120)));
+        insta::assert_snapshot!(terminal(&sampled_matrix(), Some(120)));
     }
 
     /// At any width the table stays inside it and every probe id is on one line, whole.
@@ -439,7 +463,7 @@ pub(crate) mod tests {
 
     #[test]
     fn json_rendering_of_recorded_runs() {
-        let value: serde_json::Value = serde_json::from_str(&json(&fixture_matrix())).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&json(&sampled_matrix())).unwrap();
         insta::assert_json_snapshot!(value);
     }
 }

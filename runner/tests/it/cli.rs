@@ -13,7 +13,7 @@ fn stdout_of(args: &[&str]) -> String {
 
 #[test]
 fn the_probe_catalogue() {
-    insta::assert_snapshot!(stdout_of(&["probes"]));
+    insta::assert_snapshot!(crate::sampled(&stdout_of(&["probes"]), crate::Expected::EveryProbe));
 }
 
 #[test]
@@ -59,13 +59,13 @@ fn which_answers_for_features_and_probes_from_the_records() {
 
 #[test]
 fn the_ablation_catalogue() {
-    insta::assert_snapshot!(stdout_of(&["probes", "--ablations"]));
+    insta::assert_snapshot!(crate::sampled(&stdout_of(&["probes", "--ablations"]), crate::Expected::EveryProbe));
 }
 
 #[test]
 fn judging_a_recorded_journal() {
     let path = fixture("reference-stdio-modern-alter-request-state.jsonl");
-    insta::assert_snapshot!(stdout_of(&["judge", path.to_str().unwrap()]));
+    insta::assert_snapshot!(crate::sampled(&stdout_of(&["judge", path.to_str().unwrap()]), crate::Expected::EveryProbe));
 }
 
 #[test]

@@ -99,6 +99,23 @@ fn offered_verdict(o: &Observations, kind: HostTool, what: &str) -> Verdict {
     }
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
+    &ReadTool,
+    &ListTool,
+    &TemplateListTool,
+    &ServerParam,
+    &ReadReachesServer,
+    &TextToModel,
+    &BlobToModel,
+    &TemplateRead,
+    &ToolNames,
+    &ToolSchemas,
+    &ToolDescriptions,
+    &StructuredContent,
+    &ResourcesGated,
+];
+
 probe! {
     /// Evidence (model journal): the host offers its model a tool that reads an MCP resource by
     /// URI; the detail gives its exact name(s).

@@ -24,6 +24,9 @@ fn declared(o: &Observations) -> Declaration {
     Declaration::from_bool(types.is_some_and(|t| t.iter().any(|m| m == APP_MIME_TYPE)))
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&UiToolTextToModel, &AppOnlyToolHidden, &UiResourceRead, &ViewReceivesResult];
+
 probe! {
     /// Evidence (model journal): the model's call of `probe_app_view`, a tool with a `ui://`
     /// view (`_meta.ui.resourceUri`) and no `visibility` (so for the model too), and a later

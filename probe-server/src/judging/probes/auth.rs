@@ -163,6 +163,24 @@ fn scopes(scope: Option<&str>) -> Vec<&str> {
     list
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
+    &PrmDiscovery,
+    &PrmWellKnown,
+    &AsMetadataOrder,
+    &Registration,
+    &ClientIdDocument,
+    &PkceS256,
+    &State,
+    &ResourceIndicator,
+    &ScopeSelection,
+    &BearerHeader,
+    &StepUp,
+    &Refresh,
+    &IssValidated,
+    &TokenAudience,
+];
+
 probe! {
     /// Evidence: after the 401, whose `WWW-Authenticate` names the protected resource metadata
     /// (`resource_metadata`, RFC 9728 §5.1), a GET of that URL (the path-suffixed well-known

@@ -7,6 +7,23 @@ use crate::observe::{Observations, MODERN_META_CAPABILITIES, MODERN_META_CLIENT_
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
+    &Initialized,
+    &ClientInfo,
+    &ClientTitle,
+    &VersionDowngrade,
+    &DiscoverFallback,
+    &DiscoverFallbackAnyError,
+    &DiscoverHttpErrorFallback,
+    &DiscoverTimeoutFallback,
+    &UnsupportedVersionRetry,
+    &ResultTypeDefault,
+    &RequestMeta,
+    &Instructions,
+    &ClientFramesValid,
+];
+
 probe! {
     /// Evidence: a `notifications/initialized` from the client after the `initialize` answer and
     /// before its next request. Sent late is partial; never sent is no.

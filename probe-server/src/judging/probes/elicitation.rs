@@ -15,6 +15,10 @@ fn form_declared(o: &Observations) -> Declaration {
     Declaration::from_bool(o.declares(&["elicitation"]))
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] =
+    &[&Form, &EnumUntitledSingle, &EnumTitledSingle, &EnumUntitledMulti, &EnumTitledMulti, &EnumLegacyNames, &Url, &UrlNotPrefetched, &MrtrRetry, &MrtrMultipleInputs];
+
 probe! {
     /// Evidence: the form elicitation (string with format, integer and number with bounds,
     /// boolean, all with defaults) answered `accept` with content of the right types within the

@@ -32,6 +32,10 @@ fn accepted(accept: &str) -> Vec<String> {
     accept.split(',').filter_map(|range| range.split(';').next()).map(|m| m.trim().to_ascii_lowercase()).filter(|m| !m.is_empty()).collect()
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] =
+    &[&PostAccept, &ProtocolVersionHeader, &GetStream, &DeleteOnExit, &SessionIdEchoed, &StandardHeaders, &SessionExpiry, &Resumption, &PrimingEvents, &JsonResponses];
+
 probe! {
     /// Evidence: every POST the HTTP tap saw lists both `application/json` and
     /// `text/event-stream` in its `Accept` header, as the Streamable HTTP transport requires of

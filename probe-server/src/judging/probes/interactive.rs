@@ -132,6 +132,26 @@ fn field_lines<'a>(text: &'a str, label: &'a str, labels: &'a [String]) -> impl 
 /// How many lines below its label a field's value may be drawn.
 const FIELD_LINES_BELOW: usize = 3;
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
+    &FormShown,
+    &DefaultsPrefilled,
+    &AcceptTyped,
+    &Decline,
+    &Cancel,
+    &RequiredEnforced,
+    &FormatEnforced,
+    &BoundsEnforced,
+    &EnumUntitledSingle,
+    &EnumTitledSingle,
+    &EnumUntitledMulti,
+    &EnumTitledMulti,
+    &EnumLegacyNames,
+    &UrlShown,
+    &UrlNotOpenedUnasked,
+    &FormWithdrawn,
+];
+
 probe! {
     /// Evidence: the screen saved when the form appeared shows the elicitation's message and the
     /// label (title, else name) of every field.

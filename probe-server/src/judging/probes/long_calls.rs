@@ -106,6 +106,9 @@ fn t_us(o: &Observations, seq: u64) -> u64 {
     o.event(seq).map_or(0, |e| e.t_us)
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&CallTimeout, &CancelOnTimeout, &ProgressKeepalive];
+
 probe! {
     /// Evidence: the host gives up on `probe_never_answers`, which never answers: the server gets
     /// `notifications/cancelled` for the call's id, or (over HTTP) the call's response stream is

@@ -9,6 +9,9 @@ use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&PromptsList, &PromptsGet, &PromptsListChanged];
+
 probe! {
     /// Evidence: a `prompts/list` before the client's first `prompts/get`. Listing only after
     /// fetching is partial.

@@ -27,6 +27,10 @@ fn read_answered(o: &Observations, pred: impl Fn(&str) -> bool, what: &str) -> V
     }
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] =
+    &[&ResourcesList, &ResourcesPagination, &ReadText, &ReadBlob, &TemplatesList, &TemplateRead, &LinkFollowed, &ResourcesListChanged];
+
 probe! {
     /// Evidence: a `resources/list` before the client's first `resources/read`. Listing only
     /// after reading is partial.

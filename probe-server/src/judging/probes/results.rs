@@ -129,6 +129,22 @@ fn judge_media_delivered(o: &Observations, tool: &str, payload: &str, canary: &s
     }
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
+    &SessionSurvivesRpcError,
+    &ImageToModel,
+    &AudioToModel,
+    &EmbeddedResourceToModel,
+    &IsErrorToModel,
+    &AudienceUserWithheld,
+    &AudienceAssistantDelivered,
+    &ImageBesideStructured,
+    &RpcErrorToModel,
+    &ResourceNotFoundToModel,
+    &OutputSchemaEnforced,
+    &ResultSizeLimit,
+];
+
 probe! {
     /// Evidence (model journal): after the model called `probe_image` (a canary text and a 2×2
     /// PNG), a later request carries the PNG as a picture part of its own (a media part's data or

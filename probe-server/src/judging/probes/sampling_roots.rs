@@ -22,6 +22,9 @@ fn blocks(content: &Value) -> Vec<&Value> {
     }
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&CreateMessage, &SamplingModelPreferences, &SamplingTools, &SamplingSystemPrompt, &SamplingMaxTokens, &RootsList];
+
 probe! {
     /// Evidence: `sampling/createMessage` answered with `role: assistant`, content and a model name.
     CreateMessage {

@@ -22,6 +22,10 @@ fn short(outcome: Outcome, seq: u64, detail: impl Into<String>) -> Verdict {
     Verdict::new(outcome, detail).evidence([seq]).opportunity([seq])
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] =
+    &[&SchemaClosedKept, &SchemaOneOfKept, &SchemaTupleKept, &SchemaConstKept, &SchemaPatternKept, &SchemaEnumKept, &SchemaRemoteRefNotFetched];
+
 probe! {
     /// Evidence (model journal): the schema offered for `probe_schema_keywords` still says
     /// `additionalProperties: false` at its top level (yes). Dropped, or opened (`true` or a

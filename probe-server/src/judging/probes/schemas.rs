@@ -78,6 +78,9 @@ pub(super) fn shown(schema: &Value) -> String {
     }
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&SchemaRefsResolvable, &SchemaUnionKept, &SchemaFormatKept, &SchemaNestedKept, &SchemaArgumentsIntact];
+
 probe! {
     /// Evidence (model journal): in the schema the host offered for `probe_schema`, property
     /// `origin` (a `$ref` to `#/$defs/point`) still resolves to an object with properties `x`

@@ -37,6 +37,27 @@ fn plural(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
+    &List,
+    &Pagination,
+    &Get,
+    &GetUnlisted,
+    &ReadFiles,
+    &NoPrefetch,
+    &DirectoryRead,
+    &DirectoryUndeclared,
+    &DirectoryManifestOnly,
+    &VerifyDigest,
+    &VerifySize,
+    &VerifyFrontmatter,
+    &UnlistedFile,
+    &PathEscape,
+    &ManifestLimits,
+    &NameMismatch,
+    &SameName,
+];
+
 probe! {
     /// Evidence: `skills/list` after the server declared `io.modelcontextprotocol/skills`
     /// (§Capability Negotiation, §Listing Skills: "Hosts discover skills with skills/list").

@@ -68,6 +68,10 @@ fn listed_and_used(o: &Observations, how: &str) -> Verdict {
     })
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] =
+    &[&StatelessToolsListed, &StatelessToolCalled, &StatelessNoSessionId, &StatelessGetRefused, &StatelessVersionHeader, &StatelessSse];
+
 probe! {
     /// Evidence (server journal, `stateless` variant): the server answered `initialize` without an
     /// `Mcp-Session-Id`; the client then sent `tools/list` and called `probe_stateless` or offered

@@ -20,6 +20,9 @@ fn listed(uri: &str) -> bool {
     surface::resources(true).iter().any(|r| r["uri"] == uri)
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&Subscribe, &Reread, &Unsubscribe, &Listen, &ListenReopen, &RespectsCapability, &FailureBackoff];
+
 probe! {
     /// Evidence: `resources/subscribe` for a URI the server listed, while `resources.subscribe`
     /// is advertised.

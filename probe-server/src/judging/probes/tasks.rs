@@ -132,6 +132,10 @@ fn ends_of(text: &str) -> String {
     format!("{} … {}", line[..100].iter().collect::<String>(), line[line.len() - 100..].iter().collect::<String>())
 }
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] =
+    &[&AugmentedCall, &Followed, &PollInterval, &ResultFetched, &InputAnswered, &CancelTask, &ResultToModel, &FailedToModel, &TaskNameHeader];
+
 probe! {
     /// Evidence (server journal, 2025-11-25): the call of `probe_task_result`, whose
     /// `execution.taskSupport` is `"required"`, carries `params.task` (a task-augmented call):

@@ -9,6 +9,9 @@ use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&ToolsList, &ToolsPagination, &ToolsListChanged, &NameDots, &NameDashes, &Name128Chars];
+
 probe! {
     /// Evidence: a `tools/list` before the client's first `tools/call`. Listing only after
     /// calling is partial.

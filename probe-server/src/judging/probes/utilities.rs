@@ -7,6 +7,9 @@ use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
 
+/// This family's probes, in the matrix's order within each area.
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&ProgressToken, &SetLevel, &Ping, &UnknownRequestAnswered, &UnknownNotificationTolerated];
+
 probe! {
     /// Evidence: the `tools/call` of probe_progress carries `_meta.progressToken` (string or
     /// integer); the detail says whether the server's progress notifications went out for it.
