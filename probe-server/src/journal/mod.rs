@@ -408,32 +408,7 @@ impl JournalRead {
         let note = Event::note_after(&self.events, session, transport, detail);
         self.events.push(note);
     }
-
-    /// The wall-clock time of this journal's zero, as its server's first `serving` note says
-    /// (journals written before servers said it have none).
-    pub fn zero_unix_us(&self) -> Option<u64> {
-        self.events.iter().filter(|e| e.kind == EventKind::Note).find_map(|e| e.detail.as_ref()?.get(CLOCK_ZERO_FIELD)?.as_u64())
-    }
-
-    /// Inserts a note at `unix_us` on this journal's clock (after every event of the same time
-    /// or earlier), renumbering what follows; without a known zero, after the last event.
-    pub fn insert_note_at_unix(&mut self, unix_us: u64, session: &str, transport: Transport, detail: Value) {
-        let Some(zero) = self.zero_unix_us() else {
-            return self.push_note(session, transport, detail);
-        };
-        let t_us = unix_us.saturating_sub(zero);
-        let at = self.events.partition_point(|e| e.t_us <= t_us);
-        let seq = self.events.get(at).map_or_else(|| self.events.last().map_or(1, |e| e.seq + 1), |e| e.seq);
-        self.events.insert(at, Event::note_at(seq, t_us, session, transport, detail));
-        for event in &mut self.events[at + 1..] {
-            event.seq += 1;
-        }
-    }
 }
-
-/// The `serving` note's field holding the wall-clock time of the journal's zero
-/// ([`Journal::zero_unix_us`]).
-pub const CLOCK_ZERO_FIELD: &str = "clock_zero_unix_us";
 
 /// Appends a note to a finished journal file, after its last event. A journal whose last line was
 /// cut off is refused: the note would turn that line into a bad one in the middle.
@@ -537,7 +512,6 @@ pub fn write_events(path: &Path, events: &[Event]) -> Result<(), JournalError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[derive(Clone, Default)]
     struct Shared(Arc<Mutex<Vec<u8>>>);
@@ -610,22 +584,6 @@ mod tests {
         assert_eq!(seqs, vec![1, 2, 3, 4]);
         assert!(joined.events.windows(2).all(|w| w[0].t_us <= w[1].t_us));
         assert_eq!(joined.events[2].method.as_deref(), Some("a"));
-    }
-
-    #[test]
-    fn a_note_timed_by_the_wall_clock_lands_where_it_happened_on_the_journal_clock() {
-        let events = |t: &[u64]| -> Vec<Event> { t.iter().enumerate().map(|(i, t)| Event::note_at(i as u64 + 1, *t, "s", Transport::Stdio, json!({"event": "x"}))).collect() };
-        let mut read = JournalRead { events: events(&[0, 1_000, 5_000, 9_000]), truncated_tail: false };
-        read.events[0].detail = Some(json!({"event": "serving", CLOCK_ZERO_FIELD: 1_000_000}));
-        assert_eq!(read.zero_unix_us(), Some(1_000_000));
-        read.insert_note_at_unix(1_006_000, "s", Transport::Stdio, json!({"event": "client_exited"}));
-        let at: Vec<(u64, u64)> = read.events.iter().map(|e| (e.seq, e.t_us)).collect();
-        assert_eq!(at, vec![(1, 0), (2, 1_000), (3, 5_000), (4, 6_000), (5, 9_000)]);
-        assert_eq!(read.events[3].detail.as_ref().unwrap()["event"], "client_exited");
-        // Without a zero (a journal older than the field) the note follows the last event.
-        let mut old = JournalRead { events: events(&[0, 7_000]), truncated_tail: false };
-        old.insert_note_at_unix(1_006_000, "s", Transport::Stdio, json!({"event": "client_exited"}));
-        assert_eq!(old.events.last().map(|e| (e.seq, e.t_us)), Some((3, 7_000)));
     }
 
     #[test]

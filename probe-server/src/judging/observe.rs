@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::era::Era;
 use crate::journal::{Direction, Event, EventKind, JournalRead};
-use crate::note::Note;
+use crate::note::{ModelView, Note, Payload};
 use crate::surface;
 
 /// One parsed JSON-RPC frame.
@@ -56,8 +56,8 @@ impl Frame {
 
 /// Where a `model_view` saw `marker` outside tool results: "context" (system prompt and
 /// messages) and/or "tools" (the catalogue); empty where it saw it nowhere.
-pub fn mention_places<'a>(view: &'a Value, marker: &str) -> &'a [Value] {
-    view.get("mentions").and_then(|m| m.get(marker)).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+pub fn mention_places<'a>(view: &'a ModelView, marker: &str) -> &'a [Value] {
+    view.mentions.get(marker).and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
 /// How the client started its session.
@@ -108,8 +108,10 @@ pub struct Observations {
     /// The model stub's journal of the same run, when the client is a host with a model
     /// ([`Observations::with_model`], [`Observations::model`]).
     model: Vec<Event>,
-    /// [`Observations::offered_tools`] as found once: (the index of its event in `model`, the
-    /// tool's index in that view's tools). Many judges ask.
+    /// The model views of `model`, read once (many judges ask), each with its line.
+    views: std::sync::OnceLock<Vec<(u64, ModelView)>>,
+    /// [`Observations::offered_tools`] as found once: (the index of its view in `views`, the
+    /// tool's index in that view's tools).
     offered: std::sync::OnceLock<Vec<(usize, usize)>>,
 }
 
@@ -124,7 +126,7 @@ impl Observations {
                 Some(Frame { seq: e.seq, t_us: e.t_us, dir: e.dir, msg })
             })
             .collect();
-        Observations { events: read.events, frames, truncated: read.truncated_tail, model: Vec::new(), offered: std::sync::OnceLock::new() }
+        Observations { events: read.events, frames, truncated: read.truncated_tail, model: Vec::new(), views: std::sync::OnceLock::new(), offered: std::sync::OnceLock::new() }
     }
 
     pub fn from_text(text: &str) -> Result<Self, crate::journal::JournalError> {
@@ -218,6 +220,7 @@ impl Observations {
     /// Adds the model stub's journal of the same run.
     pub fn with_model(mut self, model: JournalRead) -> Self {
         self.model = model.events;
+        self.views = std::sync::OnceLock::new();
         self.offered = std::sync::OnceLock::new();
         self
     }
@@ -227,12 +230,13 @@ impl Observations {
         &self.model
     }
 
-    /// What the model was shown, request by request: (model journal line, `model_view` detail).
-    pub fn model_views(&self) -> impl Iterator<Item = (u64, &Value)> + '_ {
-        self.model.iter().filter_map(|e| {
-            let detail = e.detail.as_ref().filter(|d| Note::of_detail(d) == Some(Note::ModelView))?;
-            Some((e.seq, detail))
-        })
+    /// What the model was shown, request by request: (model journal line, `model_view` note).
+    pub fn model_views(&self) -> impl Iterator<Item = (u64, &ModelView)> + '_ {
+        self.read_views().iter().map(|(seq, view)| (*seq, view))
+    }
+
+    fn read_views(&self) -> &[(u64, ModelView)] {
+        self.views.get_or_init(|| self.model.iter().filter_map(|e| Some((e.seq, ModelView::of(e)?.ok()?))).collect())
     }
 
     /// The calls the model made, in order: (model journal line, tool name, arguments).
@@ -250,20 +254,16 @@ impl Observations {
     /// Every tool offered to the model, first sighting of each name: (model journal line, entry).
     pub fn offered_tools(&self) -> Vec<(u64, &Value)> {
         let found = self.offered.get_or_init(|| self.find_offered());
-        found.iter().filter_map(|&(at, index)| self.model.get(at).and_then(|e| Some((e.seq, Self::view_tools(e)?.get(index)?)))).collect()
+        let views = self.read_views();
+        found.iter().filter_map(|&(at, index)| views.get(at).and_then(|(seq, view)| Some((*seq, view.tools.get(index)?)))).collect()
     }
 
-    /// The tools a model view lists, if it is one.
-    fn view_tools(event: &Event) -> Option<&Vec<Value>> {
-        event.detail.as_ref().filter(|d| Note::of_detail(d) == Some(Note::ModelView))?.get("tools")?.as_array()
-    }
-
-    /// Where each tool offered to the model is first seen: (event index in `model`, tool index).
+    /// Where each tool offered to the model is first seen: (view index, tool index).
     fn find_offered(&self) -> Vec<(usize, usize)> {
         let mut seen = std::collections::HashSet::new();
         let mut found = Vec::new();
-        for (at, event) in self.model.iter().enumerate() {
-            for (index, tool) in Self::view_tools(event).into_iter().flatten().enumerate() {
+        for (at, (_, view)) in self.read_views().iter().enumerate() {
+            for (index, tool) in view.tools.iter().enumerate() {
                 let key = (tool.get("namespace").and_then(Value::as_str).unwrap_or(""), tool.get("name").and_then(Value::as_str).unwrap_or(""));
                 if seen.insert(key) {
                     found.push((at, index));
@@ -283,8 +283,7 @@ impl Observations {
     /// The server variant that served the run (the `serving` note; standard when absent).
     /// Journals written before the variant had its one name call it `scenario`.
     pub fn variant(&self) -> crate::variant::Variant {
-        let named = |d: &Value| d.get("variant").or_else(|| d.get("scenario")).and_then(Value::as_str).and_then(|v| v.parse().ok());
-        self.notes(Note::Serving).find_map(|e| named(e.detail.as_ref()?)).unwrap_or_default()
+        self.payloads::<crate::note::Serving>().find_map(|(_, serving)| serving.variant?.parse().ok()).unwrap_or_default()
     }
 
     pub fn era(&self) -> Option<Era> {
@@ -410,6 +409,6 @@ impl Observations {
 
     /// The requests that reached the server's fetch trap at `path` (`url_fetched` notes).
     pub fn trap_fetches<'a>(&'a self, path: &'a str) -> impl Iterator<Item = &'a Event> + 'a {
-        self.notes(Note::UrlFetched).filter(move |e| e.detail.as_ref().and_then(|d| d.get("path")).and_then(Value::as_str) == Some(path))
+        self.payloads::<crate::note::UrlFetched>().filter(move |(_, fetched)| fetched.path == path).map(|(e, _)| e)
     }
 }

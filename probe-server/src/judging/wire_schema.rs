@@ -13,11 +13,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::journal::Direction;
-use crate::note::Note;
 use crate::observe::{Frame, Observations};
 
 /// How many invalid frames a check keeps (it counts them all).
@@ -285,36 +283,7 @@ pub fn server_target(o: &Observations, frame: &Frame) -> Option<(Vec<&'static st
     (frame.dir == Direction::ServerToClient).then(|| target(o, frame)).flatten()
 }
 
-/// One frame that broke its type.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct InvalidFrame {
-    /// The frame's journal line.
-    pub seq: u64,
-    pub definition: String,
-    pub errors: String,
-}
-
-/// The check of one session's client frames: the payload of the `wire_checked` note.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WireCheck {
-    /// The negotiated revision; none when the session never negotiated one.
-    pub revision: Option<String>,
-    /// Whether the schema directory holds that revision's schema.
-    pub schema_found: bool,
-    /// Frames of a type the revision defines, all checked.
-    pub checked: usize,
-    /// The journal line of the first frame checked.
-    pub first_checked: Option<u64>,
-    /// How many of them broke their type.
-    pub invalid_count: usize,
-    /// The first of those (at most [`KEPT_INVALID`]).
-    pub invalid: Vec<InvalidFrame>,
-}
-
-impl crate::note::Payload for WireCheck {
-    const NOTE: Note = Note::WireChecked;
-}
+pub use crate::note::{InvalidFrame, WireCheck};
 
 /// Checks every frame the client sent in `o` against the schema of the negotiated revision.
 pub fn check_client_frames(o: &Observations, schemas: &SchemaDir) -> Result<WireCheck, SchemaDirError> {

@@ -7,12 +7,11 @@
 
 use std::time::Duration;
 
-use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
 use crate::journal::{Entry, Journal, Transport};
-use crate::note::Note;
+use crate::note::{Payload, UrlFetched};
 
 /// The path of the URL-mode elicitation's URL.
 pub const TRAP_PATH: &str = "/mcp-client-probe/elicit";
@@ -45,7 +44,7 @@ pub fn open(journal: Journal, session: String, transport: Transport, closing: Ca
             tokio::spawn(async move {
                 let head = tokio::time::timeout(HEAD_WAIT, read_head(&mut stream, MAX_HEAD)).await.unwrap_or_default();
                 let detail = describe(&head);
-                journal.log(Entry::note(&session, transport, Note::UrlFetched.detail(detail.clone())));
+                journal.log(Entry::note(&session, transport, detail.detail()));
                 let _ = stream.write_all(answer(&detail).as_bytes()).await;
             });
         }
@@ -54,8 +53,8 @@ pub fn open(journal: Journal, session: String, transport: Transport, closing: Ca
 }
 
 /// The answer to a request `describe`d as `detail`: the remote schema at its path, else 204.
-fn answer(detail: &Value) -> String {
-    if detail["path"] == SCHEMA_PATH {
+fn answer(detail: &UrlFetched) -> String {
+    if detail.path == SCHEMA_PATH {
         let length = REMOTE_SCHEMA.len();
         format!("HTTP/1.1 200 OK\r\nContent-Type: application/schema+json\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n{REMOTE_SCHEMA}")
     } else {
@@ -78,27 +77,30 @@ pub async fn read_head(stream: &mut tokio::net::TcpStream, limit: usize) -> Stri
 
 /// Who fetched, from a `url_fetched` note: "GET by curl/8.5" (`?` for what the head lacked).
 pub fn fetcher(note: &crate::journal::Event) -> String {
-    let field = |key: &str| note.detail.as_ref().and_then(|d| d.get(key)).and_then(Value::as_str).unwrap_or("?").to_string();
-    format!("{} by {}", field("method"), field("user_agent"))
+    match UrlFetched::of(note) {
+        Some(Ok(fetched)) => format!("{} by {}", fetched.method, fetched.user_agent.as_deref().unwrap_or("?")),
+        _ => "? by ?".to_string(),
+    }
 }
 
 /// The note's detail: the request line's method and path, and the user agent.
-fn describe(head: &str) -> Value {
+fn describe(head: &str) -> UrlFetched {
     let mut request_line = head.lines().next().unwrap_or_default().split_whitespace();
     let (method, path) = (request_line.next().unwrap_or(""), request_line.next().unwrap_or(""));
     let agent = head.lines().find_map(|l| l.split_once(':').filter(|(name, _)| name.trim().eq_ignore_ascii_case("user-agent")).map(|(_, v)| v.trim()));
-    json!({"method": method, "path": path, "user_agent": agent})
+    UrlFetched { method: method.to_string(), path: path.to_string(), user_agent: agent.map(str::to_string) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
 
     #[test]
     fn a_request_head_is_described_by_method_path_and_agent() {
         let detail = describe("HEAD /mcp-client-probe/elicit HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: probe-test/1\r\n\r\n");
-        assert_eq!(detail, json!({"method": "HEAD", "path": TRAP_PATH, "user_agent": "probe-test/1"}));
-        assert_eq!(describe(""), json!({"method": "", "path": "", "user_agent": null}));
+        assert_eq!(detail.detail(), json!({"event": "url_fetched", "method": "HEAD", "path": TRAP_PATH, "user_agent": "probe-test/1"}));
+        assert_eq!(describe("").detail(), json!({"event": "url_fetched", "method": "", "path": "", "user_agent": null}));
     }
 
     #[tokio::test]

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 use crate::era::{Era, EraPolicy, LEGACY_VERSIONS, MODERN_VERSION};
 use crate::journal::{Entry, Journal, Transport};
-use crate::note::Note;
+use crate::note::{self, Payload};
 use crate::skills;
 use crate::surface as s;
 use crate::variant::Variant;
@@ -170,15 +170,19 @@ impl ProbeServer {
         }
     }
 
-    /// Journals which server variant is serving: the first note of every journal.
-    pub fn note_serving(&self, extra: Value) {
-        let mut detail = Note::Serving.detail(json!({"variant": self.shared.options.variant, "era_policy": self.shared.options.era}));
-        if let Some(detail) = detail.as_object_mut() {
-            detail.extend(extra.as_object().into_iter().flatten().map(|(k, v)| (k.clone(), v.clone())));
+    /// Journals which server variant is serving: the first note of every journal. The transport
+    /// adds what it knows (`loopback`, `closed_connections_seen`).
+    pub fn note_serving(&self, transport_says: impl FnOnce(&mut note::Serving)) {
+        let mut serving = note::Serving {
+            variant: Some(self.shared.options.variant.to_string()),
+            era_policy: self.shared.options.era,
+            loopback: None,
+            closed_connections_seen: None,
             // Where the journal's clock starts, for notes the runner places on it afterwards.
-            detail.insert(crate::journal::CLOCK_ZERO_FIELD.into(), self.shared.journal.zero_unix_us().into());
-        }
-        self.note(detail);
+            clock_zero_unix_us: Some(self.shared.journal.zero_unix_us()),
+        };
+        transport_says(&mut serving);
+        self.note(&serving);
     }
 
     /// Cancel this when the client has gone, so that long-lived handlers (listen) end.
@@ -197,8 +201,8 @@ impl ProbeServer {
         }
     }
 
-    fn note(&self, detail: Value) {
-        self.shared.journal.log(Entry::note(&self.shared.session, self.shared.transport, detail));
+    fn note(&self, payload: &impl Payload) {
+        self.shared.journal.log(Entry::note(&self.shared.session, self.shared.transport, payload.detail()));
     }
 
     fn changed(&self) -> bool {
@@ -235,7 +239,7 @@ impl ProbeServer {
         if is_modern(ctx) {
             let key = s::input_key_for(tool);
             if let Some(answer) = request.input_responses.as_ref().and_then(|r| r.get(&key)) {
-                self.note(Note::InputResponse.detail(json!({"tool": tool, "request_state": request.request_state})));
+                self.note(&note::InputResponse { tool: tool.to_string(), request_state: request.request_state.clone(), keys: None });
                 return Ok(text_result(format!("{tool}: answered: {answer}")).into());
             }
             let input: InputRequest = typed(json!({"method": method, "params": params}))?;
@@ -277,7 +281,11 @@ impl ProbeServer {
         }
         if let Some(responses) = request.input_responses.as_ref() {
             let answered: Vec<&str> = s::TWO_INPUT_KEYS.into_iter().filter(|k| responses.get(*k).is_some()).collect();
-            self.note(Note::InputResponse.detail(json!({"tool": s::TOOL_TWO_INPUTS, "request_state": request.request_state, "keys": answered})));
+            self.note(&note::InputResponse {
+                tool: s::TOOL_TWO_INPUTS.to_string(),
+                request_state: request.request_state.clone(),
+                keys: Some(answered.iter().map(|k| k.to_string()).collect()),
+            });
             return Ok(text_result(format!("{}: answered {} of 2", s::TOOL_TWO_INPUTS, answered.len())).into());
         }
         let requests: InputRequests = typed(s::two_input_requests())?;
@@ -417,7 +425,7 @@ impl ProbeServer {
     async fn serve_listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), McpError> {
         let sink = context.sink().clone();
         let watched = context.accepted().resource_subscriptions.clone().unwrap_or_default();
-        self.note(Note::Listening.detail(json!({"accepted": context.accepted()})));
+        self.note(&note::Listening { accepted: serde_json::to_value(context.accepted()).unwrap_or_default() });
         self.shared.listeners.lock().unwrap_or_else(|p| p.into_inner()).push(sink.clone());
         // As with resources/subscribe: each watched resource changes a moment after.
         tokio::time::sleep(Duration::from_millis(s::UPDATE_AFTER_MS)).await;
@@ -440,9 +448,9 @@ impl ProbeServer {
             }
         };
         tokio::select! {
-            _ = context.cancelled() => self.note(Note::ListenEnded.detail(json!({"by": "client"}))),
-            _ = self.shared.closing.cancelled() => self.note(Note::ListenEnded.detail(json!({"by": "client gone"}))),
-            _ = end_first => self.note(Note::ListenEnded.detail(json!({"by": "server"}))),
+            _ = context.cancelled() => self.note(&note::ListenEnded { by: note::EndedBy::Client }),
+            _ = self.shared.closing.cancelled() => self.note(&note::ListenEnded { by: note::EndedBy::ClientGone }),
+            _ = end_first => self.note(&note::ListenEnded { by: note::EndedBy::Server }),
         }
         Ok(())
     }
@@ -508,7 +516,7 @@ impl ServerHandler for ProbeServer {
 
     async fn initialize(&self, request: InitializeRequestParams, context: RequestContext<RoleServer>) -> Result<InitializeResult, McpError> {
         if !self.shared.options.era.allows(Era::Legacy) {
-            self.note(Note::RefusedInitialize.detail(json!({"requested": request.protocol_version.as_str()})));
+            self.note(&note::RefusedInitialize { requested: request.protocol_version.as_str().to_string() });
             let supported: Vec<String> = self.supported().iter().map(|v| v.as_str().to_string()).collect();
             return Err(McpError::new(
                 ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
@@ -518,22 +526,25 @@ impl ServerHandler for ProbeServer {
         }
         context.peer.set_peer_info(request.clone());
         let result = self.negotiate_initialize(&request)?;
-        self.note(Note::SessionStarted.detail(json!({"era": "legacy", "requested": request.protocol_version.as_str(),
-                         "negotiated": result.protocol_version.as_str()})));
+        self.note(&note::SessionStarted {
+            era: "legacy".into(),
+            requested: request.protocol_version.as_str().to_string(),
+            negotiated: result.protocol_version.as_str().to_string(),
+        });
         Ok(result)
     }
 
     async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, McpError> {
         if !self.shared.options.era.allows(Era::Modern) {
-            self.note(Note::RefusedDiscover.detail(json!({"code": ErrorCode::METHOD_NOT_FOUND.0})));
+            self.note(&note::RefusedDiscover { code: Some(ErrorCode::METHOD_NOT_FOUND.0.into()), unanswered: false, http_status: None });
             return Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, "server/discover", None));
         }
-        self.note(Note::Discover.detail(serde_json::Value::Null));
+        self.note(&note::Discover {});
         Ok(DiscoverResult::from_server_info(self.supported(), self.get_info()))
     }
 
     async fn set_level(&self, request: SetLevelRequestParams, _context: RequestContext<RoleServer>) -> Result<(), McpError> {
-        self.note(Note::LogLevel.detail(json!({"level": request.level})));
+        self.note(&note::LogLevel { level: serde_json::to_value(request.level).ok().and_then(|l| l.as_str().map(str::to_string)).unwrap_or_default() });
         Ok(())
     }
 
@@ -620,7 +631,7 @@ impl ServerHandler for ProbeServer {
                         _ = context.ct.cancelled() => break,
                         _ = tokio::time::sleep(every) => {
                             let id = serde_json::to_value(&context.id).unwrap_or(Value::Null);
-                            self.note(crate::note::Payload::detail(&crate::note::CallPending { request_id: id.clone(), waited_s: started.elapsed().as_secs() }));
+                            self.note(&note::CallPending { request_id: id.clone(), waited_s: started.elapsed().as_secs() });
                         }
                     }
                 }
@@ -689,16 +700,16 @@ impl ServerHandler for ProbeServer {
     async fn subscribe(&self, request: SubscribeRequestParams, context: RequestContext<RoleServer>) -> Result<(), McpError> {
         match self.shared.options.variant {
             Variant::SubscribeUnadvertised => {
-                self.note(Note::SubscribeRefused.detail(json!({"uri": request.uri})));
+                self.note(&note::SubscribeRefused { uri: request.uri.clone() });
                 return Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, "resources/subscribe: this server does not advertise resources.subscribe", None));
             }
             Variant::SubscribeFails => {
-                self.note(Note::SubscribeFailed.detail(json!({"uri": request.uri})));
+                self.note(&note::SubscribeFailed { uri: request.uri.clone() });
                 return Err(McpError::internal_error("resources/subscribe failed (the probe server fails every subscription in this variant)", None));
             }
             _ => {}
         }
-        self.note(Note::Subscribed.detail(json!({"uri": request.uri})));
+        self.note(&note::Subscribed { uri: request.uri.clone() });
         // Say the resource changed a moment later, outside the subscribe request.
         let (peer, uri) = (context.peer.clone(), request.uri.clone());
         tokio::spawn(async move {
@@ -721,7 +732,7 @@ impl ServerHandler for ProbeServer {
     }
 
     async fn unsubscribe(&self, request: UnsubscribeRequestParams, _context: RequestContext<RoleServer>) -> Result<(), McpError> {
-        self.note(Note::Unsubscribed.detail(json!({"uri": request.uri})));
+        self.note(&note::Unsubscribed { uri: request.uri.clone() });
         Ok(())
     }
 

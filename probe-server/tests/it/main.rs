@@ -3,6 +3,7 @@
 mod fuzz;
 mod http;
 mod judges;
+mod notes;
 mod regressions;
 mod skills;
 mod stdio;

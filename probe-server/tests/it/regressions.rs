@@ -156,7 +156,7 @@ fn an_answer_in_a_run_with_nobody_at_the_host_is_auto_answered_however_slow() {
 
     let dir = format!("{}/../fixtures/journals/recorded", env!("CARGO_MANIFEST_DIR"));
     let mut read = probe_server::journal::read_journal(std::path::Path::new(&format!("{dir}/{FAST_AGENT_REPROBED}.journal.jsonl"))).unwrap();
-    read.push_note("stdio", probe_server::journal::Transport::Stdio, probe_server::note::Note::Unattended.detail(serde_json::json!({"launches": 1})));
+    read.push_note("stdio", probe_server::journal::Transport::Stdio, probe_server::note::Payload::detail(&probe_server::note::Unattended { launches: 1 }));
     let note_line = read.events.last().unwrap().seq;
     let unattended = Observations::from_read(read);
     for probe in forms.iter().chain(&["elicitation.url"]) {

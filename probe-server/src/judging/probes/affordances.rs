@@ -63,11 +63,7 @@ fn offered_where(o: &Observations, test: fn(&Value) -> bool) -> Vec<(u64, &Value
 fn failed_load(o: &Observations, kind: HostTool) -> Option<(u64, String, String)> {
     // Every request names the deferred tools again: each name is weighed once, in order.
     let mut seen = std::collections::HashSet::new();
-    let deferred: Vec<&str> = o
-        .model_views()
-        .flat_map(|(_, v)| v.get("deferred").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str))
-        .filter(|n| seen.insert(*n) && host_tools::classify_bare(n) == kind)
-        .collect();
+    let deferred: Vec<&str> = o.model_views().flat_map(|(_, v)| v.deferred_names()).filter(|n| seen.insert(*n) && host_tools::classify_bare(n) == kind).collect();
     let searches: Vec<&str> = o.offered_tools().into_iter().filter(|(_, t)| host_tools::classify_entry(t) == HostTool::ToolSearch).map(|(_, t)| name(t)).collect();
     for (call, _, arguments) in o.model_calls().filter(|(_, tool, _)| searches.contains(&tool.as_str())) {
         let asked = arguments.to_string();
@@ -185,9 +181,7 @@ fn server_read(o: &Observations, uri: &str) -> bool {
 }
 
 fn results_containing<'a>(o: &'a Observations, needle: &'a str) -> impl Iterator<Item = u64> + 'a {
-    o.model_views()
-        .filter(move |(_, v)| v.get("tool_results").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).any(|r| r.contains(needle)))
-        .map(|(seq, _)| seq)
+    o.model_views().filter(move |(_, v)| v.result_texts().any(|r| r.contains(needle))).map(|(seq, _)| seq)
 }
 
 probe! {
@@ -253,7 +247,7 @@ fn judge_blob_to_model(o: &Observations) -> Verdict {
     if let Some(seen) = results_containing(o, &encoded).next() {
         return Verdict::new(Outcome::Yes, "inline base64, the same bytes").evidence([call, seen]);
     }
-    let answered = o.model_views().filter(|(seq, _)| *seq > call).find(|(_, v)| v.get("tool_results").and_then(Value::as_array).is_some_and(|r| !r.is_empty()));
+    let answered = o.model_views().filter(|(seq, _)| *seq > call).find(|(_, v)| !v.tool_results.is_empty());
     match answered {
         Some((seq, _)) => Verdict::new(Outcome::Partial, "the model got a result without the bytes (a placeholder or a path)").evidence([call, seq]).opportunity([call]),
         None => Verdict::new(Outcome::No, "the model never got a result for the binary resource").evidence([call]).opportunity([call]),
@@ -327,8 +321,7 @@ impl Offer {
 /// Each listed MCP tool with what the model was offered for it, if anything.
 fn matched(o: &Observations) -> Vec<(Listed, Option<Offer>)> {
     let offered = o.offered_tools();
-    let deferred: Vec<(u64, &str)> =
-        o.model_views().flat_map(|(seq, v)| v.get("deferred").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(move |n| (seq, n))).collect();
+    let deferred: Vec<(u64, &str)> = o.model_views().flat_map(|(seq, v)| v.deferred_names().map(move |n| (seq, n))).collect();
     listed_tools(o)
         .into_iter()
         .map(|listed| {
@@ -499,11 +492,7 @@ fn judge_structured_content(o: &Observations) -> Verdict {
     let Some((call, _, _)) = o.model_calls().find(|(_, tool, _)| names_tool(tool, s::TOOL_PROGRESS)) else {
         return Verdict::new(Outcome::NotReached, "the model never called probe_progress");
     };
-    let after = |needle: &'static str| {
-        o.model_views()
-            .filter(move |(seq, _)| *seq > call)
-            .find(move |(_, v)| v.get("tool_results").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).any(|r| r.contains(needle)))
-    };
+    let after = |needle: &'static str| o.model_views().filter(move |(seq, _)| *seq > call).find(move |(_, v)| v.result_texts().any(|r| r.contains(needle)));
     let content = after("progress notifications").or_else(|| after("no progressToken"));
     let structured = after(s::STRUCTURED_CANARY);
     match (content, structured) {

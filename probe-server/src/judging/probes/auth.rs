@@ -7,49 +7,43 @@
 //! the client's doing. A client that never starts the flow gets a no that says where it stopped
 //! ("gave up at the 401"). Authorization is HTTP-level, so the probes apply in both eras.
 
-use serde_json::Value;
-
 use super::{probe, BOTH, HTTP_ONLY};
 use crate::auth::server::query_of;
 use crate::auth::{s256, same_resource, OIDC_METADATA_PATH, SCOPE_READ, SCOPE_WRITE, TOOL_WRITE};
-use crate::note::Note;
+use crate::note::{AuthAnswer, AuthRequest, AuthServing, BrowserOpened, Payload, ResourceChecked, SignIn, WellKnown};
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 
-/// The notes of one kind: line and detail.
-fn noted(o: &Observations, note: Note) -> Vec<(u64, &Value)> {
-    o.notes(note).filter_map(|e| Some((e.seq, e.detail.as_ref()?))).collect()
+/// The notes of one kind, each read as its payload: line and payload.
+fn noted<T: Payload>(o: &Observations) -> Vec<(u64, T)> {
+    o.payloads::<T>().map(|(e, payload)| (e.seq, payload)).collect()
 }
 
 /// The authorization server's requests at one endpoint.
-fn asked<'a>(o: &'a Observations, endpoint: &str) -> Vec<(u64, &'a Value)> {
-    noted(o, Note::AuthRequest).into_iter().filter(|(_, d)| d["endpoint"] == endpoint).collect()
+fn asked(o: &Observations, endpoint: &str) -> Vec<(u64, AuthRequest)> {
+    noted::<AuthRequest>(o).into_iter().filter(|(_, d)| d.endpoint == endpoint).collect()
 }
 
 /// The answer to the authorization server's request `n`.
-fn answer_to<'a>(o: &'a Observations, request: &Value) -> Option<(u64, &'a Value)> {
-    noted(o, Note::AuthAnswer).into_iter().find(|(_, d)| d["n"] == request["n"])
-}
-
-fn text<'a>(detail: &'a Value, pointer: &str) -> Option<&'a str> {
-    detail.pointer(pointer).and_then(Value::as_str)
+fn answer_to(o: &Observations, request: &AuthRequest) -> Option<(u64, AuthAnswer)> {
+    noted::<AuthAnswer>(o).into_iter().find(|(_, d)| d.n == request.n)
 }
 
 /// The protected resource's decisions.
-fn checks(o: &Observations) -> Vec<(u64, &Value)> {
-    noted(o, Note::ResourceChecked)
+fn checks(o: &Observations) -> Vec<(u64, ResourceChecked)> {
+    noted::<ResourceChecked>(o)
 }
 
 /// The MCP server's URL, as the authorization server was told at its start.
 fn resource(o: &Observations) -> Option<String> {
-    noted(o, Note::AuthServing).first().and_then(|(_, d)| text(d, "/resource")).map(str::to_string)
+    noted::<AuthServing>(o).into_iter().next().map(|(_, d)| d.resource)
 }
 
 /// The first 401, or the not-reached verdict: no MCP request reached the server.
 fn challenged(o: &Observations) -> Result<u64, Verdict> {
     checks(o)
         .into_iter()
-        .find(|(_, d)| d["status"] == 401)
+        .find(|(_, d)| d.status == 401)
         .map(|(seq, _)| seq)
         .ok_or_else(|| Verdict::new(Outcome::NotReached, "no MCP request reached the server, so it never asked for a token"))
 }
@@ -58,12 +52,12 @@ fn challenged(o: &Observations) -> Result<u64, Verdict> {
 fn progress(o: &Observations) -> (String, Vec<u64>) {
     let mut steps = Vec::new();
     let mut lines = Vec::new();
-    let metadata: Vec<_> = noted(o, Note::WellKnown).into_iter().filter(|(_, d)| d["served"] == true).collect();
+    let metadata: Vec<_> = noted::<WellKnown>(o).into_iter().filter(|(_, d)| d.served).collect();
     if let Some((seq, _)) = metadata.first() {
         steps.push("read the resource metadata");
         lines.push(*seq);
     }
-    let as_metadata: Vec<_> = noted(o, Note::AuthRequest).into_iter().filter(|(_, d)| matches!(text(d, "/endpoint"), Some("oauth_metadata" | "oidc_metadata"))).collect();
+    let as_metadata: Vec<_> = noted::<AuthRequest>(o).into_iter().filter(|(_, d)| matches!(Some(d.endpoint.as_str()), Some("oauth_metadata" | "oidc_metadata"))).collect();
     if let Some((seq, _)) = as_metadata.first() {
         steps.push("asked for the authorization server's metadata");
         lines.push(*seq);
@@ -81,12 +75,12 @@ fn progress(o: &Observations) -> (String, Vec<u64>) {
 
 /// The first authorization request, or the verdict saying why there is none: the host handed
 /// the person a URL they never followed (not-reached), or it never got that far (no).
-fn first_authorization(o: &Observations) -> Result<(u64, &Value), Verdict> {
+fn first_authorization(o: &Observations) -> Result<(u64, AuthRequest), Verdict> {
     let challenge = challenged(o)?;
     if let Some(first) = asked(o, "authorize").into_iter().next() {
         return Ok(first);
     }
-    if let Some((seq, _)) = o.notes(Note::BrowserOpened).next().map(|e| (e.seq, ())).or_else(|| asked(o, "person").first().map(|(s, _)| (*s, ()))) {
+    if let Some((seq, _)) = o.notes(BrowserOpened::NOTE).next().map(|e| (e.seq, ())).or_else(|| asked(o, "person").first().map(|(s, _)| (*s, ()))) {
         return Err(Verdict::new(Outcome::NotReached, "the host handed the person a sign-in URL, and the person never opened it at the authorization server").evidence([seq]));
     }
     let (how_far, lines) = progress(o);
@@ -96,13 +90,13 @@ fn first_authorization(o: &Observations) -> Result<(u64, &Value), Verdict> {
 }
 
 /// A token request: its line, its detail, and its answer's line and detail.
-type TokenRequest<'a> = (u64, &'a Value, Option<(u64, &'a Value)>);
+type TokenRequest = (u64, AuthRequest, Option<(u64, AuthAnswer)>);
 
 /// The not-reached verdict for a flow whose every redirect the person failed to deliver to the
 /// client's callback (nothing answered there): the client never had its code.
 fn undelivered(o: &Observations) -> Option<Verdict> {
-    let reports: Vec<_> = asked(o, "person").into_iter().filter(|(_, d)| text(d, "/form/step") == Some("delivered")).collect();
-    let answered = |d: &Value| text(d, "/form/status").is_some_and(|s| s != "0");
+    let reports: Vec<_> = asked(o, "person").into_iter().filter(|(_, d)| d.form_field("step") == Some("delivered")).collect();
+    let answered = |d: &AuthRequest| d.form_field("status").is_some_and(|s| s != "0");
     match reports.last() {
         Some((seq, _)) if !reports.iter().any(|(_, d)| answered(d)) => {
             Some(Verdict::new(Outcome::NotReached, "nothing answered at the client's callback when the person followed the redirect: it never had its code").evidence([*seq]))
@@ -122,7 +116,7 @@ fn fair(o: &Observations, verdict: Verdict) -> Verdict {
     if verdict.outcome != Outcome::No || !asked(o, "authorize").is_empty() {
         return verdict;
     }
-    let no_plan = noted(o, Note::SignIn).into_iter().find(|(_, d)| d["plan"] == "none");
+    let no_plan = noted::<SignIn>(o).into_iter().find(|(_, d)| d.plan == "none");
     let unmatched = o.payloads::<crate::note::ClientExited>().find_map(|(e, exit)| {
         let login = exit.is_login();
         exit.terminal.filter(|t| login && t.unmatched).map(|terminal| (e.seq, terminal))
@@ -143,16 +137,23 @@ fn fair(o: &Observations, verdict: Verdict) -> Verdict {
 }
 
 /// The token requests with `grant_type`, each with its answer.
-fn token_requests<'a>(o: &'a Observations, grant: &str) -> Vec<TokenRequest<'a>> {
-    asked(o, "token").into_iter().filter(|(_, d)| text(d, "/form/grant_type") == Some(grant)).map(|(seq, d)| (seq, d, answer_to(o, d))).collect()
+fn token_requests(o: &Observations, grant: &str) -> Vec<TokenRequest> {
+    asked(o, "token")
+        .into_iter()
+        .filter(|(_, d)| d.form_field("grant_type") == Some(grant))
+        .map(|(seq, d)| {
+            let answer = answer_to(o, &d);
+            (seq, d, answer)
+        })
+        .collect()
 }
 
 /// The access tokens issued: the line of the answer, the token, and its scope.
 fn issued(o: &Observations) -> Vec<(u64, String, String)> {
-    noted(o, Note::AuthAnswer)
+    noted::<AuthAnswer>(o)
         .into_iter()
-        .filter(|(_, d)| d["endpoint"] == "token" && d["status"] == 200)
-        .filter_map(|(seq, d)| Some((seq, text(d, "/json/access_token")?.to_string(), text(d, "/json/scope").unwrap_or("").to_string())))
+        .filter(|(_, d)| d.endpoint == "token" && d.status == 200)
+        .filter_map(|(seq, d)| Some((seq, d.json_text("access_token")?.to_string(), d.json_text("scope").unwrap_or("").to_string())))
         .collect()
 }
 
@@ -196,8 +197,8 @@ probe! {
 }
 
 /// The line of the first well-known request of `kind` at the MCP origin (a `well_known` note).
-fn first_well_known(asks: &[(u64, &Value)], kind: &str) -> Option<u64> {
-    asks.iter().find(|(_, d)| d["kind"] == kind).map(|(seq, _)| *seq)
+fn first_well_known(asks: &[(u64, WellKnown)], kind: &str) -> Option<u64> {
+    asks.iter().find(|(_, d)| d.kind == kind).map(|(seq, _)| *seq)
 }
 
 fn judge_prm_discovery(o: &Observations) -> Verdict {
@@ -205,7 +206,7 @@ fn judge_prm_discovery(o: &Observations) -> Verdict {
         Ok(seq) => seq,
         Err(verdict) => return verdict,
     };
-    let asks = noted(o, Note::WellKnown);
+    let asks = noted::<WellKnown>(o);
     let find = |kind: &str| first_well_known(&asks, kind);
     if let Some(seq) = find("resource_metadata_at_path") {
         return Verdict::new(Outcome::Yes, "read the resource metadata at the URL the 401 named").evidence([challenge, seq]);
@@ -241,7 +242,7 @@ fn judge_prm_well_known(o: &Observations) -> Verdict {
         Ok(seq) => seq,
         Err(verdict) => return verdict,
     };
-    let asks = noted(o, Note::WellKnown);
+    let asks = noted::<WellKnown>(o);
     let find = |kind: &str| first_well_known(&asks, kind);
     match (find("resource_metadata_at_path"), find("resource_metadata_at_root")) {
         (Some(path), Some(root)) if path < root => {
@@ -309,12 +310,12 @@ fn judge_registration(o: &Observations) -> Verdict {
     // A host may register more than once (each launch afresh): any client id it was issued counts.
     let registered: Vec<_> = asked(o, "register")
         .into_iter()
-        .filter_map(|(seq, d)| answer_to(o, d).filter(|(_, a)| a["status"] == 201).map(|(a, ad)| (seq, a, text(ad, "/json/client_id").unwrap_or("").to_string())))
+        .filter_map(|(seq, d)| answer_to(o, &d).filter(|(_, a)| a.status == 201).map(|(a, ad)| (seq, a, ad.json_text("client_id").unwrap_or("").to_string())))
         .collect();
     let authorization = first_authorization(o);
-    let issued_to = |ask: &Value| registered.iter().find(|(_, _, id)| text(ask, "/query/client_id") == Some(id.as_str()));
+    let issued_to = |ask: &AuthRequest| registered.iter().find(|(_, _, id)| ask.query_field("client_id") == Some(id.as_str()));
     match (registered.first(), authorization) {
-        (Some(_), Ok((asked_at, ask))) => match issued_to(ask) {
+        (Some(_), Ok((asked_at, ask))) => match issued_to(&ask) {
             Some((seq, answered, _)) => Verdict::new(Outcome::Yes, "registered, and asked for authorization as a client it was issued").evidence([*seq, *answered, asked_at]),
             None => Verdict::new(Outcome::Partial, "registered, then asked for authorization as a client id it was not issued")
                 .evidence([registered[0].0, asked_at])
@@ -323,7 +324,7 @@ fn judge_registration(o: &Observations) -> Verdict {
         (Some((seq, answered, _)), Err(_)) => Verdict::new(Outcome::Yes, "registered (and never asked for authorization)").evidence([*seq, *answered]),
         (None, Ok((asked_at, ask))) => {
             let challenge = challenged(o).unwrap_or(asked_at);
-            let how = match text(ask, "/query/client_id") {
+            let how = match ask.query_field("client_id") {
                 Some(id) if id.starts_with("https://") => "with a client ID metadata document URL this server does not support",
                 Some(_) => "as a client id of its own (pre-registered, which this server cannot be)",
                 None => "without a client id",
@@ -348,7 +349,7 @@ probe! {
 }
 
 fn judge_client_id_document(o: &Observations) -> Verdict {
-    let tried_registration = noted(o, Note::AuthRequest).into_iter().find(|(_, d)| d["endpoint"] == "register").map(|(s, _)| s);
+    let tried_registration = noted::<AuthRequest>(o).into_iter().find(|(_, d)| d.endpoint == "register").map(|(s, _)| s);
     let (seq, ask) = match first_authorization(o) {
         Ok(found) => found,
         Err(verdict) if verdict.outcome == Outcome::No && tried_registration.is_some() => {
@@ -363,7 +364,7 @@ fn judge_client_id_document(o: &Observations) -> Verdict {
             return verdict;
         }
     };
-    match text(ask, "/query/client_id") {
+    match ask.query_field("client_id") {
         Some(url) if url.starts_with("https://") => Verdict::new(Outcome::Yes, format!("asked for authorization with a client ID metadata document: {url}")).evidence([seq]),
         other => {
             let detail = format!("asked for authorization as {:?}, not with a metadata document URL{}", other.unwrap_or(""), not_given(o));
@@ -375,7 +376,7 @@ fn judge_client_id_document(o: &Observations) -> Verdict {
 /// For a no on client ID metadata documents: that the host's profile handed it no document URL,
 /// where the run says so (a host that uses one only when given it was not tried with one).
 fn not_given(o: &Observations) -> &'static str {
-    let given = noted(o, Note::SignIn).into_iter().find_map(|(_, d)| d.get(crate::note::CLIENT_METADATA_GIVEN).and_then(Value::as_bool));
+    let given = noted::<SignIn>(o).into_iter().find_map(|(_, d)| d.client_metadata_given);
     match given {
         Some(false) => "; the harness handed it no metadata document URL (its profile has no client_metadata_args)",
         _ => "",
@@ -400,14 +401,14 @@ fn judge_pkce(o: &Observations) -> Verdict {
         Ok(found) => found,
         Err(verdict) => return verdict,
     };
-    let (challenge, method) = (text(ask, "/query/code_challenge"), text(ask, "/query/code_challenge_method"));
+    let (challenge, method) = (ask.query_field("code_challenge"), ask.query_field("code_challenge_method"));
     let Some(challenge) = challenge else { return Verdict::new(Outcome::No, "the authorization request has no code_challenge").evidence([seq]).opportunity([seq]) };
     if method != Some("S256") {
         return Verdict::new(Outcome::No, format!("the code challenge's method is {:?}, not S256", method.unwrap_or("plain (absent)"))).evidence([seq]).opportunity([seq]);
     }
     let redeemed = token_requests(o, "authorization_code").into_iter().next();
     match redeemed {
-        Some((at, form, _)) => match text(form, "/form/code_verifier") {
+        Some((at, form, _)) => match form.form_field("code_verifier") {
             Some(verifier) if s256(verifier) == challenge => Verdict::new(Outcome::Yes, "an S256 challenge, and the verifier that matches it").evidence([seq, at]),
             Some(_) => Verdict::new(Outcome::No, "the code_verifier does not match the S256 challenge").evidence([seq, at]).opportunity([seq]),
             None => Verdict::new(Outcome::No, "an S256 challenge, and a token request without code_verifier").evidence([seq, at]).opportunity([seq]),
@@ -433,7 +434,7 @@ fn judge_state(o: &Observations) -> Verdict {
         Ok(found) => found,
         Err(verdict) => return verdict,
     };
-    match text(ask, "/query/state") {
+    match ask.query_field("state") {
         Some(state) if state.chars().count() >= 8 => Verdict::new(Outcome::Yes, format!("a state of {} characters", state.chars().count())).evidence([seq]),
         Some(state) => Verdict::new(Outcome::No, format!("a state of only {} characters", state.chars().count())).evidence([seq]).opportunity([seq]),
         None => Verdict::new(Outcome::No, "the authorization request has no state").evidence([seq]).opportunity([seq]),
@@ -460,13 +461,13 @@ fn judge_resource_indicator(o: &Observations) -> Verdict {
     let ours = resource(o).unwrap_or_default();
     let redeemed = token_requests(o, "authorization_code").into_iter().next();
     let named = |value: Option<&str>| value.map(|v| same_resource(v, &ours));
-    let on_token = redeemed.as_ref().map(|(_, form, _)| named(text(form, "/form/resource")));
+    let on_token = redeemed.as_ref().map(|(_, form, _)| named(form.form_field("resource")));
     let lines: Vec<u64> = std::iter::once(seq).chain(redeemed.as_ref().map(|(at, _, _)| *at)).collect();
-    let elsewhere = [text(ask, "/query/resource"), redeemed.as_ref().and_then(|(_, f, _)| text(f, "/form/resource"))].into_iter().flatten().find(|v| !same_resource(v, &ours));
+    let elsewhere = [ask.query_field("resource"), redeemed.as_ref().and_then(|(_, f, _)| f.form_field("resource"))].into_iter().flatten().find(|v| !same_resource(v, &ours));
     if let Some(other) = elsewhere {
         return Verdict::new(Outcome::No, format!("the resource parameter names {other:?}, not {ours:?}")).evidence(lines).opportunity([seq]);
     }
-    match (named(text(ask, "/query/resource")), on_token) {
+    match (named(ask.query_field("resource")), on_token) {
         (Some(true), Some(Some(true)) | None) => Verdict::new(Outcome::Yes, "resource names the MCP server on the authorization and the token request").evidence(lines),
         (Some(true), Some(None)) => Verdict::new(Outcome::Partial, "resource on the authorization request, not on the token request").evidence(lines).opportunity([seq]),
         (None, Some(Some(true))) => Verdict::new(Outcome::Partial, "resource on the token request, not on the authorization request").evidence(lines).opportunity([seq]),
@@ -493,7 +494,7 @@ fn judge_scope_selection(o: &Observations) -> Verdict {
         Ok(found) => found,
         Err(verdict) => return verdict,
     };
-    let asked_for = scopes(text(ask, "/query/scope"));
+    let asked_for = scopes(ask.query_field("scope"));
     let mut all = vec![SCOPE_READ, SCOPE_WRITE];
     all.sort_unstable();
     if asked_for == [SCOPE_READ] {
@@ -522,7 +523,7 @@ probe! {
 
 fn judge_bearer_header(o: &Observations) -> Verdict {
     let all = checks(o);
-    if let Some((seq, _)) = all.iter().find(|(_, d)| d["bearer_in_query"] == true) {
+    if let Some((seq, _)) = all.iter().find(|(_, d)| d.bearer_in_query) {
         return Verdict::new(Outcome::Violation, "put an access token in the query string").evidence([*seq]).opportunity([*seq]);
     }
     let tokens = issued(o);
@@ -533,9 +534,9 @@ fn judge_bearer_header(o: &Observations) -> Verdict {
         };
     };
     let after: Vec<_> = all.iter().filter(|(seq, _)| seq > first).collect();
-    let known = |d: &Value| text(d, "/presented").is_some_and(|p| tokens.iter().any(|(_, t, _)| t == p));
-    let bare: Vec<_> = after.iter().filter(|(_, d)| d["presented"].is_null()).collect();
-    if let Some((seq, _)) = bare.iter().find(|(_, d)| !d["rpc_method"].is_null()) {
+    let known = |d: &ResourceChecked| d.presented.as_deref().is_some_and(|p| tokens.iter().any(|(_, t, _)| t == p));
+    let bare: Vec<_> = after.iter().filter(|(_, d)| d.presented.is_none()).collect();
+    if let Some((seq, _)) = bare.iter().find(|(_, d)| d.rpc_method.is_some()) {
         return Verdict::new(Outcome::No, "sent a JSON-RPC request without its token after it had one").evidence([*first, *seq]).opportunity([*first]);
     }
     if let Some((seq, _)) = bare.first() {
@@ -567,18 +568,18 @@ probe! {
 
 fn judge_step_up(o: &Observations) -> Verdict {
     let all = checks(o);
-    let Some((refused, _)) = all.iter().find(|(_, d)| d["status"] == 403) else {
+    let Some((refused, _)) = all.iter().find(|(_, d)| d.status == 403) else {
         let detail = format!("{TOOL_WRITE} was never called with a token lacking {SCOPE_WRITE}, so the server never asked for more");
         return Verdict::new(Outcome::NotReached, detail);
     };
-    let widened = asked(o, "authorize").into_iter().find(|(seq, d)| seq > refused && scopes(text(d, "/query/scope")).contains(&SCOPE_WRITE));
+    let widened = asked(o, "authorize").into_iter().find(|(seq, d)| seq > refused && scopes(d.query_field("scope")).contains(&SCOPE_WRITE));
     let Some((again, _)) = widened else {
         // What it did instead, as far as the authorization server saw.
         let refresh = token_requests(o, "refresh_token").into_iter().find(|(seq, _, _)| seq > refused);
         let refreshed = refresh.as_ref().map(|(seq, _, _)| *seq);
         let reauthorized = asked(o, "authorize").into_iter().find(|(seq, _)| seq > refused).map(|(seq, _)| seq);
         let instead = match (&refresh, reauthorized) {
-            (Some((_, form, _)), _) if scopes(text(form, "/form/scope")).contains(&SCOPE_WRITE) => {
+            (Some((_, form, _)), _) if scopes(form.form_field("scope")).contains(&SCOPE_WRITE) => {
                 format!(": it asked for {SCOPE_WRITE} in a refresh grant, which cannot widen what was granted")
             }
             (Some(_), _) => ": it refreshed its token with the scope it had".to_string(),
@@ -589,7 +590,7 @@ fn judge_step_up(o: &Observations) -> Verdict {
             .evidence(std::iter::once(*refused).chain(refreshed).chain(reauthorized))
             .opportunity([*refused]);
     };
-    let through = all.iter().find(|(seq, d)| *seq > again && d["tool"] == TOOL_WRITE && d["status"] == 200);
+    let through = all.iter().find(|(seq, d)| *seq > again && d.tool.as_deref() == Some(TOOL_WRITE) && d.status == 200);
     match through {
         Some((seq, _)) => Verdict::new(Outcome::Yes, "asked for the wider scope after the 403 and called the tool again with the new token").evidence([*refused, again, *seq]),
         None => {
@@ -617,17 +618,17 @@ fn judge_refresh(o: &Observations) -> Verdict {
     let tokens = issued(o);
     let refreshed: Vec<(u64, String)> = token_requests(o, "refresh_token")
         .into_iter()
-        .filter_map(|(seq, _, answer)| answer.filter(|(_, a)| a["status"] == 200).and_then(|(_, a)| Some((seq, text(a, "/json/access_token")?.to_string()))))
+        .filter_map(|(seq, _, answer)| answer.filter(|(_, a)| a.status == 200).and_then(|(_, a)| Some((seq, a.json_text("access_token")?.to_string()))))
         .collect();
     if let Some((first, _)) = refreshed.first() {
         // A host may refresh again before it uses a token: any refreshed token let through counts.
-        let used = all.iter().find(|(_, d)| d["status"] == 200 && refreshed.iter().any(|(_, t)| text(d, "/presented") == Some(t.as_str())));
+        let used = all.iter().find(|(_, d)| d.status == 200 && refreshed.iter().any(|(_, t)| d.presented.as_deref() == Some(t.as_str())));
         return match used {
             Some((through, _)) => Verdict::new(Outcome::Yes, "refreshed its token and went on with a refreshed one").evidence([*first, *through]),
             None => Verdict::new(Outcome::Partial, "refreshed its token and never used a refreshed one").evidence([*first]).opportunity([*first]),
         };
     }
-    let Some((expired, _)) = all.iter().find(|(_, d)| d["token"] == "expired") else {
+    let Some((expired, _)) = all.iter().find(|(_, d)| d.token == "expired") else {
         return match tokens.first() {
             Some(_) => Verdict::new(Outcome::NotReached, "no request came after the token's lifetime, so it never expired in use"),
             None => match first_authorization(o) {
@@ -661,21 +662,21 @@ fn judge_iss(o: &Observations) -> Verdict {
     if let Err(verdict) = first_authorization(o) {
         return verdict;
     }
-    let approvals: Vec<_> = noted(o, Note::AuthAnswer).into_iter().filter(|(_, d)| d["endpoint"] == "approve" && d["status"] == 302).collect();
+    let approvals: Vec<_> = noted::<AuthAnswer>(o).into_iter().filter(|(_, d)| d.endpoint == "approve" && d.status == 302).collect();
     let Some((approved, answer)) = approvals.first() else {
         return Verdict::new(Outcome::NotReached, "the person never approved the authorization request");
     };
-    let code = query_of(text(answer, "/location").unwrap_or("")).remove("code").unwrap_or_default();
-    let delivered = asked(o, "person").into_iter().find(|(seq, d)| seq > approved && text(d, "/form/step") == Some("delivered"));
+    let code = query_of(answer.location.as_deref().unwrap_or("")).remove("code").unwrap_or_default();
+    let delivered = asked(o, "person").into_iter().find(|(seq, d)| seq > approved && d.form_field("step") == Some("delivered"));
     let Some((delivered_at, report)) = delivered else {
         return Verdict::new(Outcome::NotReached, "the person never delivered the redirect to the client's callback").evidence([*approved]);
     };
     // Any HTTP answer means the callback got the redirect (a client that refuses it may say so
     // with an error page); status 0 means nothing answered there.
-    if text(report, "/form/status").is_none_or(|s| s == "0") {
+    if report.form_field("status").is_none_or(|s| s == "0") {
         return Verdict::new(Outcome::NotReached, "nothing answered at the client's callback when the person followed the redirect").evidence([delivered_at]);
     }
-    match token_requests(o, "authorization_code").into_iter().find(|(_, form, _)| text(form, "/form/code") == Some(code.as_str())) {
+    match token_requests(o, "authorization_code").into_iter().find(|(_, form, _)| form.form_field("code") == Some(code.as_str())) {
         Some((seq, _, _)) => Verdict::new(Outcome::No, "redeemed a code whose response named another issuer").evidence([*approved, delivered_at, seq]).opportunity([delivered_at]),
         None => Verdict::new(Outcome::Yes, "took the redirect and never redeemed a code whose response named another issuer").evidence([*approved, delivered_at]),
     }
@@ -700,15 +701,15 @@ fn judge_token_audience(o: &Observations) -> Verdict {
         Ok(seq) => seq,
         Err(verdict) => return verdict,
     };
-    if let Some((seq, d)) = checks(o).into_iter().find(|(_, d)| d["token"] == "other_audience") {
+    if let Some((seq, d)) = checks(o).into_iter().find(|(_, d)| d.token == "other_audience") {
         // The other resource is named by its path: its port is this run's.
-        let audience = text(d, "/audience").unwrap_or("another resource");
+        let audience = d.audience.as_deref().unwrap_or("another resource");
         let ours = resource(o).unwrap_or_default();
         let origin = crate::auth::resource_origin(&ours);
         let shown = audience.strip_prefix(origin).filter(|_| !origin.is_empty()).map_or(audience.to_string(), |path| format!("this server's {path}"));
         return Verdict::new(Outcome::No, format!("sent this server a token issued for {shown}")).evidence([challenge, seq]).opportunity([challenge]);
     }
-    match noted(o, Note::WellKnown).into_iter().find(|(_, d)| d["served"] == true) {
+    match noted::<WellKnown>(o).into_iter().find(|(_, d)| d.served) {
         Some((seq, _)) => {
             let how_far = if issued(o).is_empty() { "and obtained no token" } else { "and sent no token issued for it" };
             Verdict::new(Outcome::Yes, format!("read metadata naming another resource {how_far}")).evidence([challenge, seq])

@@ -288,8 +288,7 @@ fn judge_fallback(o: &Observations, what: &str) -> Verdict {
         return Verdict::new(Outcome::Inconclusive, "the server answered server/discover with a result").evidence([discover.seq]);
     }
     // An HTTP error with no JSON-RPC in it is no frame: the tap's note marks when it went out.
-    let http_refusal =
-        || o.notes(crate::note::Note::RefusedDiscover).find(|e| e.seq > discover.seq && e.detail.as_ref().is_some_and(|d| d.get("http_status").is_some())).map(|e| (e.seq, e.t_us));
+    let http_refusal = || o.payloads::<crate::note::RefusedDiscover>().find(|(e, refused)| e.seq > discover.seq && refused.http_status.is_some()).map(|(e, _)| (e.seq, e.t_us));
     let refusal = answer.map(|a| (a.seq, a.t_us)).or_else(http_refusal);
     // The wait is measured from the refusal, or from the discover that was never answered.
     let (from_seq, from_us) = refusal.unwrap_or((discover.seq, discover.t_us));

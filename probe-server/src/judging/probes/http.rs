@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{probe, BOTH, HTTP_ONLY, LEGACY, MODERN};
 use crate::journal::Event;
-use crate::note::Note;
+use crate::note::{self, Note, Payload};
 use crate::observe::{Frame, Observations};
 use crate::probe::{Outcome, Verdict};
 
@@ -281,10 +281,10 @@ probe! {
 }
 
 fn judge_session_expiry(o: &Observations) -> Verdict {
-    let Some(expired) = o.notes(Note::SessionExpired).next() else {
+    let Some((expired, dead)) = o.payloads::<note::SessionExpired>().next().map(|(e, note)| (e, note.session)) else {
         return Verdict::new(Outcome::NotReached, "the session never reached a request after initialization, so it never expired");
     };
-    let dead = expired.detail.as_ref().and_then(|d| d.get("session")).and_then(Value::as_str).unwrap_or_default();
+    let dead = dead.as_str();
     let sessions_opened = o.client_requests("initialize").count();
     if let Some(again) = o.client_requests_after("initialize", expired.seq).next() {
         // A client that opens a session per step (one process per command) initializes again
@@ -319,10 +319,10 @@ probe! {
 }
 
 fn judge_resumption(o: &Observations) -> Verdict {
-    let Some(dropped) = o.notes(Note::StreamDropped).next() else {
+    let Some((dropped, last_id)) = o.payloads::<note::StreamDropped>().next().map(|(e, note)| (e, note.last_sse_id.unwrap_or_default())) else {
         return Verdict::new(Outcome::NotReached, "no GET stream was opened, so none was dropped");
     };
-    let last_id = dropped.detail.as_ref().and_then(|d| d.get("last_sse_id")).and_then(Value::as_str).unwrap_or_default();
+    let last_id = last_id.as_str();
     // A reconnection belongs to the session whose stream was dropped.
     let session = dropped.session.as_str();
     let in_session = |e: &&Event| e.seq > dropped.seq && header(e, "mcp-session-id") == Some(session);
@@ -466,8 +466,8 @@ fn judge_json_responses(o: &Observations) -> Verdict {
     };
     // The request each JSON answer answered: the last one with its id before the note.
     let asked = |note: &Event| {
-        let id = note.detail.as_ref().and_then(|d| d.get("id"));
-        o.frames.iter().rev().find(|f| f.seq < note.seq && f.dir == crate::journal::Direction::ClientToServer && f.is_request() && f.id() == id)
+        let id = note::AnsweredAsJson::of(note).and_then(Result::ok).map(|answered| answered.id);
+        o.frames.iter().rev().find(|f| f.seq < note.seq && f.dir == crate::journal::Direction::ClientToServer && f.is_request() && f.id() == id.as_ref())
     };
     let listed = answered.iter().find(|note| asked(note).and_then(|f| f.method()) == Some("tools/list"));
     let Some(listed) = listed else {

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{exchange_evidence, probe, BOTH, LEGACY};
 use crate::interactive::{self as plan, Input};
 use crate::journal::Transport;
-use crate::note::Note;
+use crate::note::{self, Note, Payload};
 use crate::observe::{Answer, Exchange, Observations};
 use crate::probe::{Declaration, Outcome, Verdict};
 use crate::surface::{self, enum_fields};
@@ -21,28 +21,23 @@ const ELICIT: &str = "elicitation/create";
 const STDIO_ONLY: &[Transport] = &[Transport::Stdio];
 
 /// A labelled copy of the screen the driver saved.
-struct Screen<'a> {
+struct Screen {
     seq: u64,
-    label: &'a str,
-    text: &'a str,
+    label: String,
+    text: String,
 }
 
-fn screens(o: &Observations) -> Vec<Screen<'_>> {
-    o.notes(Note::Screen)
-        .filter_map(|e| {
-            let d = e.detail.as_ref()?;
-            Some(Screen { seq: e.seq, label: d.get("label")?.as_str()?, text: d.get("text")?.as_str()? })
-        })
-        .collect()
+fn screens(o: &Observations) -> Vec<Screen> {
+    o.payloads::<note::Screen>().map(|(e, screen)| Screen { seq: e.seq, label: screen.label, text: screen.text }).collect()
 }
 
-fn screen<'a>(o: &'a Observations, label: &str) -> Option<Screen<'a>> {
+fn screen(o: &Observations, label: &str) -> Option<Screen> {
     screens(o).into_iter().find(|s| s.label == label)
 }
 
 /// Where the plan stopped, if it did: the note's line and its reason.
 fn stopped(o: &Observations) -> Option<(u64, String)> {
-    o.notes(Note::PlanStopped).next().map(|e| (e.seq, e.detail.as_ref().and_then(|d| d.get("reason")).and_then(Value::as_str).unwrap_or("?").to_string()))
+    o.notes(Note::PlanStopped).next().map(|e| (e.seq, note::PlanStopped::of(e).and_then(Result::ok).map_or_else(|| "?".to_string(), |stopped| stopped.reason)))
 }
 
 /// The verdict when the run never got as far as `what`: the plan stopped, or no terminal at all.
@@ -60,7 +55,7 @@ fn fieldless(o: &Observations, tool: &str) -> Option<Verdict> {
     let shown = screen(o, plan::FORM_SHOWN)?;
     let exchange = o.exchange(tool, ELICIT)?;
     let labels = plan::field_labels(tool);
-    if labels.is_empty() || labels.iter().any(|l| shows_label(shown.text, l)) {
+    if labels.is_empty() || labels.iter().any(|l| shows_label(&shown.text, l)) {
         return None;
     }
     let evidence = exchange_evidence(&exchange).into_iter().chain([shown.seq]);
@@ -177,7 +172,7 @@ fn judge_form_shown(o: &Observations) -> Verdict {
     let Some(shown) = screen(o, plan::FORM_SHOWN) else { return never_shown(o, surface::TOOL_ELICIT_FORM, "the form", declared(o)) };
     let schema = surface::elicit_form_schema();
     let message = plan::message_of(surface::TOOL_ELICIT_FORM);
-    let mut missing: Vec<String> = plan::labels(&schema).into_iter().map(|(_, label)| label).filter(|l| !shows_label(shown.text, l)).collect();
+    let mut missing: Vec<String> = plan::labels(&schema).into_iter().map(|(_, label)| label).filter(|l| !shows_label(&shown.text, l)).collect();
     if !shown.text.contains(message) {
         missing.insert(0, "the message".into());
     }
@@ -218,7 +213,7 @@ fn judge_defaults(o: &Observations) -> Verdict {
     let labels = plan::field_labels(surface::TOOL_ELICIT_FORM);
     for (field, label) in plan::labels(&schema) {
         let Some(text) = default_text(&schema["properties"][&field]["default"]) else { continue };
-        if !field_lines(shown.text, &label, &labels).any(|line| line.contains(&text)) {
+        if !field_lines(&shown.text, &label, &labels).any(|line| line.contains(&text)) {
             problems.push(format!("{label} does not show {text:?}"));
         }
     }
@@ -473,8 +468,9 @@ probe! {
 
 fn judge_url_consent(o: &Observations) -> Verdict {
     let declared = Declaration::from_bool(o.declares(&["elicitation", "url"]));
-    if let Some(opened) = o.notes(Note::BrowserOpened).next() {
-        let target = opened.detail.as_ref().and_then(|d| d.get("arguments")).map(Value::to_string).unwrap_or_default();
+    if let Some((opened, browser)) = o.payloads::<note::BrowserOpened>().next() {
+        // The arguments as JSON text (quoted), as verdicts have always shown them.
+        let target = Value::from(browser.arguments).to_string();
         return Verdict::new(Outcome::Violation, format!("opened without consent: {target}")).declared(declared).evidence([opened.seq]);
     }
     // The person never consents: an accept is consent given for them.

@@ -99,7 +99,7 @@ fn modern_http(o: &Observations) -> bool {
 
 /// Whether the server said it sees a client close its connection while an answer is pending.
 fn closed_connections_seen(o: &Observations) -> bool {
-    o.notes(Note::Serving).any(|e| e.detail.as_ref().and_then(|d| d.get("closed_connections_seen")) == Some(&Value::Bool(true)))
+    o.payloads::<crate::note::Serving>().any(|(_, serving)| serving.closed_connections_seen == Some(true))
 }
 
 fn t_us(o: &Observations, seq: u64) -> u64 {

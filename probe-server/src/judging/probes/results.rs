@@ -31,10 +31,7 @@ fn called(o: &Observations, tool: &str) -> Result<u64, Verdict> {
 /// The first request after `call` that carried payload `name`, and where ("tool_result" or
 /// "beside").
 fn payload_after<'a>(o: &'a Observations, call: u64, name: &str) -> Option<(u64, Vec<&'a str>)> {
-    o.model_views().filter(|(seq, _)| *seq > call).find_map(|(seq, view)| {
-        let places = view.get("payloads")?.get(name)?.as_array()?;
-        Some((seq, places.iter().filter_map(Value::as_str).collect()))
-    })
+    o.model_views().filter(|(seq, _)| *seq > call).find_map(|(seq, view)| Some((seq, view.payload_places(name)?)))
 }
 
 /// How the first request after `call` that carried media payload `name` carried it: as a part of
@@ -42,8 +39,7 @@ fn payload_after<'a>(o: &'a Observations, call: u64, name: &str) -> Option<(u64,
 /// said, read as a part).
 fn as_part_after(o: &Observations, call: u64, name: &str) -> Option<(u64, bool)> {
     let mut carried = o.model_views().filter(|(seq, _)| *seq > call).filter_map(|(seq, view)| {
-        let forms = view.get("payload_forms")?;
-        let forms = forms.get(name)?.as_array()?;
+        let forms = view.payload_forms_of(name)?;
         Some((seq, forms.iter().any(|f| f == "part")))
     });
     let first = carried.next()?;
@@ -54,8 +50,7 @@ fn as_part_after(o: &Observations, call: u64, name: &str) -> Option<(u64, bool)>
 /// index among the request's tool results, its text).
 pub(super) fn result_after(o: &Observations, call: u64, canary: &str) -> Option<(u64, usize, String)> {
     o.model_views().filter(|(seq, _)| *seq > call).find_map(|(seq, view)| {
-        let results = view.get("tool_results")?.as_array()?;
-        let (index, text) = results.iter().enumerate().find_map(|(i, r)| r.as_str().filter(|t| t.contains(canary)).map(|t| (i, t)))?;
+        let (index, text) = view.tool_results.iter().enumerate().find_map(|(i, r)| r.as_str().filter(|t| t.contains(canary)).map(|t| (i, t)))?;
         Some((seq, index, text.to_string()))
     })
 }
@@ -223,8 +218,7 @@ fn judge_is_error(o: &Observations) -> Verdict {
     let Some((seq, index, text)) = result_after(o, call, s::FAULT_RESULT_CANARY) else {
         return Verdict::new(Outcome::No, "the model never got probe_fault's result").evidence([call]).opportunity([call]);
     };
-    let marked =
-        o.model_views().find(|(line, _)| *line == seq).and_then(|(_, view)| view.get("error_marks")?.as_array().map(|m| m.iter().any(|i| i.as_u64() == Some(index as u64))));
+    let marked = o.model_views().find(|(line, _)| *line == seq).map(|(_, view)| view.marks_error(index));
     let words = host_words(&text, s::FAULT_RESULT_CANARY).filter(|w| ["error", "fail"].iter().any(|k| w.to_lowercase().contains(k)));
     match (marked.unwrap_or(false), words) {
         (true, _) => Verdict::new(Outcome::Yes, "marked as an error by the dialect's own mark").evidence([call, seq]),
@@ -247,7 +241,7 @@ probe! {
 
 /// How many tool results the last request before `line` carried.
 pub(super) fn results_before(o: &Observations, line: u64) -> usize {
-    o.model_views().filter(|(seq, _)| *seq < line).last().and_then(|(_, v)| v.get("tool_results")?.as_array().map(Vec::len)).unwrap_or(0)
+    o.model_views().filter(|(seq, _)| *seq < line).last().map_or(0, |(_, v)| v.tool_results.len())
 }
 
 /// The result of the model's call at model journal line `call`: the first result a later
@@ -256,8 +250,8 @@ pub(super) fn results_before(o: &Observations, line: u64) -> usize {
 pub(super) fn result_of_call(o: &Observations, call: u64) -> Option<(u64, &str, bool)> {
     let index = results_before(o, call);
     o.model_views().filter(|(seq, _)| *seq > call).find_map(|(seq, view)| {
-        let text = view.get("tool_results")?.as_array()?.get(index)?.as_str()?;
-        let marked = view.get("error_marks").and_then(Value::as_array).is_some_and(|marks| marks.iter().any(|m| m.as_u64() == Some(index as u64)));
+        let text = view.tool_results.get(index)?.as_str()?;
+        let marked = view.marks_error(index);
         Some((seq, text, marked))
     })
 }

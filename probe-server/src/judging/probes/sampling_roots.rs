@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::opportunity::{self, chance};
 use super::{answered, exchange_evidence, probe, BOTH};
 use crate::host_tools::names_tool;
+use crate::note::ModelView;
 use crate::observe::Observations;
 use crate::probe::{Declaration, Outcome, Verdict};
 use crate::surface;
@@ -122,7 +123,7 @@ fn judge_sampling_tools(o: &Observations) -> Verdict {
 }
 
 /// Whether `marker` is in the context (system prompt or messages) of a `model_view`.
-fn in_context(view: &Value, marker: &str) -> bool {
+fn in_context(view: &ModelView, marker: &str) -> bool {
     crate::observe::mention_places(view, marker).iter().any(|p| p == "context")
 }
 
@@ -130,8 +131,8 @@ fn in_context(view: &Value, marker: &str) -> bool {
 /// carries the sampling ask canary) with `judge`. None passed on: not reached when the model
 /// never called a sampling tool; no otherwise (the request was answered another way, or not
 /// at all), citing the model's calls as the opportunity.
-fn judge_forwarded(o: &Observations, judge: fn(&[(u64, &Value)]) -> Verdict) -> Verdict {
-    let forwarded: Vec<(u64, &Value)> = o.model_views().filter(|(_, v)| in_context(v, surface::SAMPLING_ASK_CANARY)).collect();
+fn judge_forwarded(o: &Observations, judge: fn(&[(u64, &ModelView)]) -> Verdict) -> Verdict {
+    let forwarded: Vec<(u64, &ModelView)> = o.model_views().filter(|(_, v)| in_context(v, surface::SAMPLING_ASK_CANARY)).collect();
     if !forwarded.is_empty() {
         return judge(&forwarded);
     }
@@ -182,7 +183,7 @@ probe! {
 
 fn judge_max_tokens(o: &Observations) -> Verdict {
     judge_forwarded(o, |forwarded| {
-        let limit = |v: &Value| v.get("max_tokens").and_then(Value::as_u64);
+        let limit = |v: &ModelView| v.max_tokens;
         let seqs = || forwarded.iter().map(|(seq, _)| *seq);
         let most = surface::SAMPLING_MAX_TOKENS;
         if let Some((seq, over)) = forwarded.iter().find_map(|(seq, v)| limit(v).filter(|l| *l > most).map(|l| (*seq, l))) {

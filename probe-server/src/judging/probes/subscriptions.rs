@@ -7,7 +7,6 @@ use serde_json::Value;
 use super::opportunity::{self, chance};
 use super::{latency_bucket, probe, BOTH, LEGACY, MODERN};
 use crate::host_tools::HostTool;
-use crate::note::Note;
 use crate::observe::{Frame, Observations};
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
@@ -119,7 +118,7 @@ probe! {
 fn judge_reopen(o: &Observations) -> Verdict {
     // Only a stream the server ended on purpose counts: one that ends because the client left is
     // no question put to the client.
-    let by_server = o.notes(Note::ListenEnded).find(|e| e.detail.as_ref().and_then(|d| d.get("by")).and_then(Value::as_str) == Some("server"));
+    let by_server = o.payloads::<crate::note::ListenEnded>().find(|(_, ended)| ended.by == crate::note::EndedBy::Server).map(|(e, _)| e);
     let Some(ended) = by_server
         .and_then(|note| o.client_requests("subscriptions/listen").filter_map(|listen| o.answer_to(listen).filter(|a| a.result().is_some())).find(|answer| answer.seq > note.seq))
     else {

@@ -31,7 +31,7 @@ use base64::Engine;
 use serde_json::{json, Value};
 
 use crate::journal::{Entry, Journal, Transport};
-use crate::note::Note;
+use crate::note::Payload;
 use crate::variant::Variant;
 
 /// The scope every tool needs.
@@ -267,8 +267,8 @@ impl Authority {
         &self.journal
     }
 
-    pub(crate) fn note(&self, session: &str, note: Note, fields: Value) {
-        self.journal.log(Entry::note(session, Transport::Http, note.detail(fields)));
+    pub(crate) fn note(&self, session: &str, payload: &impl Payload) {
+        self.journal.log(Entry::note(session, Transport::Http, payload.detail()));
     }
 
     pub(crate) fn next_serial(&self) -> u64 {

@@ -17,6 +17,7 @@ use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::*;
+use crate::note;
 
 /// The largest request body read.
 const MAX_BODY: usize = 64 * 1024;
@@ -36,7 +37,7 @@ pub async fn open(closing: CancellationToken, reading: std::time::Duration, auth
     let mut made = authority(issuer);
     made.read_deadline = reading.min(READ_DEADLINE);
     let authority = Arc::new(made);
-    authority.note(SESSION, Note::AuthServing, json!({"issuer": authority.issuer, "resource": authority.resource, "named_resource": authority.named_resource()}));
+    authority.note(SESSION, &note::AuthServing { issuer: authority.issuer.clone(), resource: authority.resource.clone(), named_resource: authority.named_resource().to_string() });
     let app = axum::Router::new().fallback(handle).with_state(authority.clone());
     // The MCP port's own connection handling: a cap on open connections, a deadline for each
     // request head, and every refused connection journalled.
@@ -128,13 +129,19 @@ async fn handle(State(authority): State<Arc<Authority>>, request: Request) -> Re
     let endpoint = endpoint(&asked.path);
     authority.note(
         SESSION,
-        Note::AuthRequest,
-        json!({
-            "n": n, "endpoint": endpoint, "method": asked.method.as_str(), "path": asked.path, "query": asked.query,
-            "form": asked.form, "json": asked.json, "body_bytes": bytes.len(), "body_error": body_error,
-            "user_agent": header_text(&parts.headers, header::USER_AGENT),
-            "authorization": header_text(&parts.headers, header::AUTHORIZATION),
-        }),
+        &note::AuthRequest {
+            n,
+            endpoint: endpoint.to_string(),
+            method: asked.method.as_str().to_string(),
+            path: asked.path.clone(),
+            query: asked.query.clone(),
+            form: asked.form.clone(),
+            json: asked.json.clone(),
+            body_bytes: bytes.len() as u64,
+            body_error: body_error.clone(),
+            user_agent: header_text(&parts.headers, header::USER_AGENT).map(str::to_string),
+            authorization: header_text(&parts.headers, header::AUTHORIZATION).map(str::to_string),
+        },
     );
     // The MCP port's rule for who may ask (N8): a Host on this machine, and an Origin, if any, too
     // (the consent form posts from the server's own page; a client's token request has none).
@@ -144,13 +151,12 @@ async fn handle(State(authority): State<Arc<Authority>>, request: Request) -> Re
         Some(error) => Answer::error(StatusCode::BAD_REQUEST, "invalid_request", error),
         None => answer(&authority, &asked),
     };
-    let mut fields = json!({"n": n, "endpoint": endpoint, "status": answer.status.as_u16()});
-    match &answer.body {
-        Payload::Json(value) => fields["json"] = value.clone(),
-        Payload::Redirect(location) => fields["location"] = json!(location),
-        Payload::Page(_) | Payload::Empty => {}
-    }
-    authority.note(SESSION, Note::AuthAnswer, fields);
+    let (json, location) = match &answer.body {
+        Payload::Json(value) => (Some(value.clone()), None),
+        Payload::Redirect(location) => (None, Some(location.clone())),
+        Payload::Page(_) | Payload::Empty => (None, None),
+    };
+    authority.note(SESSION, &note::AuthAnswer { n, endpoint: endpoint.to_string(), status: answer.status.as_u16(), json, location });
     answer.into_response()
 }
 

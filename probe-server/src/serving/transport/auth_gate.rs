@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use crate::auth::{bearer, needs_step_up, Authority, TokenCheck, OAUTH_METADATA_PATH, OIDC_METADATA_PATH, PRM_PATH};
 use crate::journal::{Direction, Entry, EventKind, Journal, Transport};
-use crate::note::Note;
+use crate::note::{self, Payload};
 
 use super::http::MCP_PATH;
 
@@ -33,7 +33,7 @@ pub fn well_known(authority: &Authority, journal: &Journal, session: &str, path:
         p if p.starts_with(PRM_PATH) => "resource_metadata_elsewhere",
         _ => "other",
     };
-    journal.log(Entry::note(session, Transport::Http, Note::WellKnown.detail(json!({"path": path, "kind": kind, "served": served}))));
+    journal.log(Entry::note(session, Transport::Http, note::WellKnown { path: path.to_string(), kind: kind.to_string(), served }.detail()));
     Some(if served {
         answer(journal, session, StatusCode::OK, None, authority.resource_metadata())
     } else {
@@ -50,8 +50,19 @@ pub fn refusal(authority: &Authority, journal: &Journal, session: &str, parts: &
     // would let the second through unread.
     let headers = parts.headers.get_all("authorization").iter().count();
     if headers > 1 {
-        let fields = json!({"http_method": parts.method.as_str(), "token": "several", "authorization_headers": headers, "status": 400});
-        journal.log(Entry::note(session, Transport::Http, Note::ResourceChecked.detail(fields)));
+        let checked = note::ResourceChecked {
+            http_method: parts.method.as_str().to_string(),
+            rpc_method: None,
+            tool: None,
+            token: "several".into(),
+            presented: None,
+            bearer_in_query: false,
+            status: 400,
+            scope: None,
+            audience: None,
+            authorization_headers: Some(headers as u64),
+        };
+        journal.log(Entry::note(session, Transport::Http, checked.detail()));
         return Some(answer(journal, session, StatusCode::BAD_REQUEST, None, json!({"error": "invalid_request", "error_description": "one Authorization header, not several"})));
     }
     let presented = bearer(parts.headers.get("authorization").and_then(|v| v.to_str().ok()));
@@ -64,16 +75,25 @@ pub fn refusal(authority: &Authority, journal: &Journal, session: &str, parts: &
         TokenCheck::Valid(_) => (StatusCode::OK, None),
         other => (StatusCode::UNAUTHORIZED, Some(authority.challenge(*other != TokenCheck::Absent))),
     };
-    let mut fields = json!({
-        "http_method": parts.method.as_str(), "rpc_method": rpc_method, "tool": tool, "token": check.word(),
-        "presented": presented, "bearer_in_query": in_query, "status": status.as_u16(),
-    });
-    match &check {
-        TokenCheck::Valid(scope) => fields["scope"] = json!(scope),
-        TokenCheck::OtherAudience(audience) => fields["audience"] = json!(audience),
-        _ => {}
-    }
-    journal.log(Entry::note(session, Transport::Http, Note::ResourceChecked.detail(fields)));
+    let checked = note::ResourceChecked {
+        http_method: parts.method.as_str().to_string(),
+        rpc_method: rpc_method.map(str::to_string),
+        tool: tool.map(str::to_string),
+        token: check.word().to_string(),
+        presented: presented.map(str::to_string),
+        bearer_in_query: in_query,
+        status: status.as_u16(),
+        scope: match &check {
+            TokenCheck::Valid(scope) => Some(scope.to_string()),
+            _ => None,
+        },
+        audience: match &check {
+            TokenCheck::OtherAudience(audience) => Some(audience.to_string()),
+            _ => None,
+        },
+        authorization_headers: None,
+    };
+    journal.log(Entry::note(session, Transport::Http, checked.detail()));
     let challenge = challenge?;
     let error = if status == StatusCode::FORBIDDEN { "insufficient_scope" } else { "invalid_token" };
     Some(answer(journal, session, status, Some(challenge), json!({"error": error, "error_description": "a bearer token for this resource is required"})))

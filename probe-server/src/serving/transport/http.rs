@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::journal::{Direction, Entry, EventKind, Journal, Transport};
 use crate::net::loopback::{host_allowed, loopback_request};
-use crate::note::Note;
+use crate::note::{self, Payload};
 use crate::server::{ProbeServer, ServeOptions};
 use crate::variant::Variant;
 
@@ -132,7 +132,7 @@ impl TapState {
         let is_request = frame.is_some_and(|f| f.get("id").is_some() && f.get("method").and_then(Value::as_str).is_some_and(|m| m != "initialize"));
         if expired.is_empty() && is_request {
             expired.push(session.to_string());
-            self.journal.log(Entry::note(session, Transport::Http, Note::SessionExpired.detail(json!({"session": session}))));
+            self.journal.log(Entry::note(session, Transport::Http, note::SessionExpired { session: session.to_string() }.detail()));
             return true;
         }
         false
@@ -228,8 +228,8 @@ impl Drop for SseJournal {
 /// Journals that the stream to carry the answer to `request_id` closed first (before even its
 /// headers went out, when `before_answer_began`).
 fn answer_stream_closed(journal: &Journal, session: &str, request_id: Value, before_answer_began: bool) {
-    let closed = crate::note::AnswerStreamClosed { request_id, before_answer_began };
-    journal.log(Entry::note(session, Transport::Http, crate::note::Payload::detail(&closed)));
+    let closed = note::AnswerStreamClosed { request_id, before_answer_began };
+    journal.log(Entry::note(session, Transport::Http, closed.detail()));
 }
 
 /// A request in the SDK's hands whose answer has not begun: if it is dropped so (the client closed
@@ -337,8 +337,8 @@ impl SseJournal {
     /// stream's priming policy says; returns its id if it was sent.
     fn send_data_less(&self, event: Vec<u8>, fields: &SseFields, out: &mut Vec<u8>) -> Option<String> {
         let (note, bytes) = match &self.priming {
-            Priming::Pass | Priming::Undecided => (Note::SseWithoutData.detail(json!({"sse_id": fields.id, "retry": fields.retry})), Some(event)),
-            Priming::Withhold(version) => (Note::SsePrimingWithheld.detail(json!({"sse_id": fields.id, "negotiated": version})), None),
+            Priming::Pass | Priming::Undecided => (note::SseWithoutData { sse_id: fields.id.clone(), retry: fields.retry.clone() }.detail(), Some(event)),
+            Priming::Withhold(version) => (note::SsePrimingWithheld { sse_id: fields.id.clone(), negotiated: version.clone() }.detail(), None),
             Priming::IdOnly(version) => {
                 let mut id_only = String::new();
                 if let Some(id) = &fields.id {
@@ -348,7 +348,7 @@ impl SseJournal {
                     id_only.push_str(&format!("retry: {retry}\n"));
                 }
                 id_only.push('\n');
-                (Note::SseIdOnly.detail(json!({"sse_id": fields.id, "retry": fields.retry, "negotiated": version})), Some(id_only.into_bytes()))
+                (note::SseIdOnly { sse_id: fields.id.clone(), retry: fields.retry.clone(), negotiated: version.clone() }.detail(), Some(id_only.into_bytes()))
             }
         };
         let mut entry = Entry::new(&self.session, Transport::Http, Direction::ServerToClient, EventKind::Note);
@@ -369,7 +369,7 @@ impl SseJournal {
         let rest = std::mem::take(&mut self.buffer);
         if !rest.is_empty() {
             let mut entry = Entry::new(&self.session, Transport::Http, Direction::ServerToClient, EventKind::Note);
-            entry.detail = Some(Note::SseIncompleteEvent.detail(json!({"bytes": rest.len(), "head": String::from_utf8_lossy(&rest[..rest.len().min(256)])})));
+            entry.detail = Some(note::SseIncompleteEvent { bytes: rest.len() as u64, head: String::from_utf8_lossy(&rest[..rest.len().min(256)]).into_owned() }.detail());
             self.journal.log(entry);
         }
         out.extend_from_slice(&rest);
@@ -623,7 +623,11 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         if let Some(negotiated) = negotiated {
             let asked = frame.as_ref().and_then(|f| f.pointer("/params/protocolVersion")).cloned().unwrap_or(Value::Null);
             let same = asked.as_str() == Some(negotiated.as_str());
-            journal.log(Entry::note(&session, Transport::Http, Note::RepeatedInitialize.detail(json!({"id": request_id, "version": asked, "answered_again": same}))));
+            journal.log(Entry::note(
+                &session,
+                Transport::Http,
+                note::RepeatedInitialize { id: request_id.clone(), version: asked.clone(), answered_again: same, in_flight: false }.detail(),
+            ));
             if !same {
                 let message = format!("invalid request: the session is already initialized with protocol version {negotiated}");
                 return json_error_with_id(journal, &session, StatusCode::BAD_REQUEST, request_id, -32600, message);
@@ -694,7 +698,7 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
             let (out, last_id) = sse.feed(&chunk);
             let end_now = drop_here && last_id.is_some();
             if end_now {
-                sse.journal.log(Entry::note(&sse.session, Transport::Http, Note::StreamDropped.detail(json!({"last_sse_id": last_id}))));
+                sse.journal.log(Entry::note(&sse.session, Transport::Http, note::StreamDropped { last_sse_id: last_id.clone() }.detail()));
             }
             Some((Ok(Bytes::from(out)), (inner, sse, end_now)))
         });
@@ -774,7 +778,7 @@ fn json_answer(journal: &Journal, session: &str, mut parts: axum::http::response
     parts.headers.remove(axum::http::header::CONTENT_LENGTH);
     let detail = json!({"status": parts.status.as_u16(), "headers": selected_headers(&parts.headers)});
     journal.log(Entry::new(session, Transport::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
-    journal.log(Entry::note(session, Transport::Http, Note::AnsweredAsJson.detail(json!({"id": id}))));
+    journal.log(Entry::note(session, Transport::Http, note::AnsweredAsJson { id: id.clone() }.detail()));
     let parsed = serde_json::from_str::<Value>(&answer).ok();
     journal.log(Entry::frame(session, Transport::Http, Direction::ServerToClient, EventKind::Frame, answer.as_bytes(), parsed.as_ref()));
     Response::from_parts(parts, Body::from(answer))
@@ -822,7 +826,10 @@ pub async fn serve_http(listener: TcpListener, journal: Journal, options: ServeO
     // Whether a client closing its connection is seen while an answer is pending (see
     // `Limits::half_close`): the long-call judges need it to blame a host for not cancelling.
     let closes_seen = variant == Variant::LongCalls;
-    handler.note_serving(json!({"loopback": local.ip().is_loopback(), "closed_connections_seen": closes_seen}));
+    handler.note_serving(|serving| {
+        serving.loopback = Some(local.ip().is_loopback());
+        serving.closed_connections_seen = Some(closes_seen);
+    });
     let closing = handler.closing();
     let on_shutdown = shutdown.clone();
     tokio::spawn(async move {

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::journal::{RawText, HEAD_BYTES};
-use crate::note::Note;
+use crate::note::{self, Payload};
 
 pub mod auth_gate;
 pub mod budget;
@@ -142,7 +142,7 @@ pub(crate) fn screen(value: Value) -> Result<RxJsonRpcMessage<RoleServer>, Refus
     let answer_id = if id.is_string() || id.is_number() { id.clone() } else { Value::Null };
     let refuse = |note: Option<Value>, code: i64, message: String| Refusal { note, answer: Some(Answer { id: answer_id.clone(), code, message }) };
     if is_request && id.is_number() && !echoed_exactly(&id) {
-        let note = Note::InexactId.detail(json!({"id": id}));
+        let note = note::InexactId { id: id.clone() }.detail();
         return Err(refuse(Some(note), -32600, "invalid request: the id must be a string or an integer of at most 64 bits".into()));
     }
     let typed_id = id.is_string() || id.is_i64() || id.is_u64();
@@ -152,7 +152,7 @@ pub(crate) fn screen(value: Value) -> Result<RxJsonRpcMessage<RoleServer>, Refus
             None => Ok(message),
         },
         Err(err) => {
-            let note = Some(Note::SdkRejectedFrame.detail(json!({"error": err.to_string()})));
+            let note = Some(note::SdkRejectedFrame { error: err.to_string() }.detail());
             if response {
                 return Err(Refusal { note, answer: None });
             }
@@ -282,9 +282,9 @@ impl DiscoverRefusal {
     /// The `refused_discover` note's detail.
     pub(crate) fn note(&self) -> Value {
         match self {
-            DiscoverRefusal::Error { code, .. } => crate::note::Note::RefusedDiscover.detail(json!({"code": code})),
-            DiscoverRefusal::Unanswered => crate::note::Note::RefusedDiscover.detail(json!({"code": null, "unanswered": true})),
-            DiscoverRefusal::HttpStatus { status, .. } => crate::note::Note::RefusedDiscover.detail(json!({"code": null, "http_status": status})),
+            DiscoverRefusal::Error { code, .. } => note::RefusedDiscover { code: Some(*code), unanswered: false, http_status: None }.detail(),
+            DiscoverRefusal::Unanswered => note::RefusedDiscover { code: None, unanswered: true, http_status: None }.detail(),
+            DiscoverRefusal::HttpStatus { status, .. } => note::RefusedDiscover { code: None, unanswered: false, http_status: Some(*status) }.detail(),
         }
     }
 }

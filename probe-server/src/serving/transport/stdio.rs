@@ -17,7 +17,7 @@ use tokio::sync::{mpsc, Mutex};
 
 use super::Summary;
 use crate::journal::{Direction, Entry, EventKind, Journal, RawText, Transport};
-use crate::note::Note;
+use crate::note::{self, Payload};
 use crate::server::{ProbeServer, ServeOptions};
 
 /// The longest line served: the frame limit both transports share. Longer lines are
@@ -268,18 +268,18 @@ async fn pump_input<R: AsyncRead + Unpin>(
         let frame = match next_frame(&mut reader, MAX_LINE).await {
             Ok(frame) => frame,
             Err(err) => {
-                journal.log(Entry::note(SESSION, Transport::Stdio, Note::InputError.detail(json!({"error": err.to_string()}))));
+                journal.log(Entry::note(SESSION, Transport::Stdio, note::InputError { error: err.to_string() }.detail()));
                 break;
             }
         };
         let line = match frame {
             ReadFrame::Eof => {
-                journal.log(Entry::note(SESSION, Transport::Stdio, Note::InputClosed.detail(json!({"clean": true}))));
+                journal.log(Entry::note(SESSION, Transport::Stdio, note::InputClosed { clean: true, partial_bytes: None }.detail()));
                 break;
             }
             ReadFrame::Partial(bytes) => {
                 journal_frame(EventKind::Partial, &bytes, None);
-                journal.log(Entry::note(SESSION, Transport::Stdio, Note::InputClosed.detail(json!({"clean": false, "partial_bytes": bytes.len()}))));
+                journal.log(Entry::note(SESSION, Transport::Stdio, note::InputClosed { clean: false, partial_bytes: Some(bytes.len() as u64) }.detail()));
                 break;
             }
             ReadFrame::Oversize { len, sha256, head } => {
@@ -353,7 +353,7 @@ async fn pump_input<R: AsyncRead + Unpin>(
                 journal.log(Entry::note(
                     SESSION,
                     Transport::Stdio,
-                    Note::RepeatedInitialize.detail(json!({"id": id, "version": asked_version, "answered_again": again.is_some()})),
+                    note::RepeatedInitialize { id: id.clone(), version: json!(asked_version), answered_again: again.is_some(), in_flight: false }.detail(),
                 ));
                 match again {
                     Some(result) => outbound.send(serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "result": result})).unwrap_or_default()),
@@ -364,14 +364,18 @@ async fn pump_input<R: AsyncRead + Unpin>(
             if outbound.lifecycle.in_flight() {
                 // A second opening before the first is answered would switch the session under
                 // the first (it did: three answers, ending on the last version asked).
-                journal.log(Entry::note(SESSION, Transport::Stdio, Note::RepeatedInitialize.detail(json!({"id": id, "version": asked_version, "in_flight": true}))));
+                journal.log(Entry::note(
+                    SESSION,
+                    Transport::Stdio,
+                    note::RepeatedInitialize { id: id.clone(), version: json!(asked_version), answered_again: false, in_flight: true }.detail(),
+                ));
                 outbound.send(error_frame(id, -32600, "invalid request: an initialize is already in flight"));
                 continue;
             }
             outbound.lifecycle.asking(&id, asked_version);
         }
         if !is_request && !seen_request {
-            journal.log(Entry::note(SESSION, Transport::Stdio, Note::WithheldBeforeFirstRequest.detail(json!({"method": method}))));
+            journal.log(Entry::note(SESSION, Transport::Stdio, note::WithheldBeforeFirstRequest { method: method.clone().unwrap_or_default() }.detail()));
             continue;
         }
         seen_request |= is_request;
@@ -380,7 +384,7 @@ async fn pump_input<R: AsyncRead + Unpin>(
             // A second request with the id of one still in flight would take its place in the SDK
             // and the first would never be answered: refuse the second.
             if !outbound.pending.insert(&id) {
-                journal.log(Entry::note(SESSION, Transport::Stdio, Note::DuplicateRequestId.detail(json!({"id": id}))));
+                journal.log(Entry::note(SESSION, Transport::Stdio, note::DuplicateRequestId { id: id.clone() }.detail()));
                 outbound.send(error_frame(id.clone(), -32600, &format!("invalid request: id {id} is already in use by a request still in flight")));
                 continue;
             }
@@ -432,7 +436,7 @@ where
     let (in_tx, in_rx) = mpsc::channel(64);
     let (variant, task_timing) = (options.variant, options.task_timing);
     let handler = ProbeServer::new(journal.clone(), SESSION, Transport::Stdio, options);
-    handler.note_serving(json!({}));
+    handler.note_serving(|_| {});
     let pump = tokio::spawn(pump_input(reader, journal.clone(), outbound.clone(), in_tx, handler.closing(), variant, task_timing));
     let inbound = Arc::new(Mutex::new(in_rx));
     loop {
@@ -441,9 +445,9 @@ where
         match handler.clone().serve(tap).await {
             Ok(running) => {
                 let reason = running.waiting().await;
-                journal.log(Entry::note(SESSION, Transport::Stdio, Note::SessionEnded.detail(json!({"reason": format!("{reason:?}")}))));
+                journal.log(Entry::note(SESSION, Transport::Stdio, note::SessionEnded { reason: format!("{reason:?}") }.detail()));
             }
-            Err(err) => journal.log(Entry::note(SESSION, Transport::Stdio, Note::SessionFailed.detail(json!({"error": err.to_string()})))),
+            Err(err) => journal.log(Entry::note(SESSION, Transport::Stdio, note::SessionFailed { error: err.to_string() }.detail())),
         }
         // A new session is served while input may still come, or frames already read wait. The
         // channel, not the pump's task, says whether input may still come (the pump holds its only

@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use plan::Scope;
 use plan::Step;
-use probe_server::note::Note;
+use probe_server::note::Payload;
 
 /// What every request handler of one stub shares.
 #[derive(Clone)]
@@ -194,7 +194,7 @@ async fn handle(State(Stub { journal, scope, settle_ms, asks }): State<Stub>, me
         return (StatusCode::OK, [("content-type", "application/json")], r#"{"data":[],"object":"list"}"#).into_response();
     };
     let Ok(mut parsed) = serde_json::from_slice::<Value>(&body) else {
-        journal.log(Entry::note(SESSION, Transport::Http, Note::ModelRequestUnparsable.detail(json!({"path": path}))));
+        journal.log(Entry::note(SESSION, Transport::Http, probe_server::note::ModelRequestUnparsable { path: path.to_string() }.detail()));
         return (StatusCode::BAD_REQUEST, "body is not JSON").into_response();
     };
     if gemini::endpoint(&path) == Some(true) {
@@ -203,7 +203,7 @@ async fn handle(State(Stub { journal, scope, settle_ms, asks }): State<Stub>, me
     // The view and the answer read the same request: its text and what it mentions are worked
     // out once. The cues live outside the catalogue (tool results, the prompt).
     let (mentioned, text) = (plan::mentioned_tools(&parsed), view::RequestText::of(&parsed));
-    journal.log(Entry::note(SESSION, Transport::Http, view::view(dialect, &parsed, &mentioned, &text)));
+    journal.log(Entry::note(SESSION, Transport::Http, view::view(dialect, &parsed, &mentioned, &text).detail()));
     let (reply, step, hold) = answer(dialect, &parsed, scope, &mentioned, &plan::Cues::read(&text.context), &asks);
     let hold_ms = hold.ms(settle_ms);
     if hold_ms > 0 {

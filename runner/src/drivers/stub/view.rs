@@ -7,7 +7,6 @@ use probe_server::surface as s;
 use serde_json::{json, Map, Value};
 
 use super::Dialect;
-use probe_server::note::Note;
 
 /// The longest tool description or tool result kept.
 const KEEP_CHARS: usize = 16 * 1024;
@@ -234,7 +233,7 @@ pub fn output_limit(dialect: Dialect, body: &Value) -> Option<u64> {
 
 /// The `model_view` note's detail for one request. `deferred` are the wanted tools the request
 /// names only in its text (a host that defers tools behind a search tool lists them there).
-pub fn view(dialect: Dialect, body: &Value, deferred: &[String], text: &RequestText) -> Value {
+pub fn view(dialect: Dialect, body: &Value, deferred: &[String], text: &RequestText) -> probe_server::note::ModelView {
     let results = tool_results(dialect, body);
     // Tools a search declared in the conversation, callable only through the host's proxy tool,
     // were shown to the model too: they join the catalogue, marked with their proxy.
@@ -246,7 +245,17 @@ pub fn view(dialect: Dialect, body: &Value, deferred: &[String], text: &RequestT
         }
     }
     let (marks, carried) = (error_marks(dialect, body), payloads(text, &results));
-    Note::ModelView.detail(json!({"dialect": dialect, "tools": offered, "deferred": deferred, "tool_results": results, "error_marks": marks, "payloads": carried, "payload_forms": payload_forms(body), "mentions": mentions(text, &results), "max_tokens": output_limit(dialect, body)}))
+    probe_server::note::ModelView {
+        dialect: serde_json::to_value(dialect).ok().and_then(|d| d.as_str().map(str::to_string)).unwrap_or_default(),
+        tools: offered,
+        deferred: Some(deferred.iter().map(|name| Value::from(name.as_str())).collect()),
+        mentions: mentions(text, &results),
+        tool_results: results.into_iter().map(Value::from).collect(),
+        error_marks: Some(marks.into_iter().map(Value::from).collect()),
+        payloads: Some(carried),
+        payload_forms: Some(payload_forms(body)),
+        max_tokens: output_limit(dialect, body),
+    }
 }
 
 #[cfg(test)]
@@ -300,7 +309,7 @@ mod tests {
         assert_eq!(chat_tools[0]["schema"], json!({"type": "object"}));
         assert!(chat_tools[1].get("description").is_none(), "tools unrelated to MCP keep only their name");
         assert_eq!(tools(&responses)[0]["namespace"], "mcp__probe__");
-        assert_eq!(view(Dialect::Chat, &chat, &[], &RequestText::of(&chat))["mentions"][s::INSTRUCTIONS_CANARY], json!(["context"]));
+        assert_eq!(view(Dialect::Chat, &chat, &[], &RequestText::of(&chat)).mentions[s::INSTRUCTIONS_CANARY], json!(["context"]));
     }
 
     /// The two parts count a marker as often as the whole request does, for every recorded request.

@@ -18,10 +18,10 @@ use std::time::{Duration, Instant};
 use probe_server::interactive::{self as plan, FieldInput, Input};
 use probe_server::journal::{Direction, Event, EventKind, JournalRead, Transport};
 use probe_server::Variant;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::harness::{journal_lines, JournalIdle};
-use probe_server::note::Note;
+use probe_server::note::{self, Note, Payload};
 use pty::{Pty, PtySpec};
 use script::Interactive;
 
@@ -149,7 +149,7 @@ fn drive(case: Case) -> Driven {
     let pty = match Pty::spawn(&case.pty) {
         Ok(pty) => pty,
         Err(e) => {
-            notes.push((0, Note::PlanStopped.detail(json!({"reason": e.to_string(), "screen": ""}))));
+            notes.push((0, note::PlanStopped { reason: e.to_string(), screen: String::new() }.detail()));
             let journal = interleave(read_server(&case.server_journal), &notes);
             return Driven { journal, screens: String::new(), raw_output: Vec::new(), exit_code: None, stopped: Some(e.to_string()), duration: started.elapsed() };
         }
@@ -171,7 +171,7 @@ fn drive(case: Case) -> Driven {
         Ok(()) => None,
         Err(Stop(reason)) => {
             let screen = driver.pty.screen();
-            driver.note(Note::PlanStopped.detail(json!({"reason": reason, "screen": screen})));
+            driver.note(note::PlanStopped { reason: reason.clone(), screen: screen.clone() }.detail());
             driver.screens.push_str(&format!("=== plan stopped: {reason}\n{screen}\n\n"));
             // Leave the form the way a person would, so the host does not hang on it.
             let _ = driver.press(&case.plan.keys.cancel, "leave the form");
@@ -285,7 +285,7 @@ impl Driver<'_> {
     fn save_screen(&mut self, label: &str) -> String {
         let screen = self.pty.settle(self.plan.pace.screen_quiet(), self.plan.pace.settle_max().max(self.plan.pace.screen_quiet()));
         self.screens.push_str(&format!("=== {label}\n{screen}\n\n"));
-        self.note(Note::Screen.detail(json!({"label": label, "text": screen})));
+        self.note(note::Screen { label: label.to_string(), text: screen.clone() }.detail());
         screen
     }
 
@@ -293,7 +293,7 @@ impl Driver<'_> {
     fn check_trap(&mut self) {
         let lines: Vec<String> = std::fs::read_to_string(self.trap_log).unwrap_or_default().lines().map(str::to_string).collect();
         for line in lines.iter().skip(self.trap_seen) {
-            self.notes.push((journal_lines(self.server_journal), Note::BrowserOpened.detail(json!({"arguments": line}))));
+            self.notes.push((journal_lines(self.server_journal), note::BrowserOpened { arguments: line.clone(), person: None }.detail()));
         }
         self.trap_seen = self.trap_seen.max(lines.len());
     }
@@ -303,7 +303,7 @@ impl Driver<'_> {
         if keys.is_empty() {
             return Ok(());
         }
-        self.note(Note::Keys.detail(json!({"keys": keys, "why": why})));
+        self.note(note::Keys { keys: Some(keys.to_vec()), text: None, why: why.to_string() }.detail());
         keys.iter().try_for_each(|key| self.press_key(key))
     }
 
@@ -323,7 +323,7 @@ impl Driver<'_> {
         if times <= 1 {
             return self.press(keys, why);
         }
-        self.note(Note::Keys.detail(json!({"keys": vec![key; times], "why": why})));
+        self.note(note::Keys { keys: Some(vec![key.clone(); times]), text: None, why: why.to_string() }.detail());
         let bytes = key_bytes(key)?;
         for _ in 1..times {
             self.pty.send(bytes).map_err(typing)?;
@@ -333,7 +333,7 @@ impl Driver<'_> {
     }
 
     fn type_text(&mut self, text: &str, why: &str) -> Step {
-        self.note(Note::Keys.detail(json!({"text": text, "why": why})));
+        self.note(note::Keys { keys: None, text: Some(text.to_string()), why: why.to_string() }.detail());
         // Wait for the text's end to be drawn (the caller checks where it landed), then for the
         // redraw to finish.
         self.pty.type_and_watch(text, self.plan.pace.char(), self.plan.pace.key_effect()).map_err(typing)?;
@@ -673,6 +673,7 @@ fn bare(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn notes_land_after_the_server_events_they_followed() {
@@ -683,7 +684,11 @@ mod tests {
         .unwrap();
         let joined = interleave(
             server,
-            &[(0, Note::Screen.detail(json!({"label": "a"}))), (1, Note::Screen.detail(json!({"label": "b"}))), (7, Note::Keys.detail(serde_json::Value::Null))],
+            &[
+                (0, note::Screen { label: "a".into(), text: String::new() }.detail()),
+                (1, note::Screen { label: "b".into(), text: String::new() }.detail()),
+                (7, note::Keys { keys: None, text: None, why: String::new() }.detail()),
+            ],
         );
         let kinds: Vec<String> = joined.events.iter().map(|e| e.detail.as_ref().map_or(format!("{:?}", e.dir), |d| d["event"].to_string())).collect();
         assert_eq!(kinds, vec!["\"screen\"", "ClientToServer", "\"screen\"", "ServerToClient", "\"keys\""]);
@@ -715,7 +720,7 @@ mod tests {
         std::fs::write(&path, asked.clone() + &line(3, "c2s", None, Some(7), None)).unwrap();
         assert!(host_answered_input(&path));
         // 2026-07-28: the retry that carries the answers.
-        std::fs::write(&path, line(1, "note", None, None, Some(Note::InputResponse.detail(json!({}))))).unwrap();
+        std::fs::write(&path, line(1, "note", None, None, Some(note::InputResponse { tool: "t".into(), request_state: None, keys: None }.detail()))).unwrap();
         assert!(host_answered_input(&path));
     }
 

@@ -6,10 +6,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::drivers::terminal::trap;
+use probe_server::note::{BrowserOpened, Payload, PersonFollowed, SignIn};
 
 /// How often the watcher reads the trap's log.
 const POLL: Duration = Duration::from_millis(100);
@@ -24,13 +25,11 @@ pub struct Opened {
 
 impl Opened {
     pub fn note(&self) -> Value {
-        let mut detail = json!({"arguments": self.line});
-        match &self.login {
-            Some(Ok(status)) => detail["person"] = json!({"followed": true, "callback_status": status}),
-            Some(Err(error)) => detail["person"] = json!({"followed": false, "error": error.to_string()}),
-            None => {}
-        }
-        probe_server::note::Note::BrowserOpened.detail(detail)
+        let person = self.login.as_ref().map(|login| match login {
+            Ok(status) => PersonFollowed { followed: true, callback_status: Some(*status), error: None },
+            Err(error) => PersonFollowed { followed: false, callback_status: None, error: Some(error.to_string()) },
+        });
+        BrowserOpened { arguments: self.line.clone(), person }.detail()
     }
 }
 
@@ -176,13 +175,10 @@ pub fn plan_note(plan: Option<&crate::clients::profile::AuthPlan>, login: &[Stri
         Some(p) if p.terminal.is_some() => "terminal",
         Some(_) => "login",
     };
-    let mut detail = json!({"plan": how, "login": login});
     // Against an authorization server that takes client ID metadata documents: whether the host
     // was handed a document's URL (a host may also know its own).
-    if variant == probe_server::Variant::AuthCimd {
-        detail[probe_server::note::CLIENT_METADATA_GIVEN] = json!(plan.is_some_and(|p| !p.client_metadata_args.is_empty()));
-    }
-    probe_server::note::Note::SignIn.detail(detail)
+    let given = (variant == probe_server::Variant::AuthCimd).then(|| plan.is_some_and(|p| !p.client_metadata_args.is_empty()));
+    SignIn { plan: how.to_string(), login: login.to_vec(), client_metadata_given: given }.detail()
 }
 
 #[cfg(test)]
