@@ -43,7 +43,7 @@ pub fn snapshot_probes() -> Vec<String> {
 }
 
 /// The probe ids `line` names, whole (`tools.list` is not named by `tools.list_changed`).
-fn probes_named(line: &str) -> Vec<&'static str> {
+pub fn probes_named(line: &str) -> Vec<&'static str> {
     let part_of_id = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
     probe_server::registry::probes()
         .iter()
