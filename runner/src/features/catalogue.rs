@@ -474,6 +474,7 @@ pub const FEATURES: &[Feature] = &[
             "http.json_responses",
             "http.priming_events",
             "http.standard_headers",
+            "http.version_header_matches_meta",
         ]),
         also: &["http.delete_on_exit"],
         terms: &["http", "sse", "Mcp-Session-Id", "MCP-Protocol-Version", "transport"],

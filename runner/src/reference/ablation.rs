@@ -192,6 +192,7 @@ ablations! {
     ResourceToolsAlways => "resource-tools-always", "affordances.resources_gated", "offers resource tools although the server has no resources";
     NoSessionHeader => "no-session-header", "http.session_id_echoed", "leaves Mcp-Session-Id off its logging/setLevel request";
     NoStandardHeaders => "no-standard-headers", "http.standard_headers", "leaves Mcp-Method and Mcp-Name off its prompts/get request";
+    StaleVersionHeader => "stale-version-header", "http.version_header_matches_meta", "sends MCP-Protocol-Version: 2025-11-25 on its prompts/get request, whose _meta says 2026-07-28";
     NoReinitialize => "no-reinitialize", "http.session_expiry", "gives up when its session expires";
     NoResumption => "no-resumption", "http.resumption", "reconnects a dropped stream without Last-Event-ID";
     ChokeOnJson => "choke-on-json", "http.json_responses", "refuses an answer sent as application/json, as a client that reads only event streams";

@@ -78,7 +78,14 @@ impl AblatingHttpClient {
         let mut headers = self.headers(headers);
         if !matches!(
             self.ablation,
-            Some(Ablation::NoSessionHeader | Ablation::NoStandardHeaders | Ablation::NoTaskNameHeader | Ablation::InventsSessionId | Ablation::VersionHeaderOnlyInSession)
+            Some(
+                Ablation::NoSessionHeader
+                    | Ablation::NoStandardHeaders
+                    | Ablation::StaleVersionHeader
+                    | Ablation::NoTaskNameHeader
+                    | Ablation::InventsSessionId
+                    | Ablation::VersionHeaderOnlyInSession
+            )
         ) {
             return (session_id, headers);
         }
@@ -89,6 +96,9 @@ impl AblatingHttpClient {
             (Some(Ablation::VersionHeaderOnlyInSession), _) if session_id.is_none() => headers.retain(|name, _| !name.as_str().eq_ignore_ascii_case("mcp-protocol-version")),
             (Some(Ablation::NoSessionHeader), Some("logging/setLevel")) => session_id = None,
             (Some(Ablation::NoStandardHeaders), Some("prompts/get")) => headers.retain(|name, _| !matches!(name.as_str(), "mcp-method" | "mcp-name")),
+            (Some(Ablation::StaleVersionHeader), Some("prompts/get")) => {
+                headers.insert(HeaderName::from_static("mcp-protocol-version"), HeaderValue::from_static("2025-11-25"));
+            }
             (Some(Ablation::NoTaskNameHeader), Some("tasks/get" | "tasks/update" | "tasks/cancel")) => headers.retain(|name, _| name.as_str() != "mcp-name"),
             _ => {}
         }

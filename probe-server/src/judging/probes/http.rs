@@ -33,8 +33,19 @@ fn accepted(accept: &str) -> Vec<String> {
 }
 
 /// This family's probes, in the matrix's order within each area.
-pub(crate) const PROBES: &[&dyn crate::probe::Probe] =
-    &[&PostAccept, &ProtocolVersionHeader, &GetStream, &DeleteOnExit, &SessionIdEchoed, &StandardHeaders, &SessionExpiry, &Resumption, &PrimingEvents, &JsonResponses];
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
+    &PostAccept,
+    &ProtocolVersionHeader,
+    &GetStream,
+    &DeleteOnExit,
+    &SessionIdEchoed,
+    &StandardHeaders,
+    &VersionHeaderMatchesMeta,
+    &SessionExpiry,
+    &Resumption,
+    &PrimingEvents,
+    &JsonResponses,
+];
 
 probe! {
     /// Evidence: every POST the HTTP tap saw lists both `application/json` and
@@ -266,6 +277,42 @@ fn judge_standard_headers(o: &Observations) -> Verdict {
                 .opportunity([posted[0].seq])
         }
     }
+}
+
+probe! {
+    /// Evidence (2026-07-28): every POSTed request whose body's `_meta` names its protocol version
+    /// (`io.modelcontextprotocol/protocolVersion`) carries `MCP-Protocol-Version` with the same
+    /// version, as the revision requires of clients (a server refuses a mismatch, 400 with
+    /// -32020). All matching is yes; some is partial; none is no. Its detail names the first
+    /// request whose header is missing or says otherwise.
+    VersionHeaderMatchesMeta {
+        id: "http.version_header_matches_meta", area: Http, title: "MCP-Protocol-Version equals the request's _meta version",
+        revisions: ["2026-07-28"], eras: MODERN, transports: HTTP_ONLY,
+        serves: "Streamable HTTP in the 2026-07-28 era", judge: judge_version_header_matches_meta,
+    }
+}
+
+fn judge_version_header_matches_meta(o: &Observations) -> Verdict {
+    let posted: Vec<(&crate::observe::Frame, &str)> = o
+        .frames
+        .iter()
+        .filter(|f| f.dir == crate::journal::Direction::ClientToServer && f.is_request())
+        .filter_map(|f| Some((f, f.meta(crate::observe::MODERN_META_VERSION)?.as_str()?)))
+        .collect();
+    let Some((first, _)) = posted.first() else {
+        return Verdict::new(Outcome::NotReached, "no posted request named its protocol version in _meta");
+    };
+    let wrong: Vec<(&crate::observe::Frame, &str, Option<&str>)> =
+        posted.iter().map(|(f, version)| (*f, *version, http_header(o, f, "mcp-protocol-version"))).filter(|(_, version, header)| *header != Some(*version)).collect();
+    let Some((frame, version, header)) = wrong.first() else {
+        return Verdict::new(Outcome::Yes, format!("all {} posted requests carry their _meta version in MCP-Protocol-Version", posted.len())).evidence([first.seq]);
+    };
+    let said = header.map_or("no MCP-Protocol-Version".to_string(), |h| format!("MCP-Protocol-Version: {h}"));
+    let what = format!("{} ({said}, _meta {version})", frame.method().unwrap_or("?"));
+    let outcome = if wrong.len() == posted.len() { Outcome::No } else { Outcome::Partial };
+    Verdict::new(outcome, format!("{} of {} posted requests disagree with their _meta version, the first {what}", wrong.len(), posted.len()))
+        .evidence([frame.seq])
+        .opportunity([first.seq])
 }
 
 probe! {
