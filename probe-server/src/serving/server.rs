@@ -768,6 +768,13 @@ impl ServerHandler for ProbeServer {
         complete(json!({"prompts": s::prompts(self.changed())}))
     }
 
+    async fn complete(&self, request: CompleteRequestParams, _context: RequestContext<RoleServer>) -> Result<CompleteResult, McpError> {
+        let asked = serde_json::to_value(&request).unwrap_or_default();
+        let argument = |key: &str| asked.pointer(&format!("/argument/{key}")).and_then(Value::as_str).unwrap_or("");
+        let values = s::completion_values(&asked["ref"], argument("name"), argument("value"));
+        complete(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
+    }
+
     async fn get_prompt(&self, request: GetPromptRequestParams, _context: RequestContext<RoleServer>) -> Result<GetPromptResponse, McpError> {
         let known = request.name == s::PROMPT || (request.name == s::PROMPT_ADDED && self.changed());
         if !known {

@@ -125,6 +125,20 @@ pub const ADDED_RESOURCE_URI: &str = "probe://text/added";
 pub const RESOURCES_CURSOR: &str = "resources-page-2";
 pub const TEMPLATE: &str = "probe://items/{id}";
 pub const TEMPLATE_PREFIX: &str = "probe://items/";
+/// The variable of [`TEMPLATE`], which `completion/complete` can complete.
+pub const TEMPLATE_VARIABLE: &str = "id";
+
+/// What `completion/complete` offers for an argument of what `reference` names (a
+/// `ref/prompt` or `ref/resource` object as it came on the wire), given what was typed so far:
+/// the prompt's argument and the template's variable have values; anything else has none.
+pub fn completion_values(reference: &Value, argument: &str, typed: &str) -> Vec<&'static str> {
+    let candidates: &[&'static str] = match (reference.get("type").and_then(Value::as_str), argument) {
+        (Some("ref/prompt"), PROMPT_ARGUMENT) if reference.get("name").and_then(Value::as_str) == Some(PROMPT) => &["probes", "prompts", "protocols"],
+        (Some("ref/resource"), TEMPLATE_VARIABLE) if reference.get("uri").and_then(Value::as_str) == Some(TEMPLATE) => &["42", "4711"],
+        _ => &[],
+    };
+    candidates.iter().copied().filter(|value| value.starts_with(typed)).collect()
+}
 pub const LINK_PREFIX: &str = "probe://linked/";
 pub const LINK_CANARY: &str = "MCP-PROBE-LINK-CANARY-51D0";
 /// A URI the server has no resource for: the scripted model reads it last.

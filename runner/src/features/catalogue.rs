@@ -193,6 +193,15 @@ pub const FEATURES: &[Feature] = &[
         also: &[],
         terms: &["prompts/list", "prompts/get", "slash command"],
     },
+    Feature {
+        id: "completions",
+        title: "Argument completion",
+        group: Group::Prompts,
+        question: "Does the client ask the server to complete a prompt's argument or a resource template's variable (completion/complete)?",
+        paths: one!(&["prompts.argument_completion", "resources.template_completion"]),
+        also: &[],
+        terms: &["completion/complete", "autocomplete", "completions"],
+    },
     // Skills
     Feature {
         id: "skills",

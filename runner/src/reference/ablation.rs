@@ -191,6 +191,8 @@ ablations! {
     ChokeOnUnknownNotification => "choke-on-unknown-notification", "utilities.unknown_notification_tolerated", "ends its session at a notification it does not know";
     ResourceToolsAlways => "resource-tools-always", "affordances.resources_gated", "offers resource tools although the server has no resources";
     NoSessionHeader => "no-session-header", "http.session_id_echoed", "leaves Mcp-Session-Id off its logging/setLevel request";
+    NoPromptCompletion => "no-prompt-completion", "prompts.argument_completion", "never asks the server to complete the prompt's argument";
+    NoTemplateCompletion => "no-template-completion", "resources.template_completion", "never asks the server to complete the template's variable";
     NoStandardHeaders => "no-standard-headers", "http.standard_headers", "leaves Mcp-Method and Mcp-Name off its prompts/get request";
     StaleVersionHeader => "stale-version-header", "http.version_header_matches_meta", "sends MCP-Protocol-Version: 2025-11-25 on its prompts/get request, whose _meta says 2026-07-28";
     NoReinitialize => "no-reinitialize", "http.session_expiry", "gives up when its session expires";

@@ -347,6 +347,10 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     if !skip(Ablation::SkipTemplatesList) {
         let _ = client.list_resource_templates(None).await;
     }
+    // As a person filling in the template would: the server completes its variable.
+    if !skip(Ablation::NoTemplateCompletion) {
+        let _ = client.complete_resource_argument(s::TEMPLATE, s::TEMPLATE_VARIABLE, "4", None).await;
+    }
     // A host without a cache reads what it needs each time it needs it.
     let reads = if variation == Some(Variation::ReadsResourcesTwice) { 2 } else { 1 };
     if !skip(Ablation::SkipTextRead) {
@@ -365,6 +369,9 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     }
     if !skip(Ablation::SkipPromptsList) {
         let _ = client.list_prompts(None).await;
+    }
+    if !skip(Ablation::NoPromptCompletion) {
+        let _ = client.complete_prompt_argument(s::PROMPT, s::PROMPT_ARGUMENT, "pro", None).await;
     }
     if !skip(Ablation::SkipPromptsGet) {
         let _ = client.get_prompt(params(json!({"name": s::PROMPT, "arguments": {s::PROMPT_ARGUMENT: "probes"}}))).await;

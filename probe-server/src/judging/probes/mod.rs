@@ -164,6 +164,46 @@ pub(crate) fn listed_before_use(observations: &Observations, method: &str, use_m
     }
 }
 
+/// What a `completion/complete` request should name: its reference (`ref/prompt` by `name`, or
+/// `ref/resource` by `uri`), the argument, the list that showed it, and how to say it.
+pub(crate) struct Completable {
+    pub reference: (&'static str, &'static str, &'static str),
+    pub argument: &'static str,
+    pub listed_by: &'static str,
+    pub what: &'static str,
+}
+
+/// Yes when the client asked the server to complete the argument `it` names; partial when it
+/// asked for the reference's completions of another argument; no when it never asked though it
+/// listed what has the argument, and someone (the client itself, as a wire-level client does)
+/// could have typed in it. A run nobody sat at (the runner's `unattended` note) is not-reached:
+/// completion is asked for as a person types. Never listed: not-reached too.
+pub(crate) fn completion_asked(o: &Observations, it: &Completable) -> Verdict {
+    let (kind, key, value) = it.reference;
+    let asks: Vec<&Frame> = o
+        .client_requests("completion/complete")
+        .filter(|f| f.params().pointer("/ref/type").and_then(Value::as_str) == Some(kind) && f.params().pointer(&format!("/ref/{key}")).and_then(Value::as_str) == Some(value))
+        .collect();
+    let argument = |f: &Frame| f.params().pointer("/argument/name").and_then(Value::as_str).unwrap_or("").to_string();
+    if let Some(ask) = asks.iter().find(|f| argument(f) == it.argument) {
+        let typed = ask.params().pointer("/argument/value").and_then(Value::as_str).unwrap_or("");
+        let answer = o.answer_to(ask).map(|a| a.seq);
+        return Verdict::new(Outcome::Yes, format!("asked the server to complete {} (typed {typed:?})", it.what)).evidence(std::iter::once(ask.seq).chain(answer));
+    }
+    if let Some(ask) = asks.first() {
+        let detail = format!("asked for completions of {value}, for argument {:?}, not {:?}", argument(ask), it.argument);
+        return Verdict::new(Outcome::Partial, detail).evidence([ask.seq]).opportunity([ask.seq]);
+    }
+    let Some(listed) = o.client_requests(it.listed_by).next() else {
+        return Verdict::new(Outcome::NotReached, format!("never sent {}, so it never saw {}", it.listed_by, it.what));
+    };
+    if let Some((note, _)) = o.payloads::<crate::note::Unattended>().next() {
+        return Verdict::new(Outcome::NotReached, format!("nobody typed at the host (it ran unattended), and the client never asked to complete {} on its own", it.what))
+            .evidence([listed.seq, note.seq]);
+    }
+    Verdict::new(Outcome::No, format!("never asked the server to complete {}", it.what)).evidence([listed.seq]).opportunity([listed.seq])
+}
+
 /// "answered in < 100 ms" style buckets, stable across machines.
 pub fn latency_bucket(us: u64) -> &'static str {
     match us {

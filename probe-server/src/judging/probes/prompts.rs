@@ -10,7 +10,7 @@ use crate::probe::{Outcome, Verdict};
 use crate::surface;
 
 /// This family's probes, in the matrix's order within each area.
-pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&PromptsList, &PromptsGet, &PromptsListChanged];
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&PromptsList, &PromptsGet, &ArgumentCompletion, &PromptsListChanged];
 
 probe! {
     /// Evidence: a `prompts/list` before the client's first `prompts/get`. Listing only after
@@ -42,6 +42,23 @@ fn judge_get(o: &Observations) -> Verdict {
     match with_arg {
         Some(f) => Verdict::new(Outcome::Yes, "fetched with its argument").evidence([f.seq]),
         None => Verdict::new(Outcome::Partial, "fetched without its required argument").evidence([first.seq]).opportunity([first.seq]),
+    }
+}
+
+probe! {
+    /// Evidence: a `completion/complete` whose `ref/prompt` names the served prompt and whose
+    /// argument is its `topic`: the client asks the server to complete what is typed there. One
+    /// for another argument of the prompt is partial; none, after listing the prompt, is no for a
+    /// client that could have typed and not-reached for a run nobody sat at.
+    ArgumentCompletion {
+        id: "prompts.argument_completion", area: Prompts, title: "the prompt's argument completed by the server",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "completions capability; completion/complete offers values for probe_prompt's topic",
+        judge: |o| super::completion_asked(o, &super::Completable {
+            reference: ("ref/prompt", "name", surface::PROMPT),
+            argument: surface::PROMPT_ARGUMENT,
+            listed_by: "prompts/list",
+            what: "the prompt's argument",
+        }),
     }
 }
 

@@ -29,7 +29,7 @@ fn read_answered(o: &Observations, pred: impl Fn(&str) -> bool, what: &str) -> V
 
 /// This family's probes, in the matrix's order within each area.
 pub(crate) const PROBES: &[&dyn crate::probe::Probe] =
-    &[&ResourcesList, &ResourcesPagination, &ReadText, &ReadBlob, &TemplatesList, &TemplateRead, &LinkFollowed, &ResourcesListChanged];
+    &[&ResourcesList, &ResourcesPagination, &ReadText, &ReadBlob, &TemplatesList, &TemplateRead, &TemplateCompletion, &LinkFollowed, &ResourcesListChanged];
 
 probe! {
     /// Evidence: a `resources/list` before the client's first `resources/read`. Listing only
@@ -84,6 +84,24 @@ probe! {
         id: "resources.template_read", area: Resources, title: "expanded template URI read",
         revisions: ["2024-11-05"], eras: BOTH, serves: "reads of probe://items/<id> for any id",
         judge: |o| read_answered(o, |u| u.strip_prefix(surface::TEMPLATE_PREFIX).is_some_and(|id| !id.is_empty() && !id.contains('{')), "an expanded template URI"),
+    }
+}
+
+probe! {
+    /// Evidence: a `completion/complete` whose `ref/resource` names the served template
+    /// (`probe://items/{id}`) and whose argument is its variable `id`: the client asks the server
+    /// to complete the template as it is filled in. One for another variable is partial; none,
+    /// after listing the templates, is no for a client that could have typed and not-reached for a
+    /// run nobody sat at.
+    TemplateCompletion {
+        id: "resources.template_completion", area: Resources, title: "a template's variable completed by the server",
+        revisions: ["2024-11-05"], eras: BOTH, serves: "completions capability; completion/complete offers ids for probe://items/{id}",
+        judge: |o| super::completion_asked(o, &super::Completable {
+            reference: ("ref/resource", "uri", surface::TEMPLATE),
+            argument: surface::TEMPLATE_VARIABLE,
+            listed_by: "resources/templates/list",
+            what: "the template's variable",
+        }),
     }
 }
 
