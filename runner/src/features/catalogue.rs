@@ -407,7 +407,7 @@ pub const FEATURES: &[Feature] = &[
                 probes: &["auth.prm_discovery", "auth.as_metadata_order", "auth.client_id_document", "auth.pkce_s256", "auth.resource_indicator", "auth.bearer_header"],
             },
         ],
-        also: &["auth.prm_well_known", "auth.state", "auth.scope_selection"],
+        also: &["auth.prm_well_known", "auth.state", "auth.scope_selection", "auth.registration_application_type"],
         terms: &["oauth", "auth", "authorization", "login", "sign in", "token", "PKCE", "DCR", "CIMD"],
     },
     Feature {

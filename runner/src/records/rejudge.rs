@@ -5,7 +5,9 @@
 //! A verdict is judged again only where its evidence is all there: the journal of its server
 //! variant, and the model stub's journal of that variant when the client had a model (a variant
 //! whose model journal was not kept is judged from the model's side by no probe, but its
-//! opportunities may read it). Every other verdict stays as recorded.
+//! opportunities may read it) — except an authorization variant's, whose judges read the
+//! authorization server's notes alone (`auth::tests::the_auth_judges_read_no_model_journal`).
+//! Every other verdict stays as recorded.
 
 use std::path::Path;
 
@@ -42,9 +44,14 @@ pub fn rejudge(dir: &Path, record: &Record) -> Result<Vec<Verdict>, RejudgeError
         let read = read_journal(&path).map_err(|source| RejudgeError { path: path.display().to_string(), source })?;
         let mut observations = Observations::from_read(read);
         if let Some(standard) = &record.model_journal {
-            let Some(model_path) = model_journal_of_variant(standard, variant).map(|name| dir.join(name)).filter(|p| probe_server::journal::stored::exists(p)) else { continue };
-            let model = read_journal(&model_path).map_err(|source| RejudgeError { path: model_path.display().to_string(), source })?;
-            observations = observations.with_model(model);
+            match model_journal_of_variant(standard, variant).map(|name| dir.join(name)).filter(|p| probe_server::journal::stored::exists(p)) {
+                Some(model_path) => {
+                    let model = read_journal(&model_path).map_err(|source| RejudgeError { path: model_path.display().to_string(), source })?;
+                    observations = observations.with_model(model);
+                }
+                None if variant.is_auth() => {}
+                None => continue,
+            }
         }
         runs.push((variant, observations));
     }

@@ -225,6 +225,7 @@ ablations! {
     NoWellKnownFallback => "no-well-known-fallback", "auth.prm_well_known", "gives up when the 401 names no resource metadata instead of trying the well-known locations";
     Rfc8414Only => "rfc8414-only", "auth.as_metadata_order", "looks for authorization server metadata only at oauth-authorization-server, never under OpenID discovery";
     NoRegistration => "no-registration", "auth.registration", "never registers: asks for authorization as a client id of its own making";
+    NoApplicationType => "no-application-type", "auth.registration_application_type", "registers without an application_type (which OpenID Connect servers take as web)";
     NoClientIdDocument => "no-client-id-document", "auth.client_id_document", "never names itself by a client ID metadata document: posts to /register where no registration is offered";
     PkcePlain => "pkce-plain", "auth.pkce_s256", "sends its PKCE challenge with method plain";
     NoState => "no-state", "auth.state", "sends no state with its authorization request";
@@ -295,6 +296,8 @@ impl Ablation {
         match self {
             Ablation::SkipToolsList => &["tools.pagination"],
             Ablation::SkipResourcesList => &["resources.pagination"],
+            // No registration, nothing to name a type in.
+            Ablation::NoRegistration => &["auth.registration_application_type"],
             Ablation::SamplingError => &["sampling.tools", "sampling.model_preferences"],
             // Speaking the refused version includes its HTTP header.
             Ablation::IgnoreDowngrade => &["http.protocol_version_header"],

@@ -293,14 +293,17 @@ impl Authorizer {
             (None, Some(Ablation::NoClientIdDocument)) => format!("{}/register", server.issuer),
             (None, _) => return Err(AuthError::NoRegistration),
         };
-        let metadata = serde_json::json!({
+        let mut metadata = serde_json::json!({
             "client_name": "mcp-client-probe reference client",
             "redirect_uris": [redirect_uri],
             "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"],
             "token_endpoint_auth_method": "none",
-            "application_type": "native",
         });
+        if self.without(Ablation::NoApplicationType) {
+            // Its redirect is a loopback one: a native application's.
+            metadata["application_type"] = "native".into();
+        }
         let response = self.http.post(&endpoint).json(&metadata).send().await.map_err(|source| AuthError::Http { url: endpoint.clone(), source })?;
         let status = response.status();
         let registered: Value = response.json().await.unwrap_or(Value::Null);

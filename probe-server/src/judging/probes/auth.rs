@@ -7,6 +7,8 @@
 //! the client's doing. A client that never starts the flow gets a no that says where it stopped
 //! ("gave up at the 401"). Authorization is HTTP-level, so the probes apply in both eras.
 
+use serde_json::Value;
+
 use super::{probe, BOTH, HTTP_ONLY};
 use crate::auth::server::query_of;
 use crate::auth::{s256, same_resource, OIDC_METADATA_PATH, SCOPE_READ, SCOPE_WRITE, TOOL_WRITE};
@@ -170,6 +172,7 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &PrmWellKnown,
     &AsMetadataOrder,
     &Registration,
+    &ApplicationType,
     &ClientIdDocument,
     &PkceS256,
     &State,
@@ -333,6 +336,63 @@ fn judge_registration(o: &Observations) -> Verdict {
         }
         (None, Err(verdict)) => verdict,
     }
+}
+
+probe! {
+    /// Evidence: every dynamic registration's JSON names an `application_type` that fits its
+    /// redirect URIs (2026-07-28: clients MUST specify an appropriate one; omitted, OpenID
+    /// Connect servers take it as `web`, which refuses a loopback redirect): `native` for loopback
+    /// or custom-scheme redirects, `web` for https ones on another host (yes). One that names the
+    /// other type is partial; one without it is no. Without a registration it means nothing.
+    ApplicationType {
+        id: "auth.registration_application_type", area: Auth, title: "a dynamic registration names its application type",
+        revisions: ["2026-07-28"], eras: BOTH, transports: HTTP_ONLY, variant: Auth,
+        serves: "registration_endpoint in the authorization server's metadata (RFC 7591)",
+        judge: judge_application_type, precondition: "auth.registration",
+    }
+}
+
+/// The `application_type` that fits `redirect_uris`: `native` unless every one is https on a host
+/// that is not this machine.
+fn fitting_application_type(redirect_uris: &[&str]) -> &'static str {
+    let host_of = |rest: &str| -> String {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        authority.rsplit_once(':').filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit())).map_or(authority, |(host, _)| host).to_ascii_lowercase()
+    };
+    let web = |uri: &&str| uri.strip_prefix("https://").is_some_and(|rest| !matches!(host_of(rest).as_str(), "localhost" | "127.0.0.1" | "[::1]"));
+    if !redirect_uris.is_empty() && redirect_uris.iter().all(web) {
+        "web"
+    } else {
+        "native"
+    }
+}
+
+fn judge_application_type(o: &Observations) -> Verdict {
+    let registrations = asked(o, "register");
+    let Some((first, _)) = registrations.first() else {
+        return Verdict::new(Outcome::NotReached, "never registered");
+    };
+    let read = |d: &AuthRequest| {
+        let body = d.json.as_ref();
+        let named = body.and_then(|b| b.get("application_type")).and_then(Value::as_str).map(str::to_string);
+        let uris: Vec<&str> = body.and_then(|b| b.get("redirect_uris")).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+        (named, fitting_application_type(&uris))
+    };
+    let judged: Vec<(u64, Option<String>, &str)> = registrations
+        .iter()
+        .map(|(seq, d)| {
+            let (named, fits) = read(d);
+            (*seq, named, fits)
+        })
+        .collect();
+    if let Some((seq, _, fits)) = judged.iter().find(|(_, named, _)| named.is_none()) {
+        return Verdict::new(Outcome::No, format!("registered without an application_type (its redirect URIs are {fits}'s)")).evidence([*seq]).opportunity([*first]);
+    }
+    if let Some((seq, Some(named), fits)) = judged.iter().find(|(_, named, fits)| named.as_deref() != Some(*fits)) {
+        return Verdict::new(Outcome::Partial, format!("registered as {named:?} with redirect URIs that are {fits}'s")).evidence([*seq]).opportunity([*first]);
+    }
+    let named = judged.first().and_then(|(_, named, _)| named.clone()).unwrap_or_default();
+    Verdict::new(Outcome::Yes, format!("registered as {named:?}, which fits its redirect URIs")).evidence([*first])
 }
 
 probe! {
@@ -715,5 +775,32 @@ fn judge_token_audience(o: &Observations) -> Verdict {
             Verdict::new(Outcome::Yes, format!("read metadata naming another resource {how_far}")).evidence([challenge, seq])
         }
         None => Verdict::new(Outcome::Inconclusive, "never read the resource metadata, so it never met the other resource").evidence([challenge]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_and_custom_scheme_redirects_are_a_native_applications_and_remote_https_ones_a_webs() {
+        assert_eq!(fitting_application_type(&["http://127.0.0.1:3030/callback"]), "native");
+        assert_eq!(fitting_application_type(&["http://localhost:7777/oauth/callback"]), "native");
+        assert_eq!(fitting_application_type(&["https://localhost:8443/cb", "https://app.example/cb"]), "native");
+        assert_eq!(fitting_application_type(&["com.example.app:/callback"]), "native");
+        assert_eq!(fitting_application_type(&["https://app.example/cb", "https://APP.example:443/other"]), "web");
+        assert_eq!(fitting_application_type(&["https://[::1]/cb"]), "native");
+        assert_eq!(fitting_application_type(&[]), "native");
+    }
+
+    /// `matrix rejudge` judges an authorization variant's journal of a host with a model without
+    /// the model's journal (those runs keep none): no judge here may read it.
+    #[test]
+    fn the_auth_judges_read_no_model_journal() {
+        let source = include_str!("auth.rs");
+        let code = &source[..source.find("#[cfg(test)]").unwrap()];
+        for reader in ["model_views", "model_calls", "offered_tools", ".model()", "opportunity::", "needs_model", "reads_model"] {
+            assert!(!code.contains(reader), "the auth judges read the model journal ({reader})");
+        }
     }
 }
