@@ -139,6 +139,9 @@ variants! {
     AuthRefresh => "auth-refresh", HttpOnly, "OAuth: access tokens expire after 2 s; refresh tokens issued";
     /// OAuth, the authorization response's `iss` names another issuer (RFC 9207).
     AuthWrongIss => "auth-wrong-iss", HttpOnly, "OAuth: the authorization response's iss names another issuer";
+    /// OAuth, the authorization server's metadata names another issuer than the one whose
+    /// well-known URL served it (RFC 8414 §3.3: such metadata must not be used).
+    AuthIssuerMismatch => "auth-issuer-mismatch", HttpOnly, "OAuth: the authorization server's metadata names another issuer than the one it is fetched for";
     /// OAuth, the protected resource metadata names another resource than the one asked.
     AuthResourceMismatch => "auth-resource-mismatch", HttpOnly, "OAuth: the protected resource metadata names another resource";
     /// Streamable HTTP without sessions (see `stateless.rs`): no `Mcp-Session-Id` issued, every
@@ -234,6 +237,7 @@ impl Variant {
                 | Variant::AuthStepUp
                 | Variant::AuthRefresh
                 | Variant::AuthWrongIss
+                | Variant::AuthIssuerMismatch
                 | Variant::AuthResourceMismatch
         )
     }

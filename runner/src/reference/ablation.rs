@@ -234,6 +234,7 @@ ablations! {
     TokenInQuery => "token-in-query", "auth.bearer_header", "sends its token as access_token in the query string instead of the Authorization header";
     NoStepUp => "no-step-up", "auth.step_up", "gives up on a 403 insufficient_scope instead of asking for the wider scope";
     NoRefresh => "no-refresh", "auth.refresh", "signs in again when its token expires instead of using its refresh token";
+    TrustAnyIssuer => "trust-any-issuer", "auth.issuer_validated", "uses authorization server metadata whatever issuer it names";
     IgnoreIss => "ignore-iss", "auth.iss_validated", "redeems the code of an authorization response whose iss names another issuer";
     TrustAnyResource => "trust-any-resource", "auth.token_audience", "uses resource metadata that names another resource, and sends the token it gets for it";
 }

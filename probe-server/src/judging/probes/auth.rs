@@ -182,6 +182,7 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &StepUp,
     &Refresh,
     &IssValidated,
+    &IssuerValidated,
     &TokenAudience,
 ];
 
@@ -739,6 +740,41 @@ fn judge_iss(o: &Observations) -> Verdict {
     match token_requests(o, "authorization_code").into_iter().find(|(_, form, _)| form.form_field("code") == Some(code.as_str())) {
         Some((seq, _, _)) => Verdict::new(Outcome::No, "redeemed a code whose response named another issuer").evidence([*approved, delivered_at, seq]).opportunity([delivered_at]),
         None => Verdict::new(Outcome::Yes, "took the redirect and never redeemed a code whose response named another issuer").evidence([*approved, delivered_at]),
+    }
+}
+
+probe! {
+    /// Evidence: the authorization server's metadata (RFC 8414 or OpenID discovery) names another
+    /// `issuer` than the one whose well-known URL served it; RFC 8414 §3.3 says such metadata
+    /// must not be used. Read, and nothing after it that uses it (no registration, no
+    /// authorization URL handed to the person, no token request) is yes; any of those is no. A
+    /// client that never read the metadata is not-reached. Without a registration in the `auth`
+    /// variant, stopping here means nothing.
+    IssuerValidated {
+        id: "auth.issuer_validated", area: Auth, title: "authorization server metadata naming another issuer is not used",
+        revisions: ["2025-03-26"], eras: BOTH, transports: HTTP_ONLY, variant: AuthIssuerMismatch,
+        serves: "authorization server metadata whose issuer is http://127.0.0.1:<port>/someone-else",
+        judge: |o| fair(o, judge_issuer_validated(o)), precondition: "auth.registration",
+    }
+}
+
+fn judge_issuer_validated(o: &Observations) -> Verdict {
+    let challenge = match challenged(o) {
+        Ok(seq) => seq,
+        Err(verdict) => return verdict,
+    };
+    let served = |(_, ask): &(u64, AuthRequest)| answer_to(o, ask).is_some_and(|(_, answer)| answer.status == 200);
+    let read = asked(o, "oauth_metadata").into_iter().chain(asked(o, "oidc_metadata")).filter(served).map(|(seq, _)| seq).min();
+    let Some(read) = read else {
+        return Verdict::new(Outcome::NotReached, format!("never read the authorization server's metadata, so its issuer never came into play: it {}", progress(o).0))
+            .evidence([challenge]);
+    };
+    let after = |endpoint: &str| asked(o, endpoint).into_iter().map(|(seq, _)| seq).find(|seq| *seq > read);
+    let opened = o.notes(BrowserOpened::NOTE).map(|e| e.seq).find(|seq| *seq > read);
+    let uses = [("registered", after("register")), ("handed the person an authorization URL", after("authorize").or(opened)), ("asked for a token", after("token"))];
+    match uses.iter().filter_map(|(what, seq)| seq.map(|seq| (seq, *what))).min() {
+        Some((seq, what)) => Verdict::new(Outcome::No, format!("used metadata whose issuer names another server: {what}")).evidence([read, seq]).opportunity([read]),
+        None => Verdict::new(Outcome::Yes, "read metadata naming another issuer and used none of it").evidence([read]),
     }
 }
 

@@ -62,7 +62,8 @@ pub const PERSON_PATH: &str = "/person";
 pub const APPROVE_FIELD: &str = "request";
 /// The path of the other resource the auth-resource-mismatch variant's metadata names.
 pub const OTHER_RESOURCE_PATH: &str = "/other-mcp";
-/// What the auth-wrong-iss variant puts after the issuer in the `iss` response parameter.
+/// What the auth-wrong-iss variant puts after the issuer in the `iss` response parameter, and
+/// the auth-issuer-mismatch variant in its metadata's `issuer`.
 pub const WRONG_ISS_SUFFIX: &str = "/someone-else";
 /// An access token's lifetime, and the auth-refresh variant's.
 pub const TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
@@ -103,6 +104,8 @@ pub struct Plan {
     pub wrong_iss: bool,
     /// The metadata's `resource` names another resource.
     pub other_resource: bool,
+    /// The authorization server's metadata names another `issuer` than its own.
+    pub issuer_mismatch: bool,
 }
 
 impl Plan {
@@ -118,6 +121,7 @@ impl Plan {
         short_tokens: false,
         wrong_iss: false,
         other_resource: false,
+        issuer_mismatch: false,
     };
 
     /// The plan of an auth variant; `None` for every other variant.
@@ -132,6 +136,7 @@ impl Plan {
             Variant::AuthRefresh => Plan { short_tokens: true, ..base },
             Variant::AuthWrongIss => Plan { wrong_iss: true, ..base },
             Variant::AuthResourceMismatch => Plan { other_resource: true, ..base },
+            Variant::AuthIssuerMismatch => Plan { issuer_mismatch: true, ..base },
             _ => return None,
         })
     }

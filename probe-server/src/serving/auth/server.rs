@@ -214,8 +214,10 @@ fn answer(authority: &Authority, asked: &Asked) -> Answer {
 /// RFC 8414 metadata, with the OpenID discovery fields where `oidc`.
 fn metadata(authority: &Authority, oidc: bool) -> Value {
     let issuer = &authority.issuer;
+    // In auth-issuer-mismatch the document says it is another server's; its endpoints are this one's.
+    let named = if authority.plan.issuer_mismatch { format!("{issuer}{WRONG_ISS_SUFFIX}") } else { issuer.clone() };
     let mut document = json!({
-        "issuer": issuer,
+        "issuer": named,
         "authorization_endpoint": format!("{issuer}{AUTHORIZE_PATH}"),
         "token_endpoint": format!("{issuer}{TOKEN_PATH}"),
         "response_types_supported": ["code"],
