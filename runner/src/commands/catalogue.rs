@@ -13,6 +13,7 @@ pub fn probe_catalogue() -> String {
         "\nMost probes are judged on the standard server. A probe that needs the server to behave differently for a whole \
 session names its server variant; a client is run once per variant and each probe is judged on its own variant's journal.\n",
     );
+    out.push_str(&crate::features::coverage::markdown());
     let mut area = None;
     for p in registry::probes() {
         if area != Some(p.area()) {

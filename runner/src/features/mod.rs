@@ -18,6 +18,7 @@
 
 mod answers;
 mod catalogue;
+pub mod coverage;
 
 pub use answers::{by_client, split_label, ClientAnswers};
 
