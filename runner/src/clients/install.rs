@@ -87,9 +87,10 @@ async fn install_files(profile: &Profile, dir: &Path) -> Result<(), InstallError
     std::fs::create_dir_all(dir).map_err(|e| InstallError::Io(dir.display().to_string(), e))?;
     if let Some(package) = &profile.install.npm {
         let spec = format!("{package}@{version}");
+        let runtime = profile.install.node.as_deref().map(|node| format!("{}@{node}", node_package()));
         crate::progress!("installing {spec} from npm into {} (once)", dir.display());
         let mut npm = tokio::process::Command::new("npm");
-        npm.args(["install", "--prefix"]).arg(dir).args(["--no-audit", "--no-fund", "--loglevel=error", &spec]);
+        npm.args(["install", "--prefix"]).arg(dir).args(["--no-audit", "--no-fund", "--loglevel=error", &spec]).args(&runtime);
         return run(&mut npm, &format!("npm install {spec}")).await;
     }
     let (Some(package), Some(python)) = (&profile.install.pypi, &profile.install.python) else { return Ok(()) };
@@ -102,6 +103,40 @@ async fn install_files(profile: &Profile, dir: &Path) -> Result<(), InstallError
     let spec = format!("{package}{extras}=={version}");
     crate::progress!("installing {spec} from PyPI into {} (once)", dir.display());
     run(tokio::process::Command::new(venv.join("bin/pip")).args(["install", "-q", "--disable-pip-version-check", &spec]), &format!("pip install {spec}")).await
+}
+
+/// The npm package of a Node.js runtime for this machine (the `node` package's own install script,
+/// which picks it, is not run by every npm).
+fn node_package() -> String {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        other => other,
+    };
+    format!("node-{}-{arch}", std::env::consts::OS)
+}
+
+/// For a client with a runtime of its own ([`crate::clients::profile::Install::node`]): a
+/// launcher in the install directory that starts the client's script with that runtime, so that
+/// every launch (headless, in a terminal, the version check) starts it the same way.
+fn with_runtime(profile: &Profile, dir: &Path, script: &Path) -> Result<PathBuf, InstallError> {
+    if profile.install.node.is_none() {
+        return Ok(script.to_path_buf());
+    }
+    let node = dir.join("node_modules").join(node_package()).join("bin/node");
+    if !node.exists() {
+        return Err(InstallError::Missing { client: profile.name.clone(), path: node.display().to_string() });
+    }
+    let launcher = dir.join(format!("{}-with-node", profile.name));
+    let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
+    let text = format!("#!/bin/sh\nexec {} {} \"$@\"\n", quote(&node), quote(script));
+    let write = || -> std::io::Result<()> {
+        std::fs::write(&launcher, &text)?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755))
+    };
+    write().map_err(|e| InstallError::Io(launcher.display().to_string(), e))?;
+    Ok(launcher)
 }
 
 /// Reads the version the client reports, in an isolated environment.
@@ -143,6 +178,7 @@ pub async fn ensure_installed(profile: &Profile) -> Result<Installed, InstallErr
     if !executable.exists() {
         return Err(InstallError::Missing { client: profile.name.clone(), path: executable.display().to_string() });
     }
+    let executable = with_runtime(profile, &dir, &executable)?;
     let (reported, version_ms) = read_version(profile, &executable).await?;
     let expected = profile.version.expected_for(&profile.install.version);
     if reported != expected {
@@ -150,4 +186,31 @@ pub async fn ensure_installed(profile: &Profile) -> Result<Installed, InstallErr
     }
     // The record names the package version the pin installed, whatever the client prints.
     Ok(Installed { executable, version: profile.install.version.clone(), version_ms })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A client with a runtime of its own starts through a launcher that runs its script with
+    /// that runtime, arguments passed on whole; one without starts as itself.
+    #[test]
+    fn a_client_with_a_runtime_starts_through_a_launcher_that_runs_its_script_with_it() {
+        let nanocoder = crate::clients::profile::find(&crate::clients::profile::default_dir(), "nanocoder").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("node_modules/pkg/cli.js");
+        // The runtime missing: said, never a launcher that cannot start.
+        assert!(matches!(with_runtime(&nanocoder, dir.path(), &script), Err(InstallError::Missing { .. })));
+        let bin = dir.path().join("node_modules").join(node_package()).join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        // A stand-in runtime that prints what it was asked to run.
+        std::fs::write(bin.join("node"), "#!/bin/sh\nfor a in \"$@\"; do echo \"[$a]\"; done\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(bin.join("node"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let launcher = with_runtime(&nanocoder, dir.path(), &script).unwrap();
+        let out = std::process::Command::new(&launcher).args(["run", "two words"]).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("[{}]\n[run]\n[two words]\n", script.display()));
+        let plain = crate::clients::profile::find(&crate::clients::profile::default_dir(), "opencode").unwrap();
+        assert_eq!(with_runtime(&plain, dir.path(), &script).unwrap(), script);
+    }
 }

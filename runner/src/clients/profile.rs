@@ -184,6 +184,11 @@ pub struct Install {
     /// Another profile whose installation this one uses (same package, launched differently).
     #[serde(default)]
     pub shares: Option<String>,
+    /// The Node.js version an npm client needs where the machine's is older ("22.23.3"): the
+    /// runtime is installed from npm beside the client (`node-linux-<arch>`) and the client is
+    /// started with it.
+    #[serde(default)]
+    pub node: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -162,6 +162,7 @@ fn command_profile(client: &CommandClient<'_>) -> Result<(profile::Profile, std:
             version: client.version.unwrap_or("unversioned").into(),
             executable: program.clone(),
             shares: None,
+            node: None,
         },
         version: profile::VersionCheck { args: Vec::new(), word: 1, reports: Default::default() },
         files,
