@@ -59,7 +59,7 @@ fn progress(o: &Observations) -> (String, Vec<u64>) {
         steps.push("read the resource metadata");
         lines.push(*seq);
     }
-    let as_metadata: Vec<_> = noted::<AuthRequest>(o).into_iter().filter(|(_, d)| matches!(Some(d.endpoint.as_str()), Some("oauth_metadata" | "oidc_metadata"))).collect();
+    let as_metadata: Vec<_> = noted::<AuthRequest>(o).into_iter().filter(|(_, d)| matches!(d.endpoint.as_str(), "oauth_metadata" | "oidc_metadata")).collect();
     if let Some((seq, _)) = as_metadata.first() {
         steps.push("asked for the authorization server's metadata");
         lines.push(*seq);
@@ -82,7 +82,7 @@ fn first_authorization(o: &Observations) -> Result<(u64, AuthRequest), Verdict> 
     if let Some(first) = asked(o, "authorize").into_iter().next() {
         return Ok(first);
     }
-    if let Some((seq, _)) = o.notes(BrowserOpened::NOTE).next().map(|e| (e.seq, ())).or_else(|| asked(o, "person").first().map(|(s, _)| (*s, ()))) {
+    if let Some(seq) = o.notes(BrowserOpened::NOTE).next().map(|e| e.seq).or_else(|| asked(o, "person").first().map(|(s, _)| *s)) {
         return Err(Verdict::new(Outcome::NotReached, "the host handed the person a sign-in URL, and the person never opened it at the authorization server").evidence([seq]));
     }
     let (how_far, lines) = progress(o);
@@ -373,26 +373,23 @@ fn judge_application_type(o: &Observations) -> Verdict {
     let Some((first, _)) = registrations.first() else {
         return Verdict::new(Outcome::NotReached, "never registered");
     };
-    let read = |d: &AuthRequest| {
-        let body = d.json.as_ref();
-        let named = body.and_then(|b| b.get("application_type")).and_then(Value::as_str).map(str::to_string);
-        let uris: Vec<&str> = body.and_then(|b| b.get("redirect_uris")).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
-        (named, fitting_application_type(&uris))
-    };
-    let judged: Vec<(u64, Option<String>, &str)> = registrations
+    // Each registration: its line, the type it names, and the type its redirect URIs fit.
+    let judged: Vec<(u64, Option<&str>, &str)> = registrations
         .iter()
         .map(|(seq, d)| {
-            let (named, fits) = read(d);
-            (*seq, named, fits)
+            let body = d.json.as_ref();
+            let named = body.and_then(|b| b.get("application_type")).and_then(Value::as_str);
+            let uris: Vec<&str> = body.and_then(|b| b.get("redirect_uris")).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+            (*seq, named, fitting_application_type(&uris))
         })
         .collect();
     if let Some((seq, _, fits)) = judged.iter().find(|(_, named, _)| named.is_none()) {
         return Verdict::new(Outcome::No, format!("registered without an application_type (its redirect URIs are {fits}'s)")).evidence([*seq]).opportunity([*first]);
     }
-    if let Some((seq, Some(named), fits)) = judged.iter().find(|(_, named, fits)| named.as_deref() != Some(*fits)) {
+    if let Some((seq, Some(named), fits)) = judged.iter().find(|(_, named, fits)| *named != Some(*fits)) {
         return Verdict::new(Outcome::Partial, format!("registered as {named:?} with redirect URIs that are {fits}'s")).evidence([*seq]).opportunity([*first]);
     }
-    let named = judged.first().and_then(|(_, named, _)| named.clone()).unwrap_or_default();
+    let named = judged.first().and_then(|(_, named, _)| *named).unwrap_or_default();
     Verdict::new(Outcome::Yes, format!("registered as {named:?}, which fits its redirect URIs")).evidence([*first])
 }
 
@@ -763,13 +760,16 @@ fn judge_issuer_validated(o: &Observations) -> Verdict {
         Ok(seq) => seq,
         Err(verdict) => return verdict,
     };
-    let served = |(_, ask): &(u64, AuthRequest)| answer_to(o, ask).is_some_and(|(_, answer)| answer.status == 200);
-    let read = asked(o, "oauth_metadata").into_iter().chain(asked(o, "oidc_metadata")).filter(served).map(|(seq, _)| seq).min();
+    // The requests and answers read once: each use below looks them up.
+    let (requests, answers) = (noted::<AuthRequest>(o), noted::<AuthAnswer>(o));
+    let served = |ask: &AuthRequest| answers.iter().any(|(_, answer)| answer.n == ask.n && answer.status == 200);
+    let metadata = |ask: &AuthRequest| matches!(ask.endpoint.as_str(), "oauth_metadata" | "oidc_metadata");
+    let read = requests.iter().filter(|(_, ask)| metadata(ask) && served(ask)).map(|(seq, _)| *seq).min();
     let Some(read) = read else {
         return Verdict::new(Outcome::NotReached, format!("never read the authorization server's metadata, so its issuer never came into play: it {}", progress(o).0))
             .evidence([challenge]);
     };
-    let after = |endpoint: &str| asked(o, endpoint).into_iter().map(|(seq, _)| seq).find(|seq| *seq > read);
+    let after = |endpoint: &str| requests.iter().find(|(seq, ask)| *seq > read && ask.endpoint == endpoint).map(|(seq, _)| *seq);
     let opened = o.notes(BrowserOpened::NOTE).map(|e| e.seq).find(|seq| *seq > read);
     let uses = [("registered", after("register")), ("handed the person an authorization URL", after("authorize").or(opened)), ("asked for a token", after("token"))];
     match uses.iter().filter_map(|(what, seq)| seq.map(|seq| (seq, *what))).min() {
