@@ -34,7 +34,7 @@ pub mod vocabulary;
 // Every module keeps its path at the crate root: `probe_server::surface`, `crate::observe`, ….
 pub use judging::{observe, probe, probes, registry, wire_schema};
 pub use serving::{auth, fetch_trap, net, server, transport};
-pub use vocabulary::{apps, edge_names, host_tools, interactive, long_calls, skills, stateless, surface, tasks, variant};
+pub use vocabulary::{apps, edge_names, events, host_tools, interactive, long_calls, skills, stateless, surface, tasks, variant};
 
 pub use era::{Era, EraPolicy};
 pub use journal::{Journal, JournalError};

@@ -26,6 +26,7 @@ pub enum Area {
     Affordances,
     Apps,
     Tasks,
+    Events,
     Auth,
 }
 
@@ -46,6 +47,7 @@ impl Area {
             Area::Affordances => "Model-facing affordances",
             Area::Apps => "MCP Apps (io.modelcontextprotocol/ui)",
             Area::Tasks => "Tasks (io.modelcontextprotocol/tasks)",
+            Area::Events => "Events (io.modelcontextprotocol/events)",
             Area::Auth => "Authorization (OAuth, remote servers)",
         }
     }

@@ -4,8 +4,8 @@ use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
 use crate::probes::{
-    affordances, apps, auth, connection, elicitation, http, interactive, long_calls, prompts, resources, results, sampling_roots, schema_keywords, schemas, skills, stateless,
-    subscriptions, tasks, tools, utilities,
+    affordances, apps, auth, connection, elicitation, events, http, interactive, long_calls, prompts, resources, results, sampling_roots, schema_keywords, schemas, skills,
+    stateless, subscriptions, tasks, tools, utilities,
 };
 use crate::variant::Variant;
 
@@ -31,6 +31,7 @@ const FAMILIES: &[&[&dyn Probe]] = &[
     schema_keywords::PROBES,
     apps::PROBES,
     tasks::PROBES,
+    events::PROBES,
     auth::PROBES,
 ];
 
@@ -194,6 +195,7 @@ mod tests {
             ("schema_keywords", include_str!("probes/schema_keywords.rs"), schema_keywords::PROBES),
             ("apps", include_str!("probes/apps.rs"), apps::PROBES),
             ("tasks", include_str!("probes/tasks.rs"), tasks::PROBES),
+            ("events", include_str!("probes/events.rs"), events::PROBES),
             ("auth", include_str!("probes/auth.rs"), auth::PROBES),
         ];
         assert_eq!(sources.len(), FAMILIES.len(), "a family missing from this test or from FAMILIES");

@@ -503,6 +503,9 @@ impl ServerHandler for ProbeServer {
         if self.shared.options.variant == Variant::Tasks {
             advertised["extensions"] = json!({crate::tasks::EXTENSION_ID: {}});
         }
+        if self.shared.options.variant == Variant::Events {
+            advertised["extensions"] = json!({crate::events::EXTENSION_ID: {}});
+        }
         if self.shared.options.variant == Variant::Apps {
             advertised["extensions"] = json!({crate::apps::EXTENSION_ID: {"mimeTypes": [crate::apps::APP_MIME_TYPE]}});
         }

@@ -3,6 +3,7 @@
 
 pub mod apps;
 pub mod edge_names;
+pub mod events;
 pub mod host_tools;
 pub mod interactive;
 pub mod long_calls;

@@ -92,6 +92,9 @@ variants! {
     /// extension: one that completes, one that asks for input, one that fails and one that runs
     /// long enough to be given up on.
     Tasks => "tasks", Server, "tasks extension: tools/list holds only tools whose calls become tasks (completes, asks for input, fails, runs 20 s)";
+    /// The events extension (SEP-3415) for 2026-07-28 sessions: four event types, one per way of
+    /// being followed (see `events.rs`).
+    Events => "events", Server, "events extension (2026-07-28 sessions): a poll script, a type without replay, a push stream that falls silent, a webhook granted 3 s";
     /// Legacy era only: every `initialize` is answered with an older version than the client asked
     /// for ([`crate::server::DOWNGRADE_VERSION`]): whether the client goes on in it.
     VersionDowngrade => "version-downgrade", Server, "legacy era only: initialize answered with 2025-03-26, older than the client asks for";

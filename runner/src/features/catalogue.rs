@@ -371,6 +371,26 @@ pub const FEATURES: &[Feature] = &[
         terms: &["tasks/get", "tasks/result", "long-running", "async"],
     },
     Feature {
+        id: "events",
+        title: "Events (SEP-3415)",
+        group: Group::LongCalls,
+        question: "Does the client follow a server's events as the server asks: poll, push or webhook?",
+        paths: &[
+            Path { name: "by polling", short: "poll", probes: &["events.listed", "events.poll_starts_from_now", "events.cursor_carried", "events.interval_honoured"] },
+            Path { name: "on a push stream", short: "push", probes: &["events.listed", "events.push_resumed"] },
+            Path { name: "by webhook", short: "webhook", probes: &["events.listed", "events.webhook_refreshed"] },
+        ],
+        also: &[
+            "events.unadvertised_not_asked",
+            "events.backlog_drained",
+            "events.poll_floor",
+            "events.truncated_cursor_kept",
+            "events.null_cursor_kept",
+            "events.delivery_mode_respected",
+        ],
+        terms: &["events/poll", "events/stream", "events/subscribe", "triggers", "webhook", "SEP-3415"],
+    },
+    Feature {
         id: "logging",
         title: "Logging level",
         group: Group::LongCalls,

@@ -107,6 +107,12 @@ behaviours! {
     "tasks_core_client_side", "2025-11-25", [], Uncovered, "the server never asks a client to run its own request as a task";
     "tasks_ext", "2026-07-28", ["tasks.followed", "tasks.input_answered", "tasks.cancel", "tasks.result_to_model", "tasks.failed_to_model"], Full, "";
     "tasks_ext_notify", "2026-07-28", [], Uncovered, "task status notifications on a listen stream are not sent yet";
+    "events_unadvertised", "events extension", ["events.unadvertised_not_asked"], Full, "";
+    "events_list", "events extension", ["events.listed", "events.delivery_mode_respected"], Partly, "relisting on notifications/events/list_changed is not probed: the listen stream is rmcp's, which does not carry it";
+    "events_poll", "events extension", ["events.poll_starts_from_now", "events.cursor_carried", "events.backlog_drained", "events.interval_honoured", "events.poll_floor", "events.truncated_cursor_kept", "events.null_cursor_kept"], Full, "";
+    "events_push", "events extension", ["events.push_resumed"], Partly, "a silent stream resumed from its last cursor is judged; cancelling a stream (notifications/cancelled on stdio) is not apart";
+    "events_webhook", "events extension", ["events.webhook_refreshed"], Partly, "the refresh is judged; the server posts no signed delivery to the callback yet";
+    "events_to_model", "events extension", [], Uncovered, "whether an event reaches the model with nobody present needs a host run kept open past its answer";
     "subs_listen", "2026-07-28", ["subscriptions.listen"], Full, "";
     "subs_resource_updates", "2026-07-28", ["subscriptions.reread"], Full, "";
     "subs_graceful_close", "2026-07-28", ["subscriptions.listen_reopen"], Full, "";
@@ -155,7 +161,7 @@ pub fn markdown() -> String {
     use std::fmt::Write;
     let (full, partly, uncovered) = counts();
     let mut out = format!(
-        "\n## Coverage of the specification\n\nOf {} client-facing behaviours (the specification's revisions 2024-11-05 to 2026-07-28 and the skills extension), {full} are judged whole, {partly} in part and {uncovered} not yet.\n\n| behaviour | since | probes | covered | what is missing |\n|---|---|---|---|---|\n",
+        "\n## Coverage of the specification\n\nOf {} client-facing behaviours (the specification's revisions 2024-11-05 to 2026-07-28 and the skills and events extensions), {full} are judged whole, {partly} in part and {uncovered} not yet.\n\n| behaviour | since | probes | covered | what is missing |\n|---|---|---|---|---|\n",
         BEHAVIOURS.len()
     );
     for b in BEHAVIOURS {

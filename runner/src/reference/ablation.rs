@@ -183,6 +183,18 @@ ablations! {
     TaskResultWithheld => "task-result-withheld", "tasks.result_to_model", "tells its model a task completed without its result";
     TaskFailureHidden => "task-failure-hidden", "tasks.failed_to_model", "hands its model an empty result for a task that failed";
     NoTaskNameHeader => "no-task-name-header", "tasks.mcp_name_header", "leaves Mcp-Name off its tasks/get, tasks/update and tasks/cancel";
+    AsksUnadvertisedEvents => "asks-unadvertised-events", "events.unadvertised_not_asked", "asks events/list of a server that offers no events";
+    NoEventsList => "no-events-list", "events.listed", "never asks events/list";
+    PollsFromMadeUpCursor => "polls-from-made-up-cursor", "events.poll_starts_from_now", "opens its poll subscription with a cursor the server never gave";
+    StaleEventCursor => "stale-event-cursor", "events.cursor_carried", "polls with the cursor handed two answers back";
+    WaitsOutHasMore => "waits-out-has-more", "events.backlog_drained", "waits nextPollMs after hasMore: true (and stops at an interval past 5 s)";
+    IgnoresNextPollMs => "ignores-next-poll-ms", "events.interval_honoured", "polls again as soon as each answer comes";
+    NoPollFloor => "no-poll-floor", "events.poll_floor", "takes nextPollMs: 0 at its word and polls again at once";
+    ResetsOnTruncated => "resets-on-truncated", "events.truncated_cursor_kept", "starts again from a null cursor after a truncated page";
+    ReplaysIntoUnreplayed => "replays-into-unreplayed", "events.null_cursor_kept", "polls the type without replay with a cursor of another type";
+    CrossesDeliveryModes => "crosses-delivery-modes", "events.delivery_mode_respected", "polls the push-only event type";
+    NoPushResume => "no-push-resume", "events.push_resumed", "closes a push stream that fell silent and never opens it again";
+    NoWebhookRefresh => "no-webhook-refresh", "events.webhook_refreshed", "never refreshes its webhook subscription";
     NoCallTimeout => "no-call-timeout", "utilities.call_timeout", "waits on a tool call however long it takes";
     SilentTimeout => "silent-timeout", "utilities.cancel_on_timeout", "gives up on a tool call at its timeout without telling the server";
     TimeoutIgnoresProgress => "timeout-ignores-progress", "utilities.progress_keepalive", "gives up on a tool call at its timeout although progress for it keeps coming";
@@ -338,6 +350,12 @@ impl Ablation {
             // The server refuses a task request without Mcp-Name: no task is followed.
             Ablation::NoTaskNameHeader => &["tasks.poll_interval", "tasks.result_fetched", "tasks.input_answered", "tasks.cancel"],
             Ablation::NoCallTimeout => &["utilities.cancel_on_timeout", "utilities.progress_keepalive"],
+            // Polling two answers behind, five polls get no further than the truncated page.
+            Ablation::StaleEventCursor => &["events.poll_floor", "events.truncated_cursor_kept"],
+            // Stopping at the backlog leaves the later answers unreached.
+            Ablation::WaitsOutHasMore => &["events.poll_floor", "events.truncated_cursor_kept"],
+            // Never waiting is never waiting a floor either.
+            Ablation::IgnoresNextPollMs => &["events.poll_floor"],
             // Its own clock ignores progress too: the slow call is given up on as well.
             Ablation::SilentTimeout => &["utilities.progress_keepalive"],
             // Without a listing there is no skill to page through, get, read or refuse.

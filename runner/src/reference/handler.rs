@@ -33,6 +33,14 @@ pub struct ListChanges {
     pub arrived: Notify,
 }
 
+/// The push notifications of the events extension that arrived (`notifications/events/*`), each
+/// with when it arrived, and a way to wait for the next.
+#[derive(Default)]
+pub struct Pushed {
+    pub arrived: std::sync::Mutex<Vec<(std::time::Instant, String, Value)>>,
+    pub more: Notify,
+}
+
 #[derive(Clone)]
 pub struct ReferenceHandler {
     ablation: Option<Ablation>,
@@ -47,11 +55,12 @@ pub struct ReferenceHandler {
     /// passed on to it. Without one, sampling is answered here.
     model_url: Option<Arc<str>>,
     pub changes: Arc<ListChanges>,
+    pub pushed: Arc<Pushed>,
 }
 
 impl ReferenceHandler {
     pub fn new(ablation: Option<Ablation>, variation: Option<Variation>) -> Self {
-        ReferenceHandler { ablation, variation, person_delay: PERSON_DELAY, initialize_version: None, model_url: None, changes: Arc::default() }
+        ReferenceHandler { ablation, variation, person_delay: PERSON_DELAY, initialize_version: None, model_url: None, changes: Arc::default(), pushed: Arc::default() }
     }
 
     /// The same client, asking for `version` in its `initialize`.
@@ -121,7 +130,7 @@ fn capabilities(variation: Option<Variation>) -> ClientCapabilities {
         "roots": {"listChanged": true},
         "sampling": {"tools": {}},
         "elicitation": {"form": {}, "url": {}},
-        "extensions": {probe_server::apps::EXTENSION_ID: {"mimeTypes": [probe_server::apps::APP_MIME_TYPE]}, probe_server::tasks::EXTENSION_ID: {}}
+        "extensions": {probe_server::apps::EXTENSION_ID: {"mimeTypes": [probe_server::apps::APP_MIME_TYPE]}, probe_server::tasks::EXTENSION_ID: {}, probe_server::events::EXTENSION_ID: {}}
     });
     if variation == Some(Variation::ExperimentalCapability) {
         declared["experimental"] = json!({"io.example/reference-probe": {"enabled": true}});
@@ -267,6 +276,14 @@ impl ClientHandler for ReferenceHandler {
 
     async fn on_resource_updated(&self, _params: ResourceUpdatedNotificationParam, _context: NotificationContext<RoleClient>) {
         self.mark(&self.changes.updated, Ablation::NoReread);
+    }
+
+    async fn on_custom_notification(&self, notification: CustomNotification, _context: NotificationContext<RoleClient>) {
+        if notification.method.starts_with("notifications/events/") {
+            let params = notification.params.unwrap_or(Value::Null);
+            self.pushed.arrived.lock().unwrap_or_else(|p| p.into_inner()).push((std::time::Instant::now(), notification.method, params));
+            self.pushed.more.notify_waiters();
+        }
     }
 
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {

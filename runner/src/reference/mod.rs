@@ -5,6 +5,7 @@
 pub mod ablation;
 pub mod apps;
 pub mod auth;
+pub mod events;
 pub mod handler;
 pub mod host;
 pub mod http_client;
@@ -95,6 +96,7 @@ pub async fn run(
             })
             .await
         }
+        Opening::Era(Era::Modern) if variant == probe_server::Variant::Events => tokio::time::timeout(SCRIPT_TIMEOUT, events::script(&client, &handler, ablation)).await,
         Opening::Era(_) if variant == probe_server::Variant::Tasks => tokio::time::timeout(SCRIPT_TIMEOUT, tasks::script(&client, ablation)).await,
         Opening::Era(_) if variant.is_stateless() => tokio::time::timeout(SCRIPT_TIMEOUT, stateless_script(&client, endpoint, ablation)).await,
         Opening::Era(_) if variant.is_auth() => tokio::time::timeout(SCRIPT_TIMEOUT, auth::script(&client, variant)).await,
@@ -309,6 +311,10 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     let skip = |a: Ablation| ablation == Some(a);
     if variation == Some(Variation::PingsServer) {
         let _ = client.send_request(ClientRequest::PingRequest(PingRequest::default())).await;
+    }
+    if skip(Ablation::AsksUnadvertisedEvents) {
+        let request = ClientRequest::CustomRequest(CustomRequest::new("events/list", Some(json!({}))));
+        let _ = client.send_request(request).await;
     }
     if era == Era::Modern && !skip(Ablation::NeverListen) {
         let filter: SubscriptionFilter = params(json!({"toolsListChanged": true, "resourcesListChanged": true, "promptsListChanged": true,

@@ -199,7 +199,7 @@ fn expected_length(spec: &RunSpec) -> u8 {
     // The variants whose runs wait seconds on purpose: tasks, long calls, an unanswered
     // discover, a token left to expire, a dropped stream the client stays a settled time after;
     // and the variation whose ping the server waits out.
-    let runs_for_seconds = matches!(spec.variant, Variant::Tasks | Variant::LongCalls | Variant::DiscoverUnanswered | Variant::AuthRefresh | Variant::StreamDrop)
+    let runs_for_seconds = matches!(spec.variant, Variant::Tasks | Variant::Events | Variant::LongCalls | Variant::DiscoverUnanswered | Variant::AuthRefresh | Variant::StreamDrop)
         || spec.variation == Some(Variation::NeverAnswersPing);
     // The variations in which the client waits 300 ms before it acts.
     let waits_a_moment = matches!(spec.variation, Some(Variation::RefetchAfter300Ms | Variation::UnattendedSlowCancel));

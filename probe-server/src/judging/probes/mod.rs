@@ -6,6 +6,7 @@ pub mod apps;
 pub mod auth;
 pub mod connection;
 pub mod elicitation;
+pub mod events;
 pub mod http;
 pub mod interactive;
 pub mod long_calls;

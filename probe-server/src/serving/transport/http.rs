@@ -612,6 +612,16 @@ async fn tap(State(state): State<TapState>, request: Request, next: Next) -> Res
         let answer = state.legacy_tasks.answer(asked, &session).await;
         return tap_answer(journal, &session, StatusCode::OK, "application/json", answer.to_string(), Some(&answer));
     }
+    // So are a 2026-07-28 session's events (events variant), a push stream included.
+    if let Some(asked) = frame.as_ref().filter(|f| super::events::intercepts(state.variant, f)) {
+        return match super::events::serve(asked) {
+            super::events::Served::Answer(answer) => tap_answer(journal, &session, StatusCode::OK, "application/json", answer.to_string(), Some(&answer)),
+            super::events::Served::Stream(script) => {
+                let id = asked.get("id").cloned().unwrap_or(Value::Null);
+                push_stream(journal, &session, id, script, state.closing.clone())
+            }
+        };
+    }
     // Only a request's id is echoed (the tap's own errors included); answers to notifications and
     // responses carry null.
     let request_id = frame.as_ref().filter(|f| f.get("method").is_some()).and_then(|f| f.get("id")).cloned().unwrap_or(Value::Null);
@@ -815,6 +825,52 @@ fn held_open(journal: &Journal, session: &str, closing: CancellationToken) -> Re
         Ok::<Bytes, std::io::Error>(Bytes::new())
     });
     ([("content-type", "text/event-stream"), ("cache-control", "no-cache")], Body::from_stream(never)).into_response()
+}
+
+/// A push stream still open: dropped by the client (not by the server stopping), it is
+/// journalled as the request's answer stream closed.
+struct PushOpen {
+    journal: Journal,
+    session: String,
+    request_id: Value,
+    closing: CancellationToken,
+}
+
+impl Drop for PushOpen {
+    fn drop(&mut self) {
+        if !self.closing.is_cancelled() {
+            answer_stream_closed(&self.journal, &self.session, self.request_id.take(), false);
+        }
+    }
+}
+
+/// An `events/stream` answered with an SSE stream: each notification of `script` journalled and
+/// sent after its delay, then nothing until the client closes the stream (journalled as its
+/// answer stream closed) or the server stops.
+fn push_stream(journal: &Journal, session: &str, request_id: Value, script: Vec<(std::time::Duration, Value)>, closing: CancellationToken) -> Response {
+    let detail = json!({"status": 200, "headers": {"content-type": "text/event-stream"}, "by": "tap"});
+    journal.log(Entry::new(session, Transport::Http, Direction::ServerToClient, EventKind::HttpResponse).with_detail(detail));
+    let open = PushOpen { journal: journal.clone(), session: session.to_string(), request_id, closing: closing.clone() };
+    let (journal, session) = (journal.clone(), session.to_string());
+    let notifications = futures::stream::iter(script).then(move |(delay, notification)| {
+        let (journal, session) = (journal.clone(), session.clone());
+        async move {
+            tokio::time::sleep(delay).await;
+            let text = notification.to_string();
+            journal.log(Entry::frame(&session, Transport::Http, Direction::ServerToClient, EventKind::Frame, text.as_bytes(), Some(&notification)));
+            Ok::<Bytes, std::io::Error>(Bytes::from(format!("data: {text}\n\n")))
+        }
+    });
+    let silence = futures::stream::once(async move {
+        closing.cancelled().await;
+        Ok::<Bytes, std::io::Error>(Bytes::new())
+    });
+    // The guard lives as long as the body: dropped with it when the client goes.
+    let body = notifications.chain(silence).map(move |item| {
+        let _open = &open;
+        item
+    });
+    ([("content-type", "text/event-stream"), ("cache-control", "no-cache")], Body::from_stream(body)).into_response()
 }
 
 /// Serves the probe server on `listener` until `shutdown` is cancelled.

@@ -9,6 +9,7 @@ use crate::note::{self, Payload};
 
 pub mod auth_gate;
 pub mod budget;
+pub(crate) mod events;
 pub mod http;
 pub(crate) mod legacy_tasks;
 pub mod stdio;

@@ -256,6 +256,8 @@ async fn pump_input<R: AsyncRead + Unpin>(
     variant: crate::Variant,
     task_timing: crate::tasks::TaskTiming,
 ) {
+    // A push stream's notifications stop when the input ends.
+    let closing_events = closing.clone();
     let _closing = closing.drop_guard();
     // The tasks of a legacy session in the tasks variant, which the tap serves itself.
     let legacy_tasks = Arc::new(super::legacy_tasks::LegacyTasks::new(task_timing));
@@ -334,6 +336,8 @@ async fn pump_input<R: AsyncRead + Unpin>(
         // A legacy session's tasks (tasks variant) are the tap's: rmcp does not know them. They
         // pass the same screen and in-flight guard as every other request before the tap answers.
         let intercepted = super::legacy_tasks::intercepts(variant, &value).then(|| value.clone());
+        // So are a 2026-07-28 session's events (events variant).
+        let events_asked = super::events::intercepts(variant, &value).then(|| value.clone());
         // The value is moved into the SDK's type, not copied: a large frame is held once.
         let message = match super::screen(value) {
             Ok(message) => message,
@@ -389,6 +393,10 @@ async fn pump_input<R: AsyncRead + Unpin>(
                 continue;
             }
         }
+        if let Some(asked) = events_asked {
+            serve_events(&asked, &outbound, &closing_events);
+            continue;
+        }
         if let Some(asked) = intercepted {
             if !outbound.lifecycle.is_initialized() {
                 outbound.send(error_frame(id, -32600, "invalid request: the session is not initialized"));
@@ -403,6 +411,25 @@ async fn pump_input<R: AsyncRead + Unpin>(
         }
         if forward.send(message).await.is_err() && is_request {
             outbound.send(error_frame(id, -32603, "the probe server's session has ended"));
+        }
+    }
+}
+
+/// Answers an `events/*` request of the events variant, or starts its push stream: the
+/// notifications go out as timed, and the request stays unanswered (it ends with the session).
+fn serve_events(asked: &Value, outbound: &Outbound, closing: &tokio_util::sync::CancellationToken) {
+    match super::events::serve(asked) {
+        super::events::Served::Answer(answer) => outbound.send(serde_json::to_vec(&answer).unwrap_or_default()),
+        super::events::Served::Stream(script) => {
+            let (outbound, closing) = (outbound.clone(), closing.clone());
+            tokio::spawn(async move {
+                for (delay, notification) in script {
+                    tokio::select! {
+                        _ = closing.cancelled() => return,
+                        _ = tokio::time::sleep(delay) => outbound.send(serde_json::to_vec(&notification).unwrap_or_default()),
+                    }
+                }
+            });
         }
     }
 }
