@@ -4,8 +4,8 @@ use crate::era::Era;
 use crate::observe::Observations;
 use crate::probe::{Outcome, Probe, Verdict};
 use crate::probes::{
-    affordances, apps, auth, connection, elicitation, events, http, interactive, long_calls, prompts, resources, results, sampling_roots, schema_keywords, schemas, skills,
-    stateless, subscriptions, tasks, tools, utilities,
+    affordances, apps, auth, connection, elicitation, events, http, interactive, long_calls, meta_names, prompts, resources, results, sampling_roots, schema_keywords, schemas,
+    skills, stateless, subscriptions, tasks, tools, utilities,
 };
 use crate::variant::Variant;
 
@@ -13,6 +13,7 @@ use crate::variant::Variant;
 /// families share an area, the one named first here comes first within it.
 const FAMILIES: &[&[&dyn Probe]] = &[
     connection::PROBES,
+    meta_names::PROBES,
     tools::PROBES,
     results::PROBES,
     resources::PROBES,
@@ -177,6 +178,7 @@ mod tests {
     fn every_declared_probe_is_in_its_familys_list() {
         let sources = [
             ("connection", include_str!("probes/connection.rs"), connection::PROBES),
+            ("meta_names", include_str!("probes/meta_names.rs"), meta_names::PROBES),
             ("tools", include_str!("probes/tools.rs"), tools::PROBES),
             ("results", include_str!("probes/results.rs"), results::PROBES),
             ("resources", include_str!("probes/resources.rs"), resources::PROBES),

@@ -436,7 +436,7 @@ pub const FEATURES: &[Feature] = &[
         group: Group::Auth,
         question: "Is an expired token refreshed, and does insufficient_scope lead to a wider authorization?",
         paths: one!(&["auth.refresh", "auth.step_up"]),
-        also: &[],
+        also: &["auth.refresh_token_rotated"],
         terms: &["oauth", "auth", "refresh_token", "insufficient_scope", "scope"],
     },
     Feature {
@@ -471,8 +471,8 @@ pub const FEATURES: &[Feature] = &[
             "utilities.unknown_request_answered",
             "utilities.unknown_notification_tolerated",
         ]),
-        also: &["connection.request_meta", "connection.result_type_default", "connection.client_title"],
-        terms: &["initialize", "lifecycle", "schema", "json-rpc", "handshake", "clientInfo", "title"],
+        also: &["connection.request_meta", "connection.result_type_default", "connection.client_title", "connection.meta_keys_well_formed", "connection.extension_ids_well_formed"],
+        terms: &["initialize", "lifecycle", "schema", "json-rpc", "handshake", "clientInfo", "title", "_meta", "extensions"],
     },
     Feature {
         id: "version-negotiation",

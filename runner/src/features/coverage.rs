@@ -44,7 +44,7 @@ behaviours! {
     "result_type_default", "2026-07-28", ["connection.result_type_default"], Full, "";
     "instructions", "2025-03-26", ["connection.instructions"], Full, "";
     "server_info_icons", "2025-11-25", [], Uncovered, "the server serves no icons yet";
-    "extensions_cap_client", "2026-07-28", ["apps.ui_tool_text_to_model", "tasks.followed", "skills.list"], Partly, "a client's extension declarations show beside the Apps, tasks and skills verdicts; no probe judges their shape";
+    "extensions_cap_client", "2026-07-28", ["connection.extension_ids_well_formed", "apps.ui_tool_text_to_model", "tasks.followed", "skills.list"], Full, "";
     "extensions_cap_server", "2026-07-28", ["subscriptions.respects_capability", "skills.directory_undeclared"], Partly, "a skills/* or tasks/* call to a server that does not declare the extension is not probed";
     "tools_list", "2024-11-05", ["tools.list"], Full, "";
     "tools_call", "2024-11-05", ["affordances.tool_names", "affordances.schema_arguments_intact"], Full, "";
@@ -102,7 +102,7 @@ behaviours! {
     "ping_client_to_server", "2024-11-05", [], Uncovered, "runs are shorter than any host's keep-alive cadence";
     "pagination_all", "2024-11-05", ["tools.pagination", "resources.pagination", "skills.pagination"], Full, "";
     "batching", "2025-03-26", [], Uncovered, "batches existed in 2025-03-26 only; the server refuses them and no probe asks";
-    "client_meta_keys", "2025-06-18", [], Uncovered, "the keys a client adds to _meta are kept in the journal, and no probe judges them";
+    "client_meta_keys", "2025-06-18", ["connection.meta_keys_well_formed"], Full, "";
     "tasks_core_tool", "2025-11-25", ["tasks.augmented_call", "tasks.followed", "tasks.result_fetched", "tasks.poll_interval"], Full, "";
     "tasks_core_client_side", "2025-11-25", [], Uncovered, "the server never asks a client to run its own request as a task";
     "tasks_ext", "2026-07-28", ["tasks.followed", "tasks.input_answered", "tasks.cancel", "tasks.result_to_model", "tasks.failed_to_model"], Full, "";
@@ -134,7 +134,7 @@ behaviours! {
     "auth_iss", "2026-07-28", ["auth.iss_validated"], Partly, "an iss that is wrong is judged; one missing where the metadata promised it is not yet";
     "auth_bearer", "2025-03-26", ["auth.bearer_header", "auth.token_audience"], Full, "";
     "auth_step_up", "2025-11-25", ["auth.step_up"], Full, "";
-    "auth_refresh", "2025-03-26", ["auth.refresh"], Partly, "a refresh is judged; a rotated refresh token and the old one never reused is not yet";
+    "auth_refresh", "2025-03-26", ["auth.refresh", "auth.refresh_token_rotated"], Full, "";
     "skills_list", "skills extension", ["skills.list", "skills.pagination"], Full, "";
     "skills_get_unlisted", "skills extension", ["skills.get_unlisted"], Full, "";
     "skills_load", "skills extension", ["skills.get", "skills.read_files"], Full, "";

@@ -49,7 +49,9 @@ pub fn rejudge(dir: &Path, record: &Record) -> Result<Vec<Verdict>, RejudgeError
                     let model = read_journal(&model_path).map_err(|source| RejudgeError { path: model_path.display().to_string(), source })?;
                     observations = observations.with_model(model);
                 }
-                None if variant.is_auth() => {}
+                // A run none of whose judges reads the model stub's journal (the auth variants',
+                // the events variant's) is judged without the one it never kept.
+                None if variant.is_auth() || registry::judged_on(variant).all(|p| !p.reads_model()) => {}
                 None => continue,
             }
         }

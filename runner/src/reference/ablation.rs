@@ -183,6 +183,9 @@ ablations! {
     TaskResultWithheld => "task-result-withheld", "tasks.result_to_model", "tells its model a task completed without its result";
     TaskFailureHidden => "task-failure-hidden", "tasks.failed_to_model", "hands its model an empty result for a task that failed";
     NoTaskNameHeader => "no-task-name-header", "tasks.mcp_name_header", "leaves Mcp-Name off its tasks/get, tasks/update and tasks/cancel";
+    KeepsFirstRefreshToken => "keeps-first-refresh-token", "auth.refresh_token_rotated", "keeps presenting the first refresh token it was handed, though each refresh hands a new one";
+    BadMetaKey => "bad-meta-key", "connection.meta_keys_well_formed", "sends a ping whose _meta key begins with a dash";
+    UnprefixedExtension => "unprefixed-extension", "connection.extension_ids_well_formed", "declares an extension named without a vendor prefix";
     AsksUnadvertisedEvents => "asks-unadvertised-events", "events.unadvertised_not_asked", "asks events/list of a server that offers no events";
     NoEventsList => "no-events-list", "events.listed", "never asks events/list";
     PollsFromMadeUpCursor => "polls-from-made-up-cursor", "events.poll_starts_from_now", "opens its poll subscription with a cursor the server never gave";
@@ -350,6 +353,8 @@ impl Ablation {
             // The server refuses a task request without Mcp-Name: no task is followed.
             Ablation::NoTaskNameHeader => &["tasks.poll_interval", "tasks.result_fetched", "tasks.input_answered", "tasks.cancel"],
             Ablation::NoCallTimeout => &["utilities.cancel_on_timeout", "utilities.progress_keepalive"],
+            // Never refreshing spends no refresh token: nothing to judge rotation on.
+            Ablation::NoRefresh => &["auth.refresh_token_rotated"],
             // Polling two answers behind, five polls get no further than the truncated page.
             Ablation::StaleEventCursor => &["events.poll_floor", "events.truncated_cursor_kept"],
             // Stopping at the backlog leaves the later answers unreached.

@@ -69,7 +69,7 @@ pub fn refuses_sign_in(variant: probe_server::Variant) -> bool {
 
 /// The reference client's session in an auth variant (signed in by the time it opened): it
 /// lists the tools and calls `probe_auth_whoami`; in auth-step-up it calls `probe_auth_write`,
-/// which needs the wider scope; in auth-refresh it calls again once its token has expired.
+/// which needs the wider scope; in auth-refresh it calls again each time its token has expired, twice.
 pub async fn script(client: &super::Client, variant: probe_server::Variant) {
     use probe_server::auth::{SHORT_TOKEN_LIFETIME, TOOL_WHOAMI, TOOL_WRITE};
     let _ = client.list_tools(None).await;
@@ -78,9 +78,12 @@ pub async fn script(client: &super::Client, variant: probe_server::Variant) {
         probe_server::Variant::AuthStepUp => {
             let _ = super::call(client, TOOL_WRITE).await;
         }
+        // Twice: the second refresh shows which refresh token the client kept.
         probe_server::Variant::AuthRefresh => {
-            tokio::time::sleep(SHORT_TOKEN_LIFETIME + Duration::from_millis(300)).await;
-            let _ = super::call(client, TOOL_WHOAMI).await;
+            for _ in 0..2 {
+                tokio::time::sleep(SHORT_TOKEN_LIFETIME + Duration::from_millis(300)).await;
+                let _ = super::call(client, TOOL_WHOAMI).await;
+            }
         }
         _ => {}
     }
@@ -392,7 +395,8 @@ impl Authorizer {
         let access = tokens.get("access_token").and_then(Value::as_str).filter(|_| (200..300).contains(&status));
         let Some(access) = access else { return Err(AuthError::Token(format!("HTTP {status}: {tokens}"))) };
         held.access = Some(access.to_string());
-        if let Some(refresh) = tokens.get("refresh_token").and_then(Value::as_str) {
+        let keeps_first = !self.without(Ablation::KeepsFirstRefreshToken) && held.refresh.is_some();
+        if let Some(refresh) = tokens.get("refresh_token").and_then(Value::as_str).filter(|_| !keeps_first) {
             held.refresh = Some(refresh.to_string());
         }
         held.scope = tokens.get("scope").and_then(Value::as_str).map(str::to_string).or(held.scope.take());

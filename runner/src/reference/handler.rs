@@ -125,13 +125,16 @@ impl ReferenceHandler {
     }
 }
 
-fn capabilities(variation: Option<Variation>) -> ClientCapabilities {
+fn capabilities(variation: Option<Variation>, ablation: Option<Ablation>) -> ClientCapabilities {
     let mut declared = json!({
         "roots": {"listChanged": true},
         "sampling": {"tools": {}},
         "elicitation": {"form": {}, "url": {}},
         "extensions": {probe_server::apps::EXTENSION_ID: {"mimeTypes": [probe_server::apps::APP_MIME_TYPE]}, probe_server::tasks::EXTENSION_ID: {}, probe_server::events::EXTENSION_ID: {}}
     });
+    if ablation == Some(Ablation::UnprefixedExtension) {
+        declared["extensions"]["reference-views"] = json!({});
+    }
     if variation == Some(Variation::ExperimentalCapability) {
         declared["experimental"] = json!({"io.example/reference-probe": {"enabled": true}});
     }
@@ -186,7 +189,7 @@ const UNBOUNDED_SAMPLING_TOKENS: u64 = 4096;
 
 impl ClientHandler for ReferenceHandler {
     fn get_info(&self) -> ClientInfo {
-        let info = ClientInfo::new(capabilities(self.variation), super::implementation());
+        let info = ClientInfo::new(capabilities(self.variation, self.ablation), super::implementation());
         match &self.initialize_version {
             Some(version) => info.with_protocol_version(version.clone()),
             None => info,

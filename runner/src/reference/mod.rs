@@ -312,6 +312,10 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     if variation == Some(Variation::PingsServer) {
         let _ = client.send_request(ClientRequest::PingRequest(PingRequest::default())).await;
     }
+    if skip(Ablation::BadMetaKey) {
+        let request = ClientRequest::CustomRequest(CustomRequest::new("ping", Some(json!({"_meta": {"-reference-trace": "1"}}))));
+        let _ = client.send_request(request).await;
+    }
     if skip(Ablation::AsksUnadvertisedEvents) {
         let request = ClientRequest::CustomRequest(CustomRequest::new("events/list", Some(json!({}))));
         let _ = client.send_request(request).await;

@@ -181,6 +181,7 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &BearerHeader,
     &StepUp,
     &Refresh,
+    &RefreshRotated,
     &IssValidated,
     &IssuerValidated,
     &TokenAudience,
@@ -700,6 +701,41 @@ fn judge_refresh(o: &Observations) -> Verdict {
         Some((seq, _)) => Verdict::new(Outcome::Partial, "signed in again instead of using its refresh token").evidence([*expired, seq]).opportunity([*expired]),
         None => Verdict::new(Outcome::No, "its expired token was refused, and it neither refreshed nor signed in again").evidence([*expired]).opportunity([*expired]),
     }
+}
+
+probe! {
+    /// Evidence: every token answer hands a new refresh token (rotation), so a refresh token is
+    /// spent by the grant that presents it. No refresh token presented twice is yes; one presented
+    /// again (an old one, or one spent by a refresh still in flight) is no: a rotating server
+    /// refuses it and takes the reuse for theft. One refresh only, or none, is not-reached: which
+    /// token a second refresh presents is what rotation is about.
+    RefreshRotated {
+        id: "auth.refresh_token_rotated", area: Auth, title: "a rotated refresh token replaces the old one",
+        revisions: ["2025-03-26"], eras: BOTH, transports: HTTP_ONLY, variant: AuthRefresh,
+        serves: "each token answer hands a new refresh token",
+        judge: |o| fair(o, judge_refresh_rotated(o)),
+    }
+}
+
+fn judge_refresh_rotated(o: &Observations) -> Verdict {
+    let grants = token_requests(o, "refresh_token");
+    if grants.len() < 2 {
+        let what = if grants.is_empty() { "never refreshed" } else { "refreshed once" };
+        return Verdict::new(Outcome::NotReached, format!("{what}: which refresh token a second refresh presents is what rotation is about"));
+    }
+    // Each refresh token is spent by the grant that presents it (the answer hands a new one).
+    let mut spent: Vec<(u64, &str)> = Vec::new();
+    for (seq, request, _) in &grants {
+        let Some(presented) = request.form_field("refresh_token") else { continue };
+        if let Some((first, _)) = spent.iter().find(|(_, token)| *token == presented) {
+            let apart = o.event(*seq).zip(o.event(*first)).map(|(again, once)| (again.t_us.saturating_sub(once.t_us)) / 1000).unwrap_or_default();
+            return Verdict::new(Outcome::No, format!("presented a refresh token it had already spent {apart} ms before (a rotating server takes reuse for theft)"))
+                .evidence([*first, *seq])
+                .opportunity([*seq]);
+        }
+        spent.push((*seq, presented));
+    }
+    Verdict::new(Outcome::Yes, format!("{} refreshes, each presenting a refresh token not spent before", grants.len())).evidence(grants.iter().map(|(seq, _, _)| *seq).take(3))
 }
 
 probe! {

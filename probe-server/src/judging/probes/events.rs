@@ -20,11 +20,23 @@ fn declared(o: &Observations) -> Declaration {
     Declaration::from_bool(o.declares(&["extensions", EXTENSION_ID]))
 }
 
-/// No when the client followed nothing of the extension: declared-only where it declared it.
+/// The server's answer that advertised the extension to the client (its `server/discover`
+/// result naming it), if the client asked for one.
+fn advertised(o: &Observations) -> Option<&Frame> {
+    o.client_requests("server/discover")
+        .filter_map(|discover| o.answer_to(discover))
+        .find(|answer| answer.result().and_then(|r| r.pointer("/capabilities/extensions")).and_then(|e| e.get(EXTENSION_ID)).is_some())
+}
+
+/// No when the client followed nothing of the extension the server advertised to it
+/// (declared-only where it declared the extension); not-reached when no advertisement reached it.
 fn followed_nothing(o: &Observations, what: String) -> Verdict {
     let declared = declared(o);
+    let Some(advertisement) = advertised(o) else {
+        return Verdict::new(Outcome::NotReached, format!("{what}; no server/discover answer advertising the extension reached the client")).declared(declared);
+    };
     let outcome = if declared == Declaration::Declared { Outcome::DeclaredOnly } else { Outcome::No };
-    Verdict::new(outcome, what).declared(declared)
+    Verdict::new(outcome, format!("{what}, though the server advertised the extension")).declared(declared).evidence([advertisement.seq]).opportunity([advertisement.seq])
 }
 
 /// A poll and the answer the server gave it.
@@ -130,9 +142,9 @@ fn judge_unadvertised(o: &Observations) -> Verdict {
     let asked: Vec<&Frame> = ["events/list", "events/poll", "events/stream", "events/subscribe", "events/unsubscribe"].iter().flat_map(|m| o.client_requests(m)).collect();
     match asked.first() {
         None => Verdict::new(Outcome::Yes, "sent no events/* request to a server that offers no events"),
-        Some(first) => {
-            Verdict::new(Outcome::No, format!("sent {} to a server that offers no events", first.method().unwrap_or_default())).evidence(asked.iter().map(|f| f.seq).take(5))
-        }
+        Some(first) => Verdict::new(Outcome::No, format!("sent {} to a server that offers no events", first.method().unwrap_or_default()))
+            .evidence(asked.iter().map(|f| f.seq).take(5))
+            .opportunity([first.seq]),
     }
 }
 

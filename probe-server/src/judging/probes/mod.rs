@@ -10,6 +10,7 @@ pub mod events;
 pub mod http;
 pub mod interactive;
 pub mod long_calls;
+pub mod meta_names;
 pub mod opportunity;
 pub mod prompts;
 pub mod resources;
