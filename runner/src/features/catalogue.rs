@@ -387,6 +387,8 @@ pub const FEATURES: &[Feature] = &[
             "events.truncated_cursor_kept",
             "events.null_cursor_kept",
             "events.delivery_mode_respected",
+            "events.arguments_sent",
+            "events.stale_stream_released",
         ],
         terms: &["events/poll", "events/stream", "events/subscribe", "triggers", "webhook", "SEP-3415"],
     },
@@ -427,7 +429,7 @@ pub const FEATURES: &[Feature] = &[
                 probes: &["auth.prm_discovery", "auth.as_metadata_order", "auth.client_id_document", "auth.pkce_s256", "auth.resource_indicator", "auth.bearer_header"],
             },
         ],
-        also: &["auth.prm_well_known", "auth.state", "auth.scope_selection", "auth.registration_application_type"],
+        also: &["auth.prm_well_known", "auth.state", "auth.scope_selection", "auth.registration_application_type", "auth.pkce_verifier_format", "auth.redirect_loopback_ip"],
         terms: &["oauth", "auth", "authorization", "login", "sign in", "token", "PKCE", "DCR", "CIMD"],
     },
     Feature {

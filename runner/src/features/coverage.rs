@@ -108,9 +108,9 @@ behaviours! {
     "tasks_ext", "2026-07-28", ["tasks.followed", "tasks.input_answered", "tasks.cancel", "tasks.result_to_model", "tasks.failed_to_model"], Full, "";
     "tasks_ext_notify", "2026-07-28", [], Uncovered, "task status notifications on a listen stream are not sent yet";
     "events_unadvertised", "events extension", ["events.unadvertised_not_asked"], Full, "";
-    "events_list", "events extension", ["events.listed", "events.delivery_mode_respected"], Partly, "relisting on notifications/events/list_changed is not probed: the listen stream is rmcp's, which does not carry it";
+    "events_list", "events extension", ["events.listed", "events.delivery_mode_respected", "events.arguments_sent"], Partly, "relisting on notifications/events/list_changed is not probed: the listen stream is rmcp's, which does not carry it";
     "events_poll", "events extension", ["events.poll_starts_from_now", "events.cursor_carried", "events.backlog_drained", "events.interval_honoured", "events.poll_floor", "events.truncated_cursor_kept", "events.null_cursor_kept"], Full, "";
-    "events_push", "events extension", ["events.push_resumed"], Partly, "a silent stream resumed from its last cursor is judged; cancelling a stream (notifications/cancelled on stdio) is not apart";
+    "events_push", "events extension", ["events.push_resumed", "events.stale_stream_released"], Full, "";
     "events_webhook", "events extension", ["events.webhook_refreshed"], Partly, "the refresh is judged; the server posts no signed delivery to the callback yet";
     "events_to_model", "events extension", [], Uncovered, "whether an event reaches the model with nobody present needs a host run kept open past its answer";
     "subs_listen", "2026-07-28", ["subscriptions.listen"], Full, "";
@@ -130,7 +130,7 @@ behaviours! {
     "auth_401_prm", "2025-06-18", ["auth.prm_discovery", "auth.prm_well_known"], Full, "";
     "auth_as_metadata", "2025-03-26", ["auth.as_metadata_order", "auth.issuer_validated"], Full, "";
     "auth_registration", "2025-03-26", ["auth.registration", "auth.client_id_document", "auth.registration_application_type"], Full, "";
-    "auth_authorize", "2025-03-26", ["auth.pkce_s256", "auth.state", "auth.resource_indicator", "auth.scope_selection"], Full, "";
+    "auth_authorize", "2025-03-26", ["auth.pkce_s256", "auth.pkce_verifier_format", "auth.state", "auth.redirect_loopback_ip", "auth.resource_indicator", "auth.scope_selection"], Full, "";
     "auth_iss", "2026-07-28", ["auth.iss_validated"], Partly, "an iss that is wrong is judged; one missing where the metadata promised it is not yet";
     "auth_bearer", "2025-03-26", ["auth.bearer_header", "auth.token_audience"], Full, "";
     "auth_step_up", "2025-11-25", ["auth.step_up"], Full, "";

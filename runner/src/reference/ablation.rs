@@ -183,6 +183,8 @@ ablations! {
     TaskResultWithheld => "task-result-withheld", "tasks.result_to_model", "tells its model a task completed without its result";
     TaskFailureHidden => "task-failure-hidden", "tasks.failed_to_model", "hands its model an empty result for a task that failed";
     NoTaskNameHeader => "no-task-name-header", "tasks.mcp_name_header", "leaves Mcp-Name off its tasks/get, tasks/update and tasks/cancel";
+    ShortCodeVerifier => "short-code-verifier", "auth.pkce_verifier_format", "sends a PKCE code verifier of 22 characters, shorter than RFC 7636's 43";
+    LocalhostRedirect => "localhost-redirect", "auth.redirect_loopback_ip", "registers and sends a redirect URI on localhost instead of the loopback IP it listens on";
     KeepsFirstRefreshToken => "keeps-first-refresh-token", "auth.refresh_token_rotated", "keeps presenting the first refresh token it was handed, though each refresh hands a new one";
     BadMetaKey => "bad-meta-key", "connection.meta_keys_well_formed", "sends a ping whose _meta key begins with a dash";
     UnprefixedExtension => "unprefixed-extension", "connection.extension_ids_well_formed", "declares an extension named without a vendor prefix";
@@ -197,6 +199,8 @@ ablations! {
     ReplaysIntoUnreplayed => "replays-into-unreplayed", "events.null_cursor_kept", "polls the type without replay with a cursor of another type";
     CrossesDeliveryModes => "crosses-delivery-modes", "events.delivery_mode_respected", "polls the push-only event type";
     NoPushResume => "no-push-resume", "events.push_resumed", "closes a push stream that fell silent and never opens it again";
+    OmitsEventArguments => "omits-event-arguments", "events.arguments_sent", "polls the type without replay without an arguments object";
+    KeepsDeadStream => "keeps-dead-stream", "events.stale_stream_released", "opens a new push stream without cancelling the one that fell silent";
     NoWebhookRefresh => "no-webhook-refresh", "events.webhook_refreshed", "never refreshes its webhook subscription";
     NoCallTimeout => "no-call-timeout", "utilities.call_timeout", "waits on a tool call however long it takes";
     SilentTimeout => "silent-timeout", "utilities.cancel_on_timeout", "gives up on a tool call at its timeout without telling the server";
@@ -353,6 +357,8 @@ impl Ablation {
             // The server refuses a task request without Mcp-Name: no task is followed.
             Ablation::NoTaskNameHeader => &["tasks.poll_interval", "tasks.result_fetched", "tasks.input_answered", "tasks.cancel"],
             Ablation::NoCallTimeout => &["utilities.cancel_on_timeout", "utilities.progress_keepalive"],
+            // A stream never replaced is never released.
+            Ablation::NoPushResume => &["events.stale_stream_released"],
             // Never refreshing spends no refresh token: nothing to judge rotation on.
             Ablation::NoRefresh => &["auth.refresh_token_rotated"],
             // Polling two answers behind, five polls get no further than the truncated page.

@@ -328,7 +328,8 @@ impl Authorizer {
             }
         };
         let callback = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(AuthError::Callback)?;
-        let redirect_uri = format!("http://{}/callback", callback.local_addr().map_err(AuthError::Callback)?);
+        let address = callback.local_addr().map_err(AuthError::Callback)?;
+        let redirect_uri = if self.without(Ablation::LocalhostRedirect) { format!("http://{address}/callback") } else { format!("http://localhost:{}/callback", address.port()) };
         let client_id = match &held.client_id {
             Some(id) => id.clone(),
             None => {
@@ -344,7 +345,7 @@ impl Authorizer {
             other => other,
         };
         // 43 characters at least (RFC 7636 §4.1): two random texts.
-        let verifier = format!("{}{}", random_text(), random_text());
+        let verifier = if self.without(Ablation::ShortCodeVerifier) { format!("{}{}", random_text(), random_text()) } else { random_text() };
         let state = random_text();
         let (challenge_value, method) = if self.without(Ablation::PkcePlain) { (s256(&verifier), "S256") } else { (verifier.clone(), "plain") };
         let resource = self.without(Ablation::NoResourceIndicator).then(|| server.resource.clone());

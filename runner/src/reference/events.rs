@@ -36,7 +36,7 @@ async fn raw(client: &Client, method: &str, params: Value) -> Option<Value> {
 }
 
 /// The reference client's script in the events variant.
-pub async fn script(client: &Client, handler: &ReferenceHandler, ablation: Option<Ablation>) {
+pub async fn script(client: &Client, handler: &ReferenceHandler, http: Option<&str>, ablation: Option<Ablation>) {
     let skip = |a: Ablation| ablation == Some(a);
     if !skip(Ablation::NoEventsList) {
         let _ = raw(client, "events/list", json!({})).await;
@@ -44,7 +44,7 @@ pub async fn script(client: &Client, handler: &ReferenceHandler, ablation: Optio
     if skip(Ablation::CrossesDeliveryModes) {
         let _ = raw(client, "events/poll", json!({"name": PUSHED, "arguments": {}, "cursor": null})).await;
     }
-    tokio::join!(poll_scripted(client, ablation), poll_unreplayed(client, ablation), push(client, handler, ablation), webhook(client, ablation));
+    tokio::join!(poll_scripted(client, ablation), poll_unreplayed(client, ablation), push(client, handler, http, ablation), webhook(client, ablation));
 }
 
 /// How long to wait after a poll answer before the next poll.
@@ -93,7 +93,11 @@ async fn poll_unreplayed(client: &Client, ablation: Option<Ablation>) {
         Some(Ablation::ReplaysIntoUnreplayed) => json!(ev::POLL_CURSORS[0]),
         _ => page.get("cursor").cloned().unwrap_or(Value::Null),
     };
-    let _ = raw(client, "events/poll", json!({"name": UNREPLAYED, "arguments": {}, "cursor": cursor})).await;
+    let mut params = json!({"name": UNREPLAYED, "arguments": {}, "cursor": cursor});
+    if ablation == Some(Ablation::OmitsEventArguments) {
+        params.as_object_mut().map(|p| p.remove("arguments"));
+    }
+    let _ = raw(client, "events/poll", params).await;
 }
 
 /// The last cursor among the push notifications that arrived, the time the last one came, and
@@ -105,16 +109,80 @@ fn watched(handler: &ReferenceHandler) -> (Option<Value>, Option<Instant>, Durat
     (cursor, arrived.last().map(|(at, _, _)| *at), longest, arrived.len())
 }
 
-/// Opens a stream of [`PUSHED`] from `cursor`; the handle cancels it.
-async fn open_stream(client: &Client, cursor: Value) -> Option<rmcp::service::RequestHandle<rmcp::service::RoleClient>> {
-    let request = ClientRequest::CustomRequest(CustomRequest::new("events/stream", Some(json!({"name": PUSHED, "arguments": {}, "cursor": cursor}))));
-    client.send_cancellable_request(request, PeerRequestOptions::no_options()).await.ok()
+/// A push stream the client holds open: on stdio a request in rmcp's hands, cancelled with
+/// `notifications/cancelled`; over HTTP a POST of its own whose answer stream it reads, released
+/// by closing it (rmcp's client can cancel a request but not close its stream).
+enum Stream {
+    Stdio(rmcp::service::RequestHandle<rmcp::service::RoleClient>),
+    Http(tokio::task::JoinHandle<()>),
 }
+
+impl Stream {
+    /// Gives the stream up: cancelled, or its connection closed.
+    async fn release(self) {
+        match self {
+            Stream::Stdio(handle) => drop(handle.cancel(Some("the stream is given up on".into())).await),
+            Stream::Http(reader) => reader.abort(),
+        }
+    }
+
+    /// Forgets the stream without a word to the server (the keeps-dead-stream ablation).
+    fn forget(self) {
+        match self {
+            Stream::Stdio(handle) => std::mem::forget(handle),
+            Stream::Http(reader) => std::mem::forget(reader),
+        }
+    }
+}
+
+/// Opens a stream of [`PUSHED`] from `cursor`.
+async fn open_stream(client: &Client, handler: &ReferenceHandler, http: Option<&str>, cursor: Value) -> Option<Stream> {
+    let params = json!({"name": PUSHED, "arguments": {}, "cursor": cursor});
+    let Some(url) = http else {
+        let request = ClientRequest::CustomRequest(CustomRequest::new("events/stream", Some(params)));
+        return client.send_cancellable_request(request, PeerRequestOptions::no_options()).await.ok().map(Stream::Stdio);
+    };
+    let mut params = params;
+    params["_meta"] = super::modern_meta();
+    params["_meta"][probe_server::observe::MODERN_META_CAPABILITIES] = serde_json::to_value(super::handler::declared_capabilities()).unwrap_or_default();
+    let body = json!({"jsonrpc": "2.0", "id": format!("events-stream-{}", STREAMS.fetch_add(1, std::sync::atomic::Ordering::SeqCst)), "method": "events/stream", "params": params});
+    let http = super::loopback_http().ok()?;
+    let answer = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "events/stream")
+        .body(body.to_string())
+        .send()
+        .await
+        .ok()?;
+    let pushed = handler.pushed.clone();
+    Some(Stream::Http(tokio::spawn(async move {
+        let mut answer = answer;
+        let mut buffer = String::new();
+        while let Ok(Some(chunk)) = answer.chunk().await {
+            buffer.push_str(&String::from_utf8_lossy(&chunk));
+            while let Some(end) = buffer.find("\n\n") {
+                let event: String = buffer.drain(..end + 2).collect();
+                let data: String = event.lines().filter_map(|line| line.strip_prefix("data:")).map(str::trim_start).collect();
+                let Ok(frame) = serde_json::from_str::<Value>(&data) else { continue };
+                if let Some(method) = frame.get("method").and_then(Value::as_str).filter(|m| m.starts_with("notifications/events/")) {
+                    pushed.arrived.lock().unwrap_or_else(|p| p.into_inner()).push((Instant::now(), method.to_string(), frame["params"].clone()));
+                    pushed.more.notify_waiters();
+                }
+            }
+        }
+    })))
+}
+
+/// Tells the HTTP push streams' request ids apart.
+static STREAMS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// Follows [`PUSHED`]: a stream watched until it falls silent, then (unless ablated) opened again
 /// from the last cursor, and closed once that one is confirmed.
-async fn push(client: &Client, handler: &ReferenceHandler, ablation: Option<Ablation>) {
-    let Some(first) = open_stream(client, Value::Null).await else { return };
+async fn push(client: &Client, handler: &ReferenceHandler, http: Option<&str>, ablation: Option<Ablation>) {
+    let Some(first) = open_stream(client, handler, http, Value::Null).await else { return };
     let started = Instant::now();
     let last_cursor = loop {
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -125,17 +193,21 @@ async fn push(client: &Client, handler: &ReferenceHandler, ablation: Option<Abla
             _ => {}
         }
     };
-    let _ = first.cancel(Some("the stream fell silent".into())).await;
+    // Ablated, the stream is forgotten: nothing tells the server it is given up on.
+    match ablation {
+        Some(Ablation::KeepsDeadStream) => first.forget(),
+        _ => first.release().await,
+    }
     let Some(cursor) = last_cursor.filter(|_| ablation != Some(Ablation::NoPushResume)) else { return };
     let before = watched(handler).3;
-    let Some(again) = open_stream(client, cursor).await else { return };
+    let Some(again) = open_stream(client, handler, http, cursor).await else { return };
     let confirmed = async {
         while watched(handler).3 == before {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     };
     let _ = tokio::time::timeout(FIRST_PUSH_WAIT, confirmed).await;
-    let _ = again.cancel(Some("done".into())).await;
+    again.release().await;
 }
 
 /// Follows [`HOOKED`]: subscribes with a loopback callback, and subscribes again halfway to the

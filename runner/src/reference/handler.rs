@@ -125,6 +125,11 @@ impl ReferenceHandler {
     }
 }
 
+/// What the full reference client declares (for a request it sends outside rmcp).
+pub(crate) fn declared_capabilities() -> ClientCapabilities {
+    capabilities(None, None)
+}
+
 fn capabilities(variation: Option<Variation>, ablation: Option<Ablation>) -> ClientCapabilities {
     let mut declared = json!({
         "roots": {"listChanged": true},

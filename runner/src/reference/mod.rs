@@ -96,7 +96,9 @@ pub async fn run(
             })
             .await
         }
-        Opening::Era(Era::Modern) if variant == probe_server::Variant::Events => tokio::time::timeout(SCRIPT_TIMEOUT, events::script(&client, &handler, ablation)).await,
+        Opening::Era(Era::Modern) if variant == probe_server::Variant::Events => {
+            tokio::time::timeout(SCRIPT_TIMEOUT, events::script(&client, &handler, endpoint_url(endpoint), ablation)).await
+        }
         Opening::Era(_) if variant == probe_server::Variant::Tasks => tokio::time::timeout(SCRIPT_TIMEOUT, tasks::script(&client, ablation)).await,
         Opening::Era(_) if variant.is_stateless() => tokio::time::timeout(SCRIPT_TIMEOUT, stateless_script(&client, endpoint, ablation)).await,
         Opening::Era(_) if variant.is_auth() => tokio::time::timeout(SCRIPT_TIMEOUT, auth::script(&client, variant)).await,
@@ -105,6 +107,14 @@ pub async fn run(
     tokio::time::sleep(linger).await;
     let _ = client.cancel().await;
     outcome.map_err(|_| ReferenceError::Timeout(SCRIPT_TIMEOUT))
+}
+
+/// The endpoint's URL, where it is served over HTTP.
+fn endpoint_url(endpoint: &Endpoint) -> Option<&str> {
+    match endpoint {
+        Endpoint::Http { url } => Some(url),
+        _ => None,
+    }
 }
 
 /// How the reference client opens its session.
@@ -249,7 +259,7 @@ pub fn implementation() -> Implementation {
 
 /// The `_meta` of a `server/discover` the reference client sends itself: 2026-07-28, no
 /// capabilities, its name, title and version.
-fn modern_meta() -> Value {
+pub(crate) fn modern_meta() -> Value {
     use probe_server::observe::{MODERN_META_CAPABILITIES, MODERN_META_CLIENT_INFO, MODERN_META_VERSION};
     json!({
         MODERN_META_VERSION: "2026-07-28",

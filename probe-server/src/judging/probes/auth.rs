@@ -175,7 +175,9 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &ApplicationType,
     &ClientIdDocument,
     &PkceS256,
+    &PkceVerifierFormat,
     &State,
+    &RedirectLoopbackIp,
     &ResourceIndicator,
     &ScopeSelection,
     &BearerHeader,
@@ -473,6 +475,72 @@ fn judge_pkce(o: &Observations) -> Verdict {
             None => Verdict::new(Outcome::No, "an S256 challenge, and a token request without code_verifier").evidence([seq, at]).opportunity([seq]),
         },
         None => Verdict::new(Outcome::Yes, "an S256 challenge (the code was never redeemed)").evidence([seq]),
+    }
+}
+
+probe! {
+    /// Evidence: the `code_verifier` of the first authorization-code grant: 43 to 128 characters,
+    /// each a letter, a digit or one of `-._~` (RFC 7636 §4.1): yes; otherwise no. A code never
+    /// redeemed is not-reached; no authorization as `auth.pkce_s256`.
+    PkceVerifierFormat {
+        id: "auth.pkce_verifier_format", area: Auth, title: "the PKCE code verifier has the length and characters RFC 7636 asks",
+        revisions: ["2025-03-26"], eras: BOTH, transports: HTTP_ONLY, variant: Auth,
+        serves: "a token endpoint that takes any verifier matching the challenge",
+        judge: |o| fair(o, judge_verifier_format(o)),
+    }
+}
+
+fn judge_verifier_format(o: &Observations) -> Verdict {
+    if let Err(verdict) = first_authorization(o) {
+        return verdict;
+    }
+    let Some((seq, form, _)) = token_requests(o, "authorization_code").into_iter().next() else {
+        return Verdict::new(Outcome::NotReached, "the code was never redeemed: no code_verifier to see");
+    };
+    let Some(verifier) = form.form_field("code_verifier") else {
+        return Verdict::new(Outcome::No, "the token request carries no code_verifier").evidence([seq]).opportunity([seq]);
+    };
+    let unreserved = verifier.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b));
+    match (verifier.len(), unreserved) {
+        (43..=128, true) => Verdict::new(Outcome::Yes, format!("a verifier of {} unreserved characters", verifier.len())).evidence([seq]),
+        (len, true) => Verdict::new(Outcome::No, format!("a verifier of {len} characters, outside 43 to 128")).evidence([seq]).opportunity([seq]),
+        (_, false) => Verdict::new(Outcome::No, "a verifier with characters outside A-Z a-z 0-9 - . _ ~").evidence([seq]).opportunity([seq]),
+    }
+}
+
+probe! {
+    /// Evidence: the `redirect_uri` of the first authorization request. A loopback IP literal
+    /// (`http://127.0.0.1:…` or `http://[::1]:…`, RFC 8252 §7.3) is yes; `localhost`, which RFC
+    /// 8252 §8.3 and OAuth 2.1 advise against (a name can resolve elsewhere, and a server must
+    /// then allow it too), is partial; another host over plain HTTP is no. An `https` callback or
+    /// a private-use scheme is not a loopback one: not applicable.
+    RedirectLoopbackIp {
+        id: "auth.redirect_loopback_ip", area: Auth, title: "a loopback redirect names the IP, not localhost",
+        revisions: ["2025-03-26"], eras: BOTH, transports: HTTP_ONLY, variant: Auth,
+        serves: "an authorization endpoint that takes any redirect URI the client registered",
+        judge: |o| fair(o, judge_redirect_loopback(o)),
+    }
+}
+
+fn judge_redirect_loopback(o: &Observations) -> Verdict {
+    let (seq, ask) = match first_authorization(o) {
+        Ok(found) => found,
+        Err(verdict) => return verdict,
+    };
+    let Some(redirect) = ask.query_field("redirect_uri") else {
+        return Verdict::new(Outcome::No, "the authorization request names no redirect_uri").evidence([seq]).opportunity([seq]);
+    };
+    let Some(rest) = redirect.strip_prefix("http://") else {
+        return Verdict::new(Outcome::NotApplicable, format!("the redirect {redirect:?} is not a plain-HTTP loopback one")).evidence([seq]);
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.rsplit_once(':').filter(|(h, port)| !h.is_empty() && port.bytes().all(|b| b.is_ascii_digit())).map_or(authority, |(h, _)| h);
+    match host {
+        "127.0.0.1" | "[::1]" => Verdict::new(Outcome::Yes, format!("redirects to {redirect}")).evidence([seq]),
+        h if h.eq_ignore_ascii_case("localhost") => {
+            Verdict::new(Outcome::Partial, format!("redirects to {redirect}: localhost, not the loopback IP")).evidence([seq]).opportunity([seq])
+        }
+        other => Verdict::new(Outcome::No, format!("redirects over plain HTTP to {other:?}, not a loopback address")).evidence([seq]).opportunity([seq]),
     }
 }
 

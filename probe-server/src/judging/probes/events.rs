@@ -12,6 +12,8 @@
 use serde_json::Value;
 
 use super::{probe, BOTH, MODERN};
+
+const STDIO_ONLY: &[crate::journal::Transport] = &[crate::journal::Transport::Stdio];
 use crate::events::{EXTENSION_ID, HOOKED, NEXT_POLL_MS, POLLED, PUSHED, SUBSCRIPTION_ID_KEY, UNREPLAYED, WEBHOOK_GRANT_MS};
 use crate::observe::{Frame, Observations};
 use crate::probe::{Declaration, Outcome, Verdict};
@@ -123,7 +125,9 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &TruncatedCursorKept,
     &NullCursorKept,
     &ModeRespected,
+    &ArgumentsSent,
     &PushResumed,
+    &StaleStreamReleased,
     &WebhookRefreshed,
 ];
 
@@ -371,6 +375,34 @@ fn judge_mode_respected(o: &Observations) -> Verdict {
     }
 }
 
+probe! {
+    /// Evidence: every `events/poll`, `events/stream` and `events/subscribe` carries the
+    /// subscription's `arguments` as an object (`{}` where it narrows nothing): yes; one without
+    /// them, or with something else, is no. None at all: as `events.delivery_mode_respected`.
+    ArgumentsSent {
+        id: "events.arguments_sent", area: Events, title: "each subscription request carries its arguments object",
+        revisions: ["2026-07-28"], eras: MODERN, variant: Events, serves: "event types whose inputSchema is an object with one optional property",
+        judge: judge_arguments_sent,
+    }
+}
+
+fn judge_arguments_sent(o: &Observations) -> Verdict {
+    let asked: Vec<&Frame> = ["events/poll", "events/stream", "events/subscribe"].iter().flat_map(|m| o.client_requests(m)).collect();
+    if asked.is_empty() {
+        return followed_nothing(o, "followed no event type".into());
+    }
+    match asked.iter().find(|f| !f.params().get("arguments").is_some_and(Value::is_object)) {
+        None => Verdict::new(Outcome::Yes, format!("{} requests, each with an arguments object", asked.len())).declared(declared(o)).evidence([asked[0].seq]),
+        Some(f) => Verdict::new(
+            Outcome::No,
+            format!("{} of {:?} without an arguments object", f.method().unwrap_or_default(), f.params().get("name").and_then(Value::as_str).unwrap_or_default()),
+        )
+        .declared(declared(o))
+        .evidence([f.seq])
+        .opportunity([f.seq]),
+    }
+}
+
 /// The silence after which a client that expects the SEP's slowest heartbeat (every 30 s) takes
 /// a stream for dead: twice that.
 const DEAD_AFTER_MS: u64 = 60_000;
@@ -433,6 +465,34 @@ fn judge_push_resumed(o: &Observations) -> Verdict {
                 Verdict::new(Outcome::NotReached, format!("the session ended {lasted} ms after the stream fell silent, before a client must take it for dead"))
             };
             verdict.declared(declared(o)).evidence([last.seq])
+        }
+    }
+}
+
+probe! {
+    /// Evidence (server journal, stdio): a client that opened a second `events/stream` of
+    /// `probe.pushed` released the first with a `notifications/cancelled` naming its request id:
+    /// yes; left open (the server keeps a dead subscription) is no. No second stream is
+    /// not-reached. Over HTTP a client releases a stream by closing it, which a server sees only
+    /// when it next writes there, and this one writes nothing more on a silent stream: n/a.
+    StaleStreamReleased {
+        id: "events.stale_stream_released", area: Events, title: "a push stream given up on is cancelled",
+        revisions: ["2026-07-28"], eras: MODERN, transports: STDIO_ONLY, variant: Events, serves: "probe.pushed (push): a stream that falls silent and stays open",
+        judge: judge_stale_stream_released,
+    }
+}
+
+fn judge_stale_stream_released(o: &Observations) -> Verdict {
+    let streams: Vec<&Frame> = naming(o, "events/stream", PUSHED).collect();
+    let (Some(first), Some(second)) = (streams.first(), streams.get(1)) else {
+        return Verdict::new(Outcome::NotReached, format!("no second stream of {PUSHED}: none was given up on")).declared(declared(o));
+    };
+    let id = first.id();
+    let cancelled = o.client_notifications("notifications/cancelled").find(|n| n.params().get("requestId") == id).map(|n| n.seq);
+    match cancelled {
+        Some(released) => Verdict::new(Outcome::Yes, "cancelled the stream it replaced").declared(declared(o)).evidence([first.seq, released]),
+        None => {
+            Verdict::new(Outcome::No, "opened a new stream and left the one it replaced open").declared(declared(o)).evidence([first.seq, second.seq]).opportunity([second.seq])
         }
     }
 }
