@@ -145,6 +145,14 @@ variants! {
     /// OAuth, the authorization server's metadata names another issuer than the one whose
     /// well-known URL served it (RFC 8414 §3.3: such metadata must not be used).
     AuthIssuerMismatch => "auth-issuer-mismatch", HttpOnly, "OAuth: the authorization server's metadata names another issuer than the one it is fetched for";
+    /// OAuth, as `auth`, but the authorization response carries no `iss` though the metadata
+    /// says it does (RFC 9207 §2.4: the client must refuse it).
+    AuthIssMissing => "auth-iss-missing", HttpOnly, "OAuth: the metadata says the authorization response carries iss; it carries none";
+    /// OAuth, as `auth`, but the authorization server's metadata names no PKCE method.
+    AuthNoPkceMethods => "auth-no-pkce-methods", HttpOnly, "OAuth: the authorization server's metadata has no code_challenge_methods_supported";
+    /// OAuth, as `auth`, but the 401 names no scope: the protected resource metadata's
+    /// `scopes_supported` is what a client falls back on.
+    AuthNoChallengeScope => "auth-no-challenge-scope", HttpOnly, "OAuth: the 401 names no scope; the resource metadata lists scopes_supported";
     /// OAuth, the protected resource metadata names another resource than the one asked.
     AuthResourceMismatch => "auth-resource-mismatch", HttpOnly, "OAuth: the protected resource metadata names another resource";
     /// Streamable HTTP without sessions (see `stateless.rs`): no `Mcp-Session-Id` issued, every
@@ -242,6 +250,9 @@ impl Variant {
                 | Variant::AuthWrongIss
                 | Variant::AuthIssuerMismatch
                 | Variant::AuthResourceMismatch
+                | Variant::AuthIssMissing
+                | Variant::AuthNoPkceMethods
+                | Variant::AuthNoChallengeScope
         )
     }
 

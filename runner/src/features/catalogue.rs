@@ -429,7 +429,15 @@ pub const FEATURES: &[Feature] = &[
                 probes: &["auth.prm_discovery", "auth.as_metadata_order", "auth.client_id_document", "auth.pkce_s256", "auth.resource_indicator", "auth.bearer_header"],
             },
         ],
-        also: &["auth.prm_well_known", "auth.state", "auth.scope_selection", "auth.registration_application_type", "auth.pkce_verifier_format", "auth.redirect_loopback_ip"],
+        also: &[
+            "auth.prm_well_known",
+            "auth.state",
+            "auth.scope_selection",
+            "auth.registration_application_type",
+            "auth.pkce_verifier_format",
+            "auth.redirect_loopback_ip",
+            "auth.scope_fallback",
+        ],
         terms: &["oauth", "auth", "authorization", "login", "sign in", "token", "PKCE", "DCR", "CIMD"],
     },
     Feature {
@@ -447,7 +455,7 @@ pub const FEATURES: &[Feature] = &[
         group: Group::Auth,
         question: "Does the client refuse a wrong issuer (in the authorization response or the server's metadata) and keep tokens to the server they were issued for?",
         paths: one!(&["auth.iss_validated", "auth.issuer_validated", "auth.token_audience"]),
-        also: &[],
+        also: &["auth.iss_missing_refused", "auth.pkce_support_checked"],
         terms: &["oauth", "auth", "iss", "audience", "mix-up", "security"],
     },
     // Connection and transport

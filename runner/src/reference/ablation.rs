@@ -183,6 +183,9 @@ ablations! {
     TaskResultWithheld => "task-result-withheld", "tasks.result_to_model", "tells its model a task completed without its result";
     TaskFailureHidden => "task-failure-hidden", "tasks.failed_to_model", "hands its model an empty result for a task that failed";
     NoTaskNameHeader => "no-task-name-header", "tasks.mcp_name_header", "leaves Mcp-Name off its tasks/get, tasks/update and tasks/cancel";
+    AcceptsMissingIss => "accepts-missing-iss", "auth.iss_missing_refused", "redeems a code whose authorization response carries no iss, though the metadata promised one";
+    IgnoresPkceSupport => "ignores-pkce-support", "auth.pkce_support_checked", "authorizes with an authorization server that names no PKCE method";
+    NoScopeFallback => "no-scope-fallback", "auth.scope_fallback", "asks for no scope when the 401 names none";
     ShortCodeVerifier => "short-code-verifier", "auth.pkce_verifier_format", "sends a PKCE code verifier of 22 characters, shorter than RFC 7636's 43";
     LocalhostRedirect => "localhost-redirect", "auth.redirect_loopback_ip", "registers and sends a redirect URI on localhost instead of the loopback IP it listens on";
     KeepsFirstRefreshToken => "keeps-first-refresh-token", "auth.refresh_token_rotated", "keeps presenting the first refresh token it was handed, though each refresh hands a new one";

@@ -61,10 +61,17 @@ pub enum AuthError {
 }
 
 /// Whether the full reference client must refuse to sign in against this variant (the
-/// authorization response names another issuer, or the metadata another resource), so that it
-/// opens no session.
+/// authorization response names another issuer or none, the metadata another resource, or no
+/// PKCE method), so that it opens no session.
 pub fn refuses_sign_in(variant: probe_server::Variant) -> bool {
-    matches!(variant, probe_server::Variant::AuthWrongIss | probe_server::Variant::AuthIssuerMismatch | probe_server::Variant::AuthResourceMismatch)
+    matches!(
+        variant,
+        probe_server::Variant::AuthWrongIss
+            | probe_server::Variant::AuthIssuerMismatch
+            | probe_server::Variant::AuthResourceMismatch
+            | probe_server::Variant::AuthIssMissing
+            | probe_server::Variant::AuthNoPkceMethods
+    )
 }
 
 /// The reference client's session in an auth variant (signed in by the time it opened): it
@@ -109,6 +116,8 @@ struct Server {
     registration_endpoint: Option<String>,
     client_id_documents: bool,
     iss_supported: bool,
+    /// The metadata names S256 among `code_challenge_methods_supported`.
+    pkce_s256: bool,
     /// The resource to name: the metadata's `resource`.
     resource: String,
     scopes_supported: Vec<String>,
@@ -275,6 +284,7 @@ impl Authorizer {
             registration_endpoint: text("registration_endpoint"),
             client_id_documents: server.get("client_id_metadata_document_supported") == Some(&Value::Bool(true)),
             iss_supported: server.get("authorization_response_iss_parameter_supported") == Some(&Value::Bool(true)),
+            pkce_s256: server.get("code_challenge_methods_supported").and_then(Value::as_array).is_some_and(|methods| methods.iter().any(|m| m == "S256")),
             issuer,
             resource,
             scopes_supported: list(metadata.get("scopes_supported")),
@@ -338,9 +348,14 @@ impl Authorizer {
                 id
             }
         };
+        // A server that does not say it does PKCE with S256 cannot be trusted to: no authorization.
+        if !server.pkce_s256 && self.without(Ablation::IgnoresPkceSupport) {
+            return Err(AuthError::Refused("the authorization server names no S256 among its PKCE methods".into()));
+        }
         let joined = server.scopes_supported.join(" ");
         let scope = match scope {
             Some(scope) if step_up || self.without(Ablation::AllScopes) => Some(scope),
+            None if !self.without(Ablation::NoScopeFallback) => None,
             _ if !joined.is_empty() => Some(joined),
             other => other,
         };
@@ -416,7 +431,11 @@ async fn take_callback(listener: &tokio::net::TcpListener, state: &str, server: 
         Err(AuthError::Refused(format!("the authorization server said {error}")))
     } else if ablation != Some(Ablation::NoState) && query.get("state").map(String::as_str) != Some(state) {
         Err(AuthError::Refused("the state does not match".into()))
-    } else if server.iss_supported && ablation != Some(Ablation::IgnoreIss) && query.get("iss") != Some(&server.issuer) {
+    } else if server.iss_supported
+        && ablation != Some(Ablation::IgnoreIss)
+        && query.get("iss") != Some(&server.issuer)
+        && (ablation != Some(Ablation::AcceptsMissingIss) || query.contains_key("iss"))
+    {
         Err(AuthError::Refused(format!("iss {:?} is not the issuer {:?}", query.get("iss"), server.issuer)))
     } else {
         query.get("code").cloned().ok_or_else(|| AuthError::Refused("no code".into()))

@@ -185,7 +185,10 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &Refresh,
     &RefreshRotated,
     &IssValidated,
+    &IssMissingRefused,
     &IssuerValidated,
+    &PkceMethodsRequired,
+    &ScopeFallback,
     &TokenAudience,
 ];
 
@@ -821,6 +824,12 @@ probe! {
 }
 
 fn judge_iss(o: &Observations) -> Verdict {
+    judge_response_refused(o, "named another issuer")
+}
+
+/// Yes when the client took the redirect after approval (whose response `what`) and never
+/// redeemed its code; no when it redeemed it; not-reached when the redirect never reached it.
+fn judge_response_refused(o: &Observations, what: &str) -> Verdict {
     if let Err(verdict) = first_authorization(o) {
         return verdict;
     }
@@ -839,8 +848,8 @@ fn judge_iss(o: &Observations) -> Verdict {
         return Verdict::new(Outcome::NotReached, "nothing answered at the client's callback when the person followed the redirect").evidence([delivered_at]);
     }
     match token_requests(o, "authorization_code").into_iter().find(|(_, form, _)| form.form_field("code") == Some(code.as_str())) {
-        Some((seq, _, _)) => Verdict::new(Outcome::No, "redeemed a code whose response named another issuer").evidence([*approved, delivered_at, seq]).opportunity([delivered_at]),
-        None => Verdict::new(Outcome::Yes, "took the redirect and never redeemed a code whose response named another issuer").evidence([*approved, delivered_at]),
+        Some((seq, _, _)) => Verdict::new(Outcome::No, format!("redeemed a code whose response {what}")).evidence([*approved, delivered_at, seq]).opportunity([delivered_at]),
+        None => Verdict::new(Outcome::Yes, format!("took the redirect and never redeemed a code whose response {what}")).evidence([*approved, delivered_at]),
     }
 }
 
@@ -860,6 +869,13 @@ probe! {
 }
 
 fn judge_issuer_validated(o: &Observations) -> Verdict {
+    judge_metadata_refused(o, "whose issuer names another server", true)
+}
+
+/// Yes when the client read the authorization server's metadata (which is `flaw`) and used none
+/// of it (no registration where `registering_counts`, no authorization URL, no token request);
+/// no when it went on; not-reached when it never read the metadata.
+fn judge_metadata_refused(o: &Observations, flaw: &str, registering_counts: bool) -> Verdict {
     let challenge = match challenged(o) {
         Ok(seq) => seq,
         Err(verdict) => return verdict,
@@ -870,15 +886,69 @@ fn judge_issuer_validated(o: &Observations) -> Verdict {
     let metadata = |ask: &AuthRequest| matches!(ask.endpoint.as_str(), "oauth_metadata" | "oidc_metadata");
     let read = requests.iter().filter(|(_, ask)| metadata(ask) && served(ask)).map(|(seq, _)| *seq).min();
     let Some(read) = read else {
-        return Verdict::new(Outcome::NotReached, format!("never read the authorization server's metadata, so its issuer never came into play: it {}", progress(o).0))
+        return Verdict::new(Outcome::NotReached, format!("never read the authorization server's metadata, so what it says never came into play: it {}", progress(o).0))
             .evidence([challenge]);
     };
     let after = |endpoint: &str| requests.iter().find(|(seq, ask)| *seq > read && ask.endpoint == endpoint).map(|(seq, _)| *seq);
     let opened = o.notes(BrowserOpened::NOTE).map(|e| e.seq).find(|seq| *seq > read);
     let uses = [("registered", after("register")), ("handed the person an authorization URL", after("authorize").or(opened)), ("asked for a token", after("token"))];
-    match uses.iter().filter_map(|(what, seq)| seq.map(|seq| (seq, *what))).min() {
-        Some((seq, what)) => Verdict::new(Outcome::No, format!("used metadata whose issuer names another server: {what}")).evidence([read, seq]).opportunity([read]),
-        None => Verdict::new(Outcome::Yes, "read metadata naming another issuer and used none of it").evidence([read]),
+    let counted = uses.iter().filter(|(what, _)| registering_counts || *what != "registered");
+    match counted.filter_map(|(what, seq)| seq.map(|seq| (seq, *what))).min() {
+        Some((seq, what)) => Verdict::new(Outcome::No, format!("used metadata {flaw}: {what}")).evidence([read, seq]).opportunity([read]),
+        None => Verdict::new(Outcome::Yes, format!("read metadata {flaw} and went no further")).evidence([read]),
+    }
+}
+
+probe! {
+    /// Evidence: the authorization server's metadata says
+    /// `authorization_response_iss_parameter_supported`, and the redirect after approval carries
+    /// no `iss` (RFC 9207 §2.4: the client must then refuse the response). No token request
+    /// redeeming that code is yes; one is no. A redirect never delivered is not-reached.
+    IssMissingRefused {
+        id: "auth.iss_missing_refused", area: Auth, title: "an authorization response without the promised iss is refused",
+        revisions: ["2026-07-28"], eras: BOTH, transports: HTTP_ONLY, variant: AuthIssMissing,
+        serves: "authorization_response_iss_parameter_supported: true; the redirect carries no iss",
+        judge: |o| fair(o, judge_response_refused(o, "carried no iss")),
+    }
+}
+
+probe! {
+    /// Evidence: the authorization server's metadata names no `code_challenge_methods_supported`
+    /// (2025-11-25: a client must then refuse to proceed, for it cannot tell the server does
+    /// PKCE). Read, and no authorization URL handed to the person and no token request after it,
+    /// is yes; either is no. A registration does not count. Never read is not-reached.
+    PkceMethodsRequired {
+        id: "auth.pkce_support_checked", area: Auth, title: "an authorization server that names no PKCE method is not used",
+        revisions: ["2025-11-25"], eras: BOTH, transports: HTTP_ONLY, variant: AuthNoPkceMethods,
+        serves: "authorization server metadata without code_challenge_methods_supported",
+        judge: |o| fair(o, judge_metadata_refused(o, "that names no PKCE method", false)),
+    }
+}
+
+probe! {
+    /// Evidence: the 401's `WWW-Authenticate` names no scope, and the protected resource metadata
+    /// lists `scopes_supported` (`probe:read probe:write`). The first authorization request asks
+    /// for exactly those (2025-11-25's scope selection: the challenge's scope, else the
+    /// metadata's): yes; no scope at all is no; other scopes are partial. No authorization is as
+    /// `auth.pkce_s256`.
+    ScopeFallback {
+        id: "auth.scope_fallback", area: Auth, title: "without a challenge scope, scopes_supported is asked for",
+        revisions: ["2025-11-25"], eras: BOTH, transports: HTTP_ONLY, variant: AuthNoChallengeScope,
+        serves: "a 401 without scope; resource metadata with scopes_supported",
+        judge: |o| fair(o, judge_scope_fallback(o)),
+    }
+}
+
+fn judge_scope_fallback(o: &Observations) -> Verdict {
+    let (seq, ask) = match first_authorization(o) {
+        Ok(found) => found,
+        Err(verdict) => return verdict,
+    };
+    let wanted = scopes(Some(&format!("{SCOPE_READ} {SCOPE_WRITE}"))).join(" ");
+    match ask.query_field("scope") {
+        None => Verdict::new(Outcome::No, "asked for no scope, though the resource metadata lists scopes_supported").evidence([seq]).opportunity([seq]),
+        Some(asked) if scopes(Some(asked)).join(" ") == wanted => Verdict::new(Outcome::Yes, format!("asked for {asked:?}, the metadata's scopes_supported")).evidence([seq]),
+        Some(asked) => Verdict::new(Outcome::Partial, format!("asked for {asked:?}, not the metadata's scopes_supported {wanted:?}")).evidence([seq]).opportunity([seq]),
     }
 }
 

@@ -106,6 +106,12 @@ pub struct Plan {
     pub other_resource: bool,
     /// The authorization server's metadata names another `issuer` than its own.
     pub issuer_mismatch: bool,
+    /// The authorization response carries no `iss` (the metadata still says it does).
+    pub no_iss: bool,
+    /// The authorization server's metadata names no `code_challenge_methods_supported`.
+    pub no_pkce_methods: bool,
+    /// The 401's `WWW-Authenticate` names no scope.
+    pub no_challenge_scope: bool,
 }
 
 impl Plan {
@@ -122,6 +128,9 @@ impl Plan {
         wrong_iss: false,
         other_resource: false,
         issuer_mismatch: false,
+        no_iss: false,
+        no_pkce_methods: false,
+        no_challenge_scope: false,
     };
 
     /// The plan of an auth variant; `None` for every other variant.
@@ -137,6 +146,9 @@ impl Plan {
             Variant::AuthWrongIss => Plan { wrong_iss: true, ..base },
             Variant::AuthResourceMismatch => Plan { other_resource: true, ..base },
             Variant::AuthIssuerMismatch => Plan { issuer_mismatch: true, ..base },
+            Variant::AuthIssMissing => Plan { no_iss: true, ..base },
+            Variant::AuthNoPkceMethods => Plan { no_pkce_methods: true, ..base },
+            Variant::AuthNoChallengeScope => Plan { no_challenge_scope: true, ..base },
             _ => return None,
         })
     }
@@ -315,7 +327,9 @@ impl Authority {
         if self.plan.metadata_in_challenge {
             parts.push(format!("resource_metadata=\"{}\"", self.metadata_url()));
         }
-        parts.push(format!("scope=\"{SCOPE_READ}\""));
+        if !self.plan.no_challenge_scope {
+            parts.push(format!("scope=\"{SCOPE_READ}\""));
+        }
         format!("Bearer {}", parts.join(", "))
     }
 

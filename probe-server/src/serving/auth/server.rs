@@ -227,6 +227,9 @@ fn metadata(authority: &Authority, oidc: bool) -> Value {
         "scopes_supported": [SCOPE_READ, SCOPE_WRITE],
         "authorization_response_iss_parameter_supported": true,
     });
+    if authority.plan.no_pkce_methods {
+        document.as_object_mut().map(|d| d.remove("code_challenge_methods_supported"));
+    }
     if authority.plan.registration {
         document["registration_endpoint"] = json!(format!("{issuer}{REGISTER_PATH}"));
     }
@@ -366,7 +369,9 @@ fn approve(authority: &Authority, asked: &Asked) -> Answer {
     if let Some(state) = &ask.state {
         query.append_pair("state", state);
     }
-    query.append_pair("iss", &iss);
+    if !authority.plan.no_iss {
+        query.append_pair("iss", &iss);
+    }
     let separator = if ask.redirect_uri.contains('?') { '&' } else { '?' };
     Answer { status: StatusCode::FOUND, body: Payload::Redirect(format!("{}{separator}{}", ask.redirect_uri, query.finish())) }
 }
