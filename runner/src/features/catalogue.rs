@@ -437,6 +437,8 @@ pub const FEATURES: &[Feature] = &[
             "auth.pkce_verifier_format",
             "auth.redirect_loopback_ip",
             "auth.scope_fallback",
+            "auth.redirect_registered",
+            "auth.token_client_id",
         ],
         terms: &["oauth", "auth", "authorization", "login", "sign in", "token", "PKCE", "DCR", "CIMD"],
     },
@@ -446,7 +448,7 @@ pub const FEATURES: &[Feature] = &[
         group: Group::Auth,
         question: "Is an expired token refreshed, and does insufficient_scope lead to a wider authorization?",
         paths: one!(&["auth.refresh", "auth.step_up"]),
-        also: &["auth.refresh_token_rotated"],
+        also: &["auth.refresh_token_rotated", "auth.refresh_grant_registered"],
         terms: &["oauth", "auth", "refresh_token", "insufficient_scope", "scope"],
     },
     Feature {

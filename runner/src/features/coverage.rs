@@ -129,12 +129,12 @@ behaviours! {
     "http_origin", "2025-11-25", [], Uncovered, "the Origin header is journalled, and no probe judges it";
     "auth_401_prm", "2025-06-18", ["auth.prm_discovery", "auth.prm_well_known"], Full, "";
     "auth_as_metadata", "2025-03-26", ["auth.as_metadata_order", "auth.issuer_validated"], Full, "";
-    "auth_registration", "2025-03-26", ["auth.registration", "auth.client_id_document", "auth.registration_application_type"], Full, "";
+    "auth_registration", "2025-03-26", ["auth.registration", "auth.client_id_document", "auth.registration_application_type", "auth.redirect_registered", "auth.token_client_id"], Full, "";
     "auth_authorize", "2025-03-26", ["auth.pkce_s256", "auth.pkce_verifier_format", "auth.pkce_support_checked", "auth.state", "auth.redirect_loopback_ip", "auth.resource_indicator", "auth.scope_selection", "auth.scope_fallback"], Full, "";
     "auth_iss", "2026-07-28", ["auth.iss_validated", "auth.iss_missing_refused"], Full, "";
     "auth_bearer", "2025-03-26", ["auth.bearer_header", "auth.token_audience"], Full, "";
     "auth_step_up", "2025-11-25", ["auth.step_up"], Full, "";
-    "auth_refresh", "2025-03-26", ["auth.refresh", "auth.refresh_token_rotated"], Full, "";
+    "auth_refresh", "2025-03-26", ["auth.refresh", "auth.refresh_token_rotated", "auth.refresh_grant_registered"], Full, "";
     "skills_list", "skills extension", ["skills.list", "skills.pagination"], Full, "";
     "skills_get_unlisted", "skills extension", ["skills.get_unlisted"], Full, "";
     "skills_load", "skills extension", ["skills.get", "skills.read_files"], Full, "";

@@ -52,6 +52,7 @@ impl Ablation {
                 | Ablation::Rfc8414Only
                 | Ablation::NoClientIdDocument
                 | Ablation::TokenInQuery
+                | Ablation::UnregisteredRedirect
         )
     }
 }
@@ -186,6 +187,9 @@ ablations! {
     AcceptsMissingIss => "accepts-missing-iss", "auth.iss_missing_refused", "redeems a code whose authorization response carries no iss, though the metadata promised one";
     IgnoresPkceSupport => "ignores-pkce-support", "auth.pkce_support_checked", "authorizes with an authorization server that names no PKCE method";
     NoScopeFallback => "no-scope-fallback", "auth.scope_fallback", "asks for no scope when the 401 names none";
+    RegistersCodeGrantOnly => "registers-code-grant-only", "auth.refresh_grant_registered", "registers the authorization_code grant alone, and refreshes all the same";
+    UnregisteredRedirect => "unregistered-redirect", "auth.redirect_registered", "registers one redirect URI and authorizes with another";
+    NoClientIdOnToken => "no-client-id-on-token", "auth.token_client_id", "leaves client_id off its authorization-code grant";
     ShortCodeVerifier => "short-code-verifier", "auth.pkce_verifier_format", "sends a PKCE code verifier of 22 characters, shorter than RFC 7636's 43";
     LocalhostRedirect => "localhost-redirect", "auth.redirect_loopback_ip", "registers and sends a redirect URI on localhost instead of the loopback IP it listens on";
     KeepsFirstRefreshToken => "keeps-first-refresh-token", "auth.refresh_token_rotated", "keeps presenting the first refresh token it was handed, though each refresh hands a new one";
@@ -320,7 +324,7 @@ impl Ablation {
             Ablation::SkipToolsList => &["tools.pagination"],
             Ablation::SkipResourcesList => &["resources.pagination"],
             // No registration, nothing to name a type in.
-            Ablation::NoRegistration => &["auth.registration_application_type"],
+            Ablation::NoRegistration => &["auth.registration_application_type", "auth.redirect_registered"],
             Ablation::SamplingError => &["sampling.tools", "sampling.model_preferences"],
             // Speaking the refused version includes its HTTP header.
             Ablation::IgnoreDowngrade => &["http.protocol_version_header"],
@@ -363,7 +367,7 @@ impl Ablation {
             // A stream never replaced is never released.
             Ablation::NoPushResume => &["events.stale_stream_released"],
             // Never refreshing spends no refresh token: nothing to judge rotation on.
-            Ablation::NoRefresh => &["auth.refresh_token_rotated"],
+            Ablation::NoRefresh => &["auth.refresh_token_rotated", "auth.refresh_grant_registered"],
             // Polling two answers behind, five polls get no further than the truncated page.
             Ablation::StaleEventCursor => &["events.poll_floor", "events.truncated_cursor_kept"],
             // Stopping at the backlog leaves the later answers unreached.

@@ -308,8 +308,8 @@ impl Authorizer {
         };
         let mut metadata = serde_json::json!({
             "client_name": "mcp-client-probe reference client",
-            "redirect_uris": [redirect_uri],
-            "grant_types": ["authorization_code", "refresh_token"],
+            "redirect_uris": [if self.without(Ablation::UnregisteredRedirect) { redirect_uri.to_string() } else { redirect_uri.replace("/callback", "/registered") }],
+            "grant_types": if self.without(Ablation::RegistersCodeGrantOnly) { serde_json::json!(["authorization_code", "refresh_token"]) } else { serde_json::json!(["authorization_code"]) },
             "response_types": ["code"],
             "token_endpoint_auth_method": "none",
         });
@@ -387,6 +387,9 @@ impl Authorizer {
             ("client_id", client_id.as_str()),
             ("code_verifier", verifier.as_str()),
         ];
+        if !self.without(Ablation::NoClientIdOnToken) {
+            pairs.retain(|(key, _)| *key != "client_id");
+        }
         if let Some(resource) = &resource {
             pairs.push(("resource", resource));
         }

@@ -178,12 +178,15 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &PkceVerifierFormat,
     &State,
     &RedirectLoopbackIp,
+    &RedirectRegistered,
+    &TokenClientId,
     &ResourceIndicator,
     &ScopeSelection,
     &BearerHeader,
     &StepUp,
     &Refresh,
     &RefreshRotated,
+    &RefreshGrantRegistered,
     &IssValidated,
     &IssMissingRefused,
     &IssuerValidated,
@@ -548,6 +551,84 @@ fn judge_redirect_loopback(o: &Observations) -> Verdict {
 }
 
 probe! {
+    /// Evidence: the first authorization-code grant names the `client_id` the authorization
+    /// request named (RFC 6749 §4.1.3: a client that does not authenticate must send it): yes;
+    /// none, or another, is no. A code never redeemed is not-reached; no authorization as
+    /// `auth.pkce_s256`.
+    TokenClientId {
+        id: "auth.token_client_id", area: Auth, title: "the token request names the client that was authorized",
+        revisions: ["2025-03-26"], eras: BOTH, transports: HTTP_ONLY, variant: Auth,
+        serves: "a token endpoint that redeems a code whoever asks",
+        judge: |o| fair(o, judge_token_client_id(o)),
+    }
+}
+
+fn judge_token_client_id(o: &Observations) -> Verdict {
+    let (authorized_at, ask) = match first_authorization(o) {
+        Ok(found) => found,
+        Err(verdict) => return verdict,
+    };
+    let Some((seq, form, _)) = token_requests(o, "authorization_code").into_iter().next() else {
+        return Verdict::new(Outcome::NotReached, "the code was never redeemed");
+    };
+    match (ask.query_field("client_id"), form.form_field("client_id")) {
+        (Some(authorized), Some(named)) if authorized == named => Verdict::new(Outcome::Yes, format!("client_id {named:?} in both")).evidence([authorized_at, seq]),
+        (authorized, None) => Verdict::new(Outcome::No, format!("the token request names no client_id (the authorization request named {authorized:?})"))
+            .evidence([authorized_at, seq])
+            .opportunity([seq]),
+        (authorized, Some(named)) => Verdict::new(Outcome::No, format!("authorized as {authorized:?}, redeemed as {named:?}")).evidence([authorized_at, seq]).opportunity([seq]),
+    }
+}
+
+/// A redirect URI without its port where its host is a loopback one (RFC 8252 §7.3: the
+/// authorization server must allow any port there), as it is elsewhere.
+fn without_loopback_port(uri: &str) -> String {
+    let Some(rest) = uri.strip_prefix("http://") else { return uri.to_string() };
+    let (authority, path) = rest.find(['/', '?', '#']).map_or((rest, ""), |at| rest.split_at(at));
+    let host = authority.rsplit_once(':').filter(|(h, port)| !h.is_empty() && port.bytes().all(|b| b.is_ascii_digit())).map_or(authority, |(h, _)| h);
+    match host {
+        "127.0.0.1" | "[::1]" | "localhost" => format!("http://{host}{path}"),
+        _ => uri.to_string(),
+    }
+}
+
+probe! {
+    /// Evidence: the client's dynamic registration and its first authorization request: the
+    /// request's `redirect_uri` is one of the registered `redirect_uris` (a loopback one with any
+    /// port, RFC 8252 §7.3): yes; another is no (an authorization server must refuse it). No
+    /// registration (a client ID document, or none) is not applicable.
+    RedirectRegistered {
+        id: "auth.redirect_registered", area: Auth, title: "the redirect URI is one the client registered",
+        revisions: ["2025-03-26"], eras: BOTH, transports: HTTP_ONLY, variant: Auth,
+        serves: "registration and authorization endpoints that take any redirect URI",
+        judge: |o| fair(o, judge_redirect_registered(o)),
+    }
+}
+
+fn judge_redirect_registered(o: &Observations) -> Verdict {
+    let (seq, ask) = match first_authorization(o) {
+        Ok(found) => found,
+        Err(verdict) => return verdict,
+    };
+    let registered: Vec<(u64, Vec<String>)> = asked(o, "register")
+        .into_iter()
+        .filter(|(at, _)| *at < seq)
+        .filter_map(|(at, d)| Some((at, d.json.as_ref()?.get("redirect_uris")?.as_array()?.iter().filter_map(|u| u.as_str().map(str::to_string)).collect())))
+        .collect();
+    let Some((registered_at, uris)) = registered.last() else {
+        return Verdict::new(Outcome::NotApplicable, "no dynamic registration came before the authorization request").evidence([seq]);
+    };
+    let Some(redirect) = ask.query_field("redirect_uri") else {
+        return Verdict::new(Outcome::No, "the authorization request names no redirect_uri").evidence([seq]).opportunity([seq]);
+    };
+    if uris.iter().any(|u| without_loopback_port(u) == without_loopback_port(redirect)) {
+        Verdict::new(Outcome::Yes, format!("{redirect} was registered")).evidence([*registered_at, seq])
+    } else {
+        Verdict::new(Outcome::No, format!("{redirect} is none of the registered {uris:?}")).evidence([*registered_at, seq]).opportunity([seq])
+    }
+}
+
+probe! {
     /// Evidence: the first authorization request carries a `state` of at least 8 characters
     /// (RFC 6749 §10.12, RFC 9700: a value the client checks on the way back, against CSRF).
     /// None, or a shorter one, is no.
@@ -807,6 +888,36 @@ fn judge_refresh_rotated(o: &Observations) -> Verdict {
         spent.push((*seq, presented));
     }
     Verdict::new(Outcome::Yes, format!("{} refreshes, each presenting a refresh token not spent before", grants.len())).evidence(grants.iter().map(|(seq, _, _)| *seq).take(3))
+}
+
+probe! {
+    /// Evidence: a client that registered itself and then used the refresh-token grant named
+    /// `refresh_token` among the registration's `grant_types` (RFC 7591 §2: a client keeps to the
+    /// grant types it registered; left out, they default to `authorization_code` alone): yes;
+    /// otherwise no. Never refreshed is not-reached; no registration is not applicable.
+    RefreshGrantRegistered {
+        id: "auth.refresh_grant_registered", area: Auth, title: "a client that refreshes registered the refresh_token grant",
+        revisions: ["2025-03-26"], eras: BOTH, transports: HTTP_ONLY, variant: AuthRefresh,
+        serves: "a registration endpoint that takes any grant types; tokens that expire after 2 s",
+        judge: |o| fair(o, judge_refresh_grant_registered(o)),
+    }
+}
+
+fn judge_refresh_grant_registered(o: &Observations) -> Verdict {
+    let Some((refreshed, _, _)) = token_requests(o, "refresh_token").into_iter().next() else {
+        return Verdict::new(Outcome::NotReached, "never refreshed");
+    };
+    let Some((registered, registration)) = asked(o, "register").into_iter().rfind(|(at, _)| *at < refreshed) else {
+        return Verdict::new(Outcome::NotApplicable, "no dynamic registration came before the refresh");
+    };
+    let grants = registration.json.as_ref().and_then(|j| j.get("grant_types")).and_then(Value::as_array).map(|l| l.iter().filter_map(Value::as_str).collect::<Vec<_>>());
+    match grants {
+        Some(grants) if grants.contains(&"refresh_token") => Verdict::new(Outcome::Yes, format!("registered {grants:?}, then refreshed")).evidence([registered, refreshed]),
+        Some(grants) => Verdict::new(Outcome::No, format!("registered {grants:?} and refreshed all the same")).evidence([registered, refreshed]).opportunity([registered]),
+        None => {
+            Verdict::new(Outcome::No, "registered no grant_types (authorization_code alone) and refreshed all the same").evidence([registered, refreshed]).opportunity([registered])
+        }
+    }
 }
 
 probe! {
