@@ -61,6 +61,23 @@ pub fn types() -> Value {
     ])
 }
 
+/// The requests that follow an event type, each with the delivery mode it follows it in.
+pub const FOLLOWING: [(&str, &str); 3] = [("events/poll", "poll"), ("events/stream", "push"), ("events/subscribe", "webhook")];
+
+/// The delivery mode a request of `method` belongs to (`events/unsubscribe` ends a webhook).
+pub fn mode_of(method: &str) -> Option<&'static str> {
+    match method {
+        "events/unsubscribe" => Some("webhook"),
+        _ => FOLLOWING.iter().find(|(following, _)| *following == method).map(|(_, mode)| *mode),
+    }
+}
+
+/// What a webhook subscription is known by: its event type, arguments and callback URL (the
+/// same again refreshes it).
+pub fn subscription_key(params: &Value) -> Value {
+    json!([params.get("name"), params.get("arguments"), params.pointer("/delivery/url")])
+}
+
 /// The delivery mode `name` is served by, if it is one of the event types.
 pub fn delivery_of(name: &str) -> Option<&'static str> {
     TYPES.iter().find(|(type_name, _)| *type_name == name).map(|(_, delivery)| *delivery)
@@ -116,9 +133,8 @@ pub fn push_script(id: &Value, cursor: Option<&str>) -> Vec<(Duration, Value)> {
         json!({"jsonrpc": "2.0", "method": method, "params": params})
     };
     let mut script = vec![(Duration::ZERO, notification("notifications/events/active", json!({"cursor": push_cursor(start), "truncated": false})))];
-    let mut event = occurrence(PUSHED, start as u64 + 1, Some(&push_cursor(start + 1)));
-    event["_meta"] = meta.clone();
-    script.push((Duration::from_millis(50), json!({"jsonrpc": "2.0", "method": "notifications/events/event", "params": event})));
+    let event = occurrence(PUSHED, start as u64 + 1, Some(&push_cursor(start + 1)));
+    script.push((Duration::from_millis(50), notification("notifications/events/event", event)));
     for beat in 0..HEARTBEATS {
         let cursor = push_cursor(start + 2 + beat);
         script.push((Duration::from_millis(HEARTBEAT_MS), notification("notifications/events/heartbeat", json!({"cursor": cursor}))));
@@ -127,9 +143,9 @@ pub fn push_script(id: &Value, cursor: Option<&str>) -> Vec<(Duration, Value)> {
 }
 
 /// The answer to an `events/subscribe` of [`HOOKED`]: `refreshBefore` [`WEBHOOK_GRANT_MS`] from
-/// `now` (seconds since the epoch, as text), a stable id for the same callback and arguments.
+/// `now` (an RFC 3339 instant), an id that stays the same for the same [`subscription_key`].
 pub fn subscribe_answer(params: &Value, now: std::time::SystemTime) -> Value {
-    let key = json!([params.get("name"), params.get("arguments"), params.pointer("/delivery/url")]).to_string();
+    let key = subscription_key(params).to_string();
     let digest = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3));
     let until = now + Duration::from_millis(WEBHOOK_GRANT_MS);
     json!({

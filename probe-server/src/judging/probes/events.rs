@@ -11,10 +11,8 @@
 
 use serde_json::Value;
 
-use super::{probe, BOTH, MODERN};
-
-const STDIO_ONLY: &[crate::journal::Transport] = &[crate::journal::Transport::Stdio];
-use crate::events::{EXTENSION_ID, HOOKED, NEXT_POLL_MS, POLLED, PUSHED, SUBSCRIPTION_ID_KEY, UNREPLAYED, WEBHOOK_GRANT_MS};
+use super::{probe, BOTH, MODERN, STDIO_ONLY};
+use crate::events::{EXTENSION_ID, FOLLOWING, HOOKED, NEXT_POLL_MS, POLLED, PUSHED, SUBSCRIPTION_ID_KEY, UNREPLAYED, WEBHOOK_GRANT_MS};
 use crate::observe::{Frame, Observations};
 use crate::probe::{Declaration, Outcome, Verdict};
 
@@ -51,6 +49,11 @@ impl Poll<'_> {
     /// The cursor the poll carried: `None` for null or absent.
     fn cursor(&self) -> Option<&str> {
         self.request.params().get("cursor").and_then(Value::as_str)
+    }
+
+    /// Where the poll was answered: the answer, or the request where none came.
+    fn at(&self) -> &Frame {
+        self.answer.unwrap_or(self.request)
     }
 
     fn page(&self) -> Option<&Value> {
@@ -104,6 +107,11 @@ fn no_poll_after(o: &Observations, answer: &Frame, room_ms: u64, what: &str) -> 
     }
 }
 
+/// The client's requests that follow an event type, each with the mode it follows it in.
+fn following(o: &Observations) -> Vec<(&Frame, &'static str)> {
+    FOLLOWING.into_iter().flat_map(|(method, mode)| o.client_requests(method).map(move |f| (f, mode))).collect()
+}
+
 /// `judge(polls)` on the polls of `name`; no (or declared-only) when the client never polled it.
 fn on_polls(o: &Observations, name: &str, judge: impl Fn(&[Poll]) -> Verdict) -> Verdict {
     let polls = polls(o, name);
@@ -143,7 +151,8 @@ probe! {
 }
 
 fn judge_unadvertised(o: &Observations) -> Verdict {
-    let asked: Vec<&Frame> = ["events/list", "events/poll", "events/stream", "events/subscribe", "events/unsubscribe"].iter().flat_map(|m| o.client_requests(m)).collect();
+    let asked: Vec<&Frame> =
+        o.frames.iter().filter(|f| f.dir == crate::journal::Direction::ClientToServer && f.is_request() && f.method().is_some_and(|m| m.starts_with("events/"))).collect();
     match asked.first() {
         None => Verdict::new(Outcome::Yes, "sent no events/* request to a server that offers no events"),
         Some(first) => Verdict::new(Outcome::No, format!("sent {} to a server that offers no events", first.method().unwrap_or_default()))
@@ -197,7 +206,7 @@ probe! {
         judge: |o| on_polls(o, POLLED, |polls| {
             let pairs: Vec<(&Poll, &Poll)> = steps(polls).filter(|(answered, _)| !answered.flag("truncated")).filter_map(|(a, next)| Some((a, next?))).collect();
             if pairs.is_empty() {
-                let first = polls[0].answer.unwrap_or(polls[0].request);
+                let first = polls[0].at();
                 return no_poll_after(o, first, 2 * NEXT_POLL_MS, "the first poll was answered");
             }
             let wrong: Vec<&(&Poll, &Poll)> = pairs.iter().filter(|(answered, next)| answered.handed().is_some() && next.cursor() != answered.handed()).collect();
@@ -205,7 +214,7 @@ probe! {
                 None => Verdict::new(Outcome::Yes, format!("{} polls each carried the cursor handed before", pairs.len())).declared(declared(o)).evidence([pairs[0].1.request.seq]),
                 Some((answered, next)) => Verdict::new(Outcome::No, format!("handed {:?}, the next poll carried {:?}", answered.handed().unwrap_or_default(), next.cursor()))
                     .declared(declared(o))
-                    .evidence([answered.answer.map_or(answered.request.seq, |a| a.seq), next.request.seq])
+                    .evidence([answered.at().seq, next.request.seq])
                     .opportunity([next.request.seq]),
             }
         }),
@@ -224,7 +233,7 @@ probe! {
             let Some((more, next)) = steps(polls).find(|(answered, _)| answered.flag("hasMore")) else {
                 return Verdict::new(Outcome::NotReached, "no answer with hasMore: true: the client never polled with the first answer's cursor").declared(declared(o));
             };
-            let answer = more.answer.unwrap_or(more.request);
+            let answer = more.at();
             match next {
                 Some(next) => Verdict::new(Outcome::Yes, format!("polled again {} ms after hasMore: true", ms(next.request.t_us.saturating_sub(answer.t_us)))).declared(declared(o)).evidence([answer.seq, next.request.seq]),
                 None => no_poll_after(o, answer, 2_000, "hasMore: true was answered"),
@@ -283,7 +292,7 @@ probe! {
             let Some((zero, next)) = steps(polls).find(|(answered, _)| !answered.flag("hasMore") && answered.next_poll_ms() == Some(0)) else {
                 return Verdict::new(Outcome::NotReached, "no answer with nextPollMs: 0: the client never polled that far").declared(declared(o));
             };
-            let answer = zero.answer.unwrap_or(zero.request);
+            let answer = zero.at();
             let Some(next) = next else {
                 return no_poll_after(o, answer, 2 * FLOOR_MS, "nextPollMs: 0 was answered");
             };
@@ -309,7 +318,7 @@ probe! {
             let Some((truncated, next)) = steps(polls).find(|(answered, _)| answered.flag("truncated")) else {
                 return Verdict::new(Outcome::NotReached, "no truncated answer: the client never polled that far").declared(declared(o));
             };
-            let answer = truncated.answer.unwrap_or(truncated.request);
+            let answer = truncated.at();
             let Some(next) = next else {
                 return no_poll_after(o, answer, 2 * FLOOR_MS, "a truncated page was answered");
             };
@@ -333,7 +342,7 @@ probe! {
         judge: |o| on_polls(o, UNREPLAYED, |polls| {
             let later = &polls[1..];
             if later.is_empty() {
-                let first = polls[0].answer.unwrap_or(polls[0].request);
+                let first = polls[0].at();
                 return no_poll_after(o, first, 2 * NEXT_POLL_MS, "the first poll was answered with a null cursor");
             }
             match later.iter().find(|p| p.cursor().is_some()) {
@@ -357,10 +366,7 @@ probe! {
 }
 
 fn judge_mode_respected(o: &Observations) -> Verdict {
-    let asked: Vec<(&Frame, &str)> = [("events/poll", "poll"), ("events/stream", "push"), ("events/subscribe", "webhook")]
-        .into_iter()
-        .flat_map(|(method, mode)| o.client_requests(method).map(move |f| (f, mode)))
-        .collect();
+    let asked = following(o);
     if asked.is_empty() {
         return followed_nothing(o, "followed no event type".into());
     }
@@ -387,7 +393,7 @@ probe! {
 }
 
 fn judge_arguments_sent(o: &Observations) -> Verdict {
-    let asked: Vec<&Frame> = ["events/poll", "events/stream", "events/subscribe"].iter().flat_map(|m| o.client_requests(m)).collect();
+    let asked: Vec<&Frame> = following(o).into_iter().map(|(f, _)| f).collect();
     if asked.is_empty() {
         return followed_nothing(o, "followed no event type".into());
     }
@@ -517,8 +523,8 @@ fn judge_webhook_refreshed(o: &Observations) -> Verdict {
             None => followed_nothing(o, format!("never subscribed to {HOOKED}")),
         };
     };
-    let key = |f: &Frame| (f.params().get("arguments").cloned(), f.params().pointer("/delivery/url").cloned());
-    let refresh = subscribes.iter().find(|s| s.seq > granted.seq && key(s) == key(first));
+    let key = crate::events::subscription_key(first.params());
+    let refresh = subscribes.iter().find(|s| s.seq > granted.seq && crate::events::subscription_key(s.params()) == key);
     let grant_us = WEBHOOK_GRANT_MS * 1000;
     match refresh {
         Some(again) if again.t_us.saturating_sub(granted.t_us) <= grant_us => {

@@ -69,6 +69,7 @@ pub(crate) const BOTH: &[crate::era::Era] = &crate::era::Era::ALL;
 pub(crate) const LEGACY: &[crate::era::Era] = &[crate::era::Era::Legacy];
 pub(crate) const MODERN: &[crate::era::Era] = &[crate::era::Era::Modern];
 pub(crate) const HTTP_ONLY: &[crate::journal::Transport] = &[crate::journal::Transport::Http];
+pub(crate) const STDIO_ONLY: &[crate::journal::Transport] = &[crate::journal::Transport::Stdio];
 
 /// The version a legacy session negotiated, where it is older than `since` (revisions are dates:
 /// they sort as text): what a feature that came in `since` cannot be judged against.

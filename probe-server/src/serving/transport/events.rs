@@ -46,11 +46,8 @@ pub(crate) fn serve(frame: &Value) -> Served {
         return result(&id, json!({"resultType": "complete", "events": ev::types()}));
     }
     let name = params.get("name").and_then(Value::as_str).unwrap_or_default();
-    let wanted = match method {
-        "events/poll" => "poll",
-        "events/stream" => "push",
-        "events/subscribe" | "events/unsubscribe" => "webhook",
-        _ => return refusal(&id, -32601, format!("method not found: {method}")),
+    let Some(wanted) = ev::mode_of(method) else {
+        return refusal(&id, -32601, format!("method not found: {method}"));
     };
     match ev::delivery_of(name) {
         None => return refusal(&id, -32602, format!("no event type {name:?}: events/list names them")),
