@@ -536,17 +536,13 @@ fn judge_redirect_loopback(o: &Observations) -> Verdict {
     let Some(redirect) = ask.query_field("redirect_uri") else {
         return Verdict::new(Outcome::No, "the authorization request names no redirect_uri").evidence([seq]).opportunity([seq]);
     };
-    let Some(rest) = redirect.strip_prefix("http://") else {
+    if !redirect.starts_with("http://") {
         return Verdict::new(Outcome::NotApplicable, format!("the redirect {redirect:?} is not a plain-HTTP loopback one")).evidence([seq]);
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host = authority.rsplit_once(':').filter(|(h, port)| !h.is_empty() && port.bytes().all(|b| b.is_ascii_digit())).map_or(authority, |(h, _)| h);
-    match host {
-        "127.0.0.1" | "[::1]" => Verdict::new(Outcome::Yes, format!("redirects to {redirect}")).evidence([seq]),
-        h if h.eq_ignore_ascii_case("localhost") => {
-            Verdict::new(Outcome::Partial, format!("redirects to {redirect}: localhost, not the loopback IP")).evidence([seq]).opportunity([seq])
-        }
-        other => Verdict::new(Outcome::No, format!("redirects over plain HTTP to {other:?}, not a loopback address")).evidence([seq]).opportunity([seq]),
+    }
+    match crate::auth::server::loopback_host(redirect).as_deref() {
+        Some("localhost") => Verdict::new(Outcome::Partial, format!("redirects to {redirect}: localhost, not the loopback IP")).evidence([seq]).opportunity([seq]),
+        Some(_) => Verdict::new(Outcome::Yes, format!("redirects to {redirect}")).evidence([seq]),
+        None => Verdict::new(Outcome::No, format!("redirects over plain HTTP to {redirect}, not a loopback address")).evidence([seq]).opportunity([seq]),
     }
 }
 
@@ -580,18 +576,6 @@ fn judge_token_client_id(o: &Observations) -> Verdict {
     }
 }
 
-/// A redirect URI without its port where its host is a loopback one (RFC 8252 §7.3: the
-/// authorization server must allow any port there), as it is elsewhere.
-fn without_loopback_port(uri: &str) -> String {
-    let Some(rest) = uri.strip_prefix("http://") else { return uri.to_string() };
-    let (authority, path) = rest.find(['/', '?', '#']).map_or((rest, ""), |at| rest.split_at(at));
-    let host = authority.rsplit_once(':').filter(|(h, port)| !h.is_empty() && port.bytes().all(|b| b.is_ascii_digit())).map_or(authority, |(h, _)| h);
-    match host {
-        "127.0.0.1" | "[::1]" | "localhost" => format!("http://{host}{path}"),
-        _ => uri.to_string(),
-    }
-}
-
 probe! {
     /// Evidence: the client's dynamic registration and its first authorization request: the
     /// request's `redirect_uri` is one of the registered `redirect_uris` (a loopback one with any
@@ -621,7 +605,7 @@ fn judge_redirect_registered(o: &Observations) -> Verdict {
     let Some(redirect) = ask.query_field("redirect_uri") else {
         return Verdict::new(Outcome::No, "the authorization request names no redirect_uri").evidence([seq]).opportunity([seq]);
     };
-    if uris.iter().any(|u| without_loopback_port(u) == without_loopback_port(redirect)) {
+    if uris.iter().any(|u| crate::auth::server::same_redirect(u, redirect)) {
         Verdict::new(Outcome::Yes, format!("{redirect} was registered")).evidence([*registered_at, seq])
     } else {
         Verdict::new(Outcome::No, format!("{redirect} is none of the registered {uris:?}")).evidence([*registered_at, seq]).opportunity([seq])

@@ -276,31 +276,38 @@ fn register(authority: &Authority, asked: &Asked) -> Answer {
 /// no whitespace or control character (a CR/LF would split the `Location` header), and no
 /// fragment (RFC 6749 §3.1.2 forbids one).
 pub fn loopback_redirect(uri: &str) -> bool {
+    loopback_host(uri).is_some()
+}
+
+/// The host of `uri`, lower-cased, where it is a loopback one as [`loopback_redirect`] says:
+/// `127.0.0.1`, `[::1]` or `localhost`.
+pub fn loopback_host(uri: &str) -> Option<String> {
     if uri.chars().any(|c| c.is_control() || c.is_whitespace() || c == '\\' || c == '#') {
-        return false;
+        return None;
     }
-    let Some(rest) = uri.strip_prefix("http://").or_else(|| uri.strip_prefix("https://")) else { return false };
+    let rest = uri.strip_prefix("http://").or_else(|| uri.strip_prefix("https://"))?;
     let authority = rest.split(['/', '?']).next().unwrap_or("");
     if authority.contains('@') {
-        return false;
+        return None;
     }
     let (host, port) = match authority.strip_prefix('[') {
-        Some(v6) => match v6.split_once(']') {
-            Some((address, after)) => (format!("[{address}]"), after.strip_prefix(':')),
-            None => return false,
-        },
+        Some(v6) => {
+            let (address, after) = v6.split_once(']')?;
+            (format!("[{address}]"), after.strip_prefix(':'))
+        }
         None => match authority.split_once(':') {
             Some((host, port)) => (host.to_string(), Some(port)),
             None => (authority.to_string(), None),
         },
     };
     let port_ok = port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.chars().all(|c| c.is_ascii_digit()));
-    port_ok && matches!(host.to_ascii_lowercase().as_str(), "127.0.0.1" | "localhost" | "[::1]")
+    let host = host.to_ascii_lowercase();
+    (port_ok && matches!(host.as_str(), "127.0.0.1" | "localhost" | "[::1]")).then_some(host)
 }
 
 /// Whether `asked` is the registered redirect `registered`: the same text, but that the port of a
 /// loopback redirect may differ.
-fn same_redirect(registered: &str, asked: &str) -> bool {
+pub(crate) fn same_redirect(registered: &str, asked: &str) -> bool {
     fn without_port(uri: &str) -> Option<String> {
         let (scheme, rest) = uri.split_once("://")?;
         let end = rest.find(['/', '?']).unwrap_or(rest.len());
