@@ -82,6 +82,17 @@ pub enum Absence {
     CannotRun(String),
 }
 
+impl Absence {
+    /// Where a pass of a one-era server (`eras`) does not run `variant` (the dual pass does): its
+    /// probes are n/a there. `None` for the dual pass.
+    pub fn outside_one_era_pass(variant: Variant, eras: crate::EraPolicy) -> Option<Absence> {
+        (!eras.is_dual()).then(|| {
+            let why = format!("judged against the dual server only (the {variant} variant is not run against a {})", eras.server_label());
+            Absence::NotInPass(Outcome::NotApplicable, why)
+        })
+    }
+}
+
 /// As [`judge_runs`], with the caller's reason for each variant it did not run.
 pub fn judge_runs_with(runs: &[(Variant, &Observations)], absence: impl Fn(Variant) -> Option<Absence>) -> Vec<Verdict> {
     let transport = runs.iter().find_map(|(_, o)| o.transport());

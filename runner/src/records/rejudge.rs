@@ -60,14 +60,7 @@ pub fn rejudge(dir: &Path, record: &Record) -> Result<Vec<Verdict>, RejudgeError
     let observed: Vec<(Variant, &Observations)> = runs.iter().map(|(v, o)| (*v, o)).collect();
     // A one-era pass runs the variants the dual pass does not need again: their probes are n/a
     // there, as the pass itself said.
-    let eras = record.server_eras;
-    let absence = |variant: Variant| {
-        (!eras.is_dual()).then(|| {
-            let why = format!("judged against the dual server only (the {variant} variant is not run against a {})", eras.server_label());
-            registry::Absence::NotInPass(probe_server::Outcome::NotApplicable, why)
-        })
-    };
-    let judged = registry::judge_runs_with(&observed, absence);
+    let judged = registry::judge_runs_with(&observed, |variant| registry::Absence::outside_one_era_pass(variant, record.server_eras));
     // A verdict of a variant whose journal is here, or an n/a that needs none (another transport,
     // another era, a variant the pass does not run).
     let ran = |v: &&Verdict| v.outcome == probe_server::Outcome::NotApplicable || observed.iter().any(|(variant, _)| *variant == v.variant);

@@ -284,9 +284,8 @@ async fn probe(
     let observed: Vec<(Variant, &Observations)> = runs.iter().map(|r| (r.variant, &r.observations)).collect();
     // The judges get the reasons for the variants not run, so every verdict is final as judged.
     let absence = |variant: Variant| {
-        if !pass.eras.is_dual() {
-            let why = format!("judged against the dual server only (the {variant} variant is not run against a {})", pass.eras.server_label());
-            return Some(registry::Absence::NotInPass(probe_server::Outcome::NotApplicable, why));
+        if let Some(absent) = registry::Absence::outside_one_era_pass(variant, pass.eras) {
+            return Some(absent);
         }
         if without_model(variant) {
             return Some(registry::Absence::CannotRun(format!("not run: the client has no model, and every probe of the {variant} variant is judged from the model's side")));
