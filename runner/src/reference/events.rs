@@ -9,6 +9,7 @@
 
 use std::time::{Duration, Instant};
 
+use futures::StreamExt;
 use probe_server::events::{self as ev, HOOKED, POLLED, PUSHED, UNREPLAYED};
 use rmcp::model::{ClientRequest, CustomRequest};
 use rmcp::service::PeerRequestOptions;
@@ -28,11 +29,9 @@ const DEAD_AT_LEAST: Duration = Duration::from_millis(1_000);
 /// How long the client waits for a push stream's first notification before it gives up on it.
 const FIRST_PUSH_WAIT: Duration = Duration::from_secs(5);
 
-/// A request rmcp has no type for, and its result as JSON.
+/// An `events/*` request (rmcp has no type for them), and its result as JSON.
 async fn raw(client: &Client, method: &str, params: Value) -> Option<Value> {
-    let request = ClientRequest::CustomRequest(CustomRequest::new(method.to_string(), Some(params)));
-    let result = client.send_request(request).await.ok()?;
-    serde_json::to_value(result).ok()
+    super::custom_request(client, method, params).await.ok()
 }
 
 /// The reference client's script in the events variant.
@@ -159,18 +158,11 @@ async fn open_stream(client: &Client, handler: &ReferenceHandler, http: Option<&
         .ok()?;
     let pushed = handler.pushed.clone();
     Some(Stream::Http(tokio::spawn(async move {
-        let mut answer = answer;
-        let mut buffer = String::new();
-        while let Ok(Some(chunk)) = answer.chunk().await {
-            buffer.push_str(&String::from_utf8_lossy(&chunk));
-            while let Some(end) = buffer.find("\n\n") {
-                let event: String = buffer.drain(..end + 2).collect();
-                let data: String = event.lines().filter_map(|line| line.strip_prefix("data:")).map(str::trim_start).collect();
-                let Ok(frame) = serde_json::from_str::<Value>(&data) else { continue };
-                if let Some(method) = frame.get("method").and_then(Value::as_str).filter(|m| m.starts_with("notifications/events/")) {
-                    pushed.arrived.lock().unwrap_or_else(|p| p.into_inner()).push((Instant::now(), method.to_string(), frame["params"].clone()));
-                    pushed.more.notify_waiters();
-                }
+        let mut events = sse_stream::SseStream::from_bytes_stream(answer.bytes_stream());
+        while let Some(Ok(event)) = events.next().await {
+            let Some(frame) = event.data.and_then(|data| serde_json::from_str::<Value>(&data).ok()) else { continue };
+            if let Some(method) = frame.get("method").and_then(Value::as_str) {
+                pushed.record(method, frame["params"].clone());
             }
         }
     })))

@@ -34,11 +34,19 @@ pub struct ListChanges {
 }
 
 /// The push notifications of the events extension that arrived (`notifications/events/*`), each
-/// with when it arrived, and a way to wait for the next.
+/// with when it arrived.
 #[derive(Default)]
 pub struct Pushed {
     pub arrived: std::sync::Mutex<Vec<(std::time::Instant, String, Value)>>,
-    pub more: Notify,
+}
+
+impl Pushed {
+    /// Keeps the notification `method` with `params` if it is one of the events extension's.
+    pub fn record(&self, method: &str, params: Value) {
+        if method.starts_with("notifications/events/") {
+            self.arrived.lock().unwrap_or_else(|p| p.into_inner()).push((std::time::Instant::now(), method.to_string(), params));
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -287,11 +295,7 @@ impl ClientHandler for ReferenceHandler {
     }
 
     async fn on_custom_notification(&self, notification: CustomNotification, _context: NotificationContext<RoleClient>) {
-        if notification.method.starts_with("notifications/events/") {
-            let params = notification.params.unwrap_or(Value::Null);
-            self.pushed.arrived.lock().unwrap_or_else(|p| p.into_inner()).push((std::time::Instant::now(), notification.method, params));
-            self.pushed.more.notify_waiters();
-        }
+        self.pushed.record(&notification.method, notification.params.unwrap_or(Value::Null));
     }
 
     async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {

@@ -11,10 +11,10 @@
 use std::time::{Duration, Instant};
 
 use probe_server::tasks::TaskTiming;
-use rmcp::model::{CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientRequest, CustomRequest, GetTaskParams, UpdateTaskParams};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, UpdateTaskParams};
 use serde_json::{json, Value};
 
-use super::{Ablation, Client};
+use super::{custom_request, Ablation, Client, CustomRequestError};
 
 /// How long the task tools run in the reference runs, and how often their tasks ask to be
 /// polled: shorter than a real host is given, so that the runs that follow every task one after
@@ -55,22 +55,6 @@ fn legacy(client: &Client) -> bool {
     client.peer_info().is_some_and(|info| info.protocol_version.as_str() < "2026-07-28")
 }
 
-/// Why a task request brought no answer: the request failed, or its answer is no JSON value.
-#[derive(Debug, thiserror::Error)]
-enum TaskRequestError {
-    #[error(transparent)]
-    Service(#[from] rmcp::ServiceError),
-    #[error(transparent)]
-    Json(#[from] serde_json::Error),
-}
-
-/// A request rmcp has no type for (2025-11-25's task requests), and its result as JSON.
-async fn raw(client: &Client, method: &str, params: Value) -> Result<Value, TaskRequestError> {
-    let request = ClientRequest::CustomRequest(CustomRequest::new(method.to_string(), Some(params)));
-    let result = client.send_request(request).await?;
-    Ok(serde_json::to_value(result)?)
-}
-
 /// Calls `tool` once; a task handed back instead of the result is followed to its end.
 pub async fn call(client: &Client, params: CallToolRequestParams, ablation: Option<Ablation>) -> Ended {
     if legacy(client) {
@@ -109,17 +93,17 @@ impl Generation {
         }
     }
 
-    async fn get(self, client: &Client, task_id: &str) -> Result<Value, TaskRequestError> {
+    async fn get(self, client: &Client, task_id: &str) -> Result<Value, CustomRequestError> {
         match self {
             Generation::Extension => Ok(client.get_task(GetTaskParams::new(task_id)).await.map(|got| serde_json::to_value(got).unwrap_or_default())?),
-            Generation::Core => raw(client, "tasks/get", json!({"taskId": task_id})).await,
+            Generation::Core => custom_request(client, "tasks/get", json!({"taskId": task_id})).await,
         }
     }
 
     async fn cancel(self, client: &Client, task_id: &str) {
         let _ = match self {
-            Generation::Extension => client.cancel_task(CancelTaskParams::new(task_id)).await.map(drop).map_err(TaskRequestError::from),
-            Generation::Core => raw(client, "tasks/cancel", json!({"taskId": task_id})).await.map(drop),
+            Generation::Extension => client.cancel_task(CancelTaskParams::new(task_id)).await.map(drop).map_err(CustomRequestError::from),
+            Generation::Core => custom_request(client, "tasks/cancel", json!({"taskId": task_id})).await.map(drop),
         };
     }
 
@@ -130,7 +114,7 @@ impl Generation {
             return None;
         }
         Some(match (self, status) {
-            (Generation::Core, _) => raw(client, "tasks/result", json!({"taskId": task_id})).await.map_or_else(|e| Ended::Failed(e.to_string()), Ended::Result),
+            (Generation::Core, _) => custom_request(client, "tasks/result", json!({"taskId": task_id})).await.map_or_else(|e| Ended::Failed(e.to_string()), Ended::Result),
             (Generation::Extension, "completed") => Ended::Result(task.get("result").cloned().unwrap_or_default()),
             (Generation::Extension, "failed") => Ended::Failed(task.pointer("/error/message").and_then(Value::as_str).unwrap_or("the task failed").to_string()),
             (Generation::Extension, _) => Ended::Failed(format!("task {task_id} was cancelled")),
@@ -185,7 +169,7 @@ async fn call_legacy(client: &Client, params: CallToolRequestParams, ablation: O
     if ablation != Some(Ablation::NoTaskAugmentation) {
         request["task"] = json!({"ttl": 60_000});
     }
-    let answer = match raw(client, "tools/call", request).await {
+    let answer = match custom_request(client, "tools/call", request).await {
         Ok(answer) => answer,
         Err(e) => return Ended::Failed(format!("error: {e}")),
     };
