@@ -500,8 +500,12 @@ fn tasks_are_not_applicable_to_a_session_that_negotiated_a_revision_without_them
     let (as_recorded, downgraded) = (Observations::from_text(&text).unwrap(), Observations::from_text(&older).unwrap());
     assert_eq!(downgraded.lifecycle().unwrap().negotiated_version.as_deref(), Some("2024-11-05"));
     assert_eq!(verdict_of(&as_recorded, "tasks.followed").outcome.label(), "yes");
-    // (Those judged from the model's side have nothing to judge without the model's journal.)
-    for verdict in registry::judge_all(&downgraded).into_iter().filter(|v| v.probe.starts_with("tasks.") && !v.detail.starts_with("no model transcript")) {
+    // (Those judged from the model's side have nothing to judge without the model's journal;
+    // tasks.unadvertised_not_asked is judged on the standard server, not this journal's.)
+    let on_tasks_variant = |id: &str| registry::find(id).is_some_and(|p| p.variant() == probe_server::Variant::Tasks);
+    for verdict in
+        registry::judge_all(&downgraded).into_iter().filter(|v| v.probe.starts_with("tasks.") && on_tasks_variant(&v.probe) && !v.detail.starts_with("no model transcript"))
+    {
         assert_eq!(verdict.outcome.label(), "n/a", "{}: {}", verdict.probe, verdict.detail);
         // (The 2026-07-28-only and HTTP-only ones are n/a here whatever was negotiated.)
         assert!(verdict.detail.contains("2024-11-05") || verdict.detail.contains("era") || verdict.detail.contains("transport"), "{}", verdict.detail);
@@ -655,4 +659,67 @@ fn a_host_listing_resources_on_request_is_asked_again_before_it_is_blamed() {
     });
     let blamed = judged(&asked);
     assert_eq!(blamed.outcome.label(), "no", "{}", blamed.detail);
+}
+
+/// Renames the client's request at journal line `seq` to `method` (its raw text and its summary).
+fn renamed(text: &str, seq: u64, method: &str) -> String {
+    edited(text, |event| {
+        if event["seq"] == seq {
+            let mut frame: serde_json::Value = serde_json::from_str(event["raw"].as_str().unwrap()).unwrap();
+            frame["method"] = method.into();
+            event["raw"] = frame.to_string().into();
+            event["method"] = method.into();
+        }
+        true
+    })
+}
+
+/// A 2026-07-28 client's discover must open its connection; asking again later is no fault.
+#[test]
+fn only_the_first_discover_of_a_connection_must_come_first() {
+    let text = fixture_text("reference-http-modern-full");
+    let o = Observations::from_text(&text).unwrap();
+    assert_eq!(verdict_of(&o, "connection.discover_first").outcome.label(), "yes");
+    let requests: Vec<u64> = o.frames.iter().filter(|f| f.dir == probe_server::journal::Direction::ClientToServer && f.is_request()).map(|f| f.seq).collect();
+    assert_eq!(o.frames.iter().find(|f| f.seq == requests[0]).unwrap().method(), Some("server/discover"));
+    // A second discover later in the connection.
+    let again = Observations::from_text(&renamed(&text, requests[3], "server/discover")).unwrap();
+    assert_eq!(verdict_of(&again, "connection.discover_first").outcome.label(), "yes");
+    // The first request no discover, the only one after it.
+    let late = Observations::from_text(&renamed(&renamed(&text, requests[0], "tools/list"), requests[3], "server/discover")).unwrap();
+    let verdict = verdict_of(&late, "connection.discover_first");
+    assert_eq!(verdict.outcome.label(), "no", "{}", verdict.detail);
+    assert!(verdict.detail.contains("after tools/list"), "{}", verdict.detail);
+}
+
+/// A refresh token presented twice is no either way; the detail tells a race from a stale store,
+/// and carries no timing (a detail that changes from run to run is a difference to `--repeat`).
+#[test]
+fn a_refresh_token_presented_twice_is_no_and_says_whether_refreshes_raced() {
+    let text = fixture_text("codex-http-auth-refresh");
+    let o = Observations::from_text(&text).unwrap();
+    assert_eq!(verdict_of(&o, "auth.refresh_token_rotated").outcome.label(), "yes");
+    let presented = |event: &serde_json::Value| event["detail"]["form"]["refresh_token"].as_str().map(str::to_string);
+    let events: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let refreshes: Vec<&serde_json::Value> = events.iter().filter(|e| e["detail"]["form"]["grant_type"] == "refresh_token").collect();
+    assert!(refreshes.len() >= 3, "the recording refreshed {} times", refreshes.len());
+    let first_token = presented(refreshes[0]).unwrap();
+    let reuse_at = |index: usize| {
+        let seq = refreshes[index]["seq"].clone();
+        edited(&text, |event| {
+            if event["seq"] == seq {
+                event["detail"]["form"]["refresh_token"] = first_token.clone().into();
+            }
+            true
+        })
+    };
+    // The second refresh follows the first at once (this client refreshes twice in a row): a race.
+    let raced = verdict_of(&Observations::from_text(&reuse_at(1)).unwrap(), "auth.refresh_token_rotated");
+    assert_eq!(raced.outcome.label(), "no");
+    assert!(raced.detail.contains("two refreshes raced"), "{}", raced.detail);
+    // The third comes after a request let through with a token issued since: a stale store.
+    let stale = verdict_of(&Observations::from_text(&reuse_at(2)).unwrap(), "auth.refresh_token_rotated");
+    assert_eq!(stale.outcome.label(), "no");
+    assert!(stale.detail.contains("after using an access token issued since"), "{}", stale.detail);
+    assert!(!stale.detail.contains(" ms"), "{}", stale.detail);
 }

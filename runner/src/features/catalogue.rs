@@ -209,7 +209,15 @@ pub const FEATURES: &[Feature] = &[
         group: Group::Skills,
         question: "Does the client list the server's skills, get one and read its files?",
         paths: one!(&["skills.list", "skills.get", "skills.read_files"]),
-        also: &["skills.pagination", "skills.get_unlisted", "skills.no_prefetch", "skills.directory_read", "skills.directory_undeclared", "skills.directory_manifest_only"],
+        also: &[
+            "skills.pagination",
+            "skills.get_unlisted",
+            "skills.no_prefetch",
+            "skills.directory_read",
+            "skills.directory_undeclared",
+            "skills.directory_manifest_only",
+            "skills.unadvertised_not_asked",
+        ],
         terms: &["SEP-2640", "skills/list", "skills/get", "agent skills"],
     },
     Feature {
@@ -358,7 +366,7 @@ pub const FEATURES: &[Feature] = &[
         group: Group::LongCalls,
         question: "Is a call the client gave up on cancelled at the server?",
         paths: one!(&["utilities.cancel_on_timeout"]),
-        also: &[],
+        also: &["connection.initialize_not_cancelled"],
         terms: &["notifications/cancelled", "cancel"],
     },
     Feature {
@@ -367,7 +375,7 @@ pub const FEATURES: &[Feature] = &[
         group: Group::LongCalls,
         question: "Does the client call a task-requiring tool as a task and follow it to its result?",
         paths: one!(&["tasks.augmented_call", "tasks.followed", "tasks.result_fetched", "tasks.result_to_model"]),
-        also: &["tasks.poll_interval", "tasks.input_answered", "tasks.cancel", "tasks.failed_to_model", "tasks.mcp_name_header"],
+        also: &["tasks.poll_interval", "tasks.input_answered", "tasks.cancel", "tasks.failed_to_model", "tasks.mcp_name_header", "tasks.unadvertised_not_asked"],
         terms: &["tasks/get", "tasks/result", "long-running", "async"],
     },
     Feature {
@@ -398,7 +406,7 @@ pub const FEATURES: &[Feature] = &[
         group: Group::LongCalls,
         question: "Does the client set the server's logging level?",
         paths: one!(&["utilities.set_level"]),
-        also: &[],
+        also: &["utilities.log_level_meta_valid", "utilities.no_set_level_to_modern"],
         terms: &["logging/setLevel", "log"],
     },
     // Apps
@@ -483,7 +491,14 @@ pub const FEATURES: &[Feature] = &[
             "utilities.unknown_request_answered",
             "utilities.unknown_notification_tolerated",
         ]),
-        also: &["connection.request_meta", "connection.result_type_default", "connection.client_title", "connection.meta_keys_well_formed", "connection.extension_ids_well_formed"],
+        also: &[
+            "connection.request_meta",
+            "connection.result_type_default",
+            "connection.client_title",
+            "connection.meta_keys_well_formed",
+            "connection.extension_ids_well_formed",
+            "utilities.no_ping_to_modern",
+        ],
         terms: &["initialize", "lifecycle", "schema", "json-rpc", "handshake", "clientInfo", "title", "_meta", "extensions"],
     },
     Feature {
@@ -499,7 +514,7 @@ pub const FEATURES: &[Feature] = &[
             "connection.discover_timeout_fallback",
             "connection.unsupported_version_retry",
         ]),
-        also: &[],
+        also: &["connection.discover_first"],
         terms: &["protocolVersion", "server/discover", "2026-07-28", "downgrade"],
     },
     Feature {
@@ -517,7 +532,7 @@ pub const FEATURES: &[Feature] = &[
             "http.standard_headers",
             "http.version_header_matches_meta",
         ]),
-        also: &["http.delete_on_exit"],
+        also: &["http.delete_on_exit", "http.origin_loopback"],
         terms: &["http", "sse", "Mcp-Session-Id", "MCP-Protocol-Version", "transport"],
     },
     Feature {

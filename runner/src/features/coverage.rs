@@ -35,7 +35,7 @@ macro_rules! behaviours {
 behaviours! {
     "init_legacy", "2024-11-05", ["connection.initialized", "connection.client_info", "connection.client_title"], Full, "";
     "version_counteroffer", "2024-11-05", ["connection.version_downgrade"], Full, "";
-    "discover_probe", "2026-07-28", ["connection.discover_fallback", "connection.request_meta"], Partly, "whether server/discover comes before any other request is not judged apart";
+    "discover_probe", "2026-07-28", ["connection.discover_first", "connection.discover_fallback", "connection.request_meta"], Full, "";
     "meta_per_request", "2026-07-28", ["connection.request_meta"], Full, "";
     "unsupported_version_retry", "2026-07-28", ["connection.unsupported_version_retry"], Full, "";
     "era_fallback_stdio", "2026-07-28", ["connection.discover_fallback", "connection.discover_fallback_any_error", "connection.discover_timeout_fallback"], Full, "";
@@ -45,7 +45,7 @@ behaviours! {
     "instructions", "2025-03-26", ["connection.instructions"], Full, "";
     "server_info_icons", "2025-11-25", [], Uncovered, "the server serves no icons yet";
     "extensions_cap_client", "2026-07-28", ["connection.extension_ids_well_formed", "apps.ui_tool_text_to_model", "tasks.followed", "skills.list"], Full, "";
-    "extensions_cap_server", "2026-07-28", ["subscriptions.respects_capability", "skills.directory_undeclared"], Partly, "a skills/* or tasks/* call to a server that does not declare the extension is not probed";
+    "extensions_cap_server", "2026-07-28", ["subscriptions.respects_capability", "skills.directory_undeclared", "skills.unadvertised_not_asked", "tasks.unadvertised_not_asked", "events.unadvertised_not_asked"], Full, "";
     "tools_list", "2024-11-05", ["tools.list"], Full, "";
     "tools_call", "2024-11-05", ["affordances.tool_names", "affordances.schema_arguments_intact"], Full, "";
     "tools_pagination", "2024-11-05", ["tools.pagination"], Full, "";
@@ -92,14 +92,14 @@ behaviours! {
     "mrtr_undeclared_guard", "2026-07-28", [], Uncovered, "no input is asked of a client that did not declare the capability yet";
     "logging_setlevel", "2024-11-05", ["utilities.set_level"], Full, "";
     "logging_messages", "2024-11-05", [], Uncovered, "log messages are sent, but whether a host shows or keeps them is seen by no journal";
-    "logging_meta_level", "2026-07-28", [], Uncovered, "the per-request log level of 2026-07-28 is not judged yet";
+    "logging_meta_level", "2026-07-28", ["utilities.log_level_meta_valid", "utilities.no_set_level_to_modern"], Full, "";
     "progress_token", "2024-11-05", ["utilities.progress_token"], Full, "";
     "progress_notifications", "2024-11-05", ["utilities.progress_keepalive"], Partly, "progress keeping a call alive is judged; progress shown to a person is not";
-    "cancel_client", "2024-11-05", ["utilities.cancel_on_timeout"], Partly, "a cancel at a timeout is judged; one by the person (Esc in a terminal host) is not yet";
+    "cancel_client", "2024-11-05", ["utilities.cancel_on_timeout", "connection.initialize_not_cancelled"], Partly, "a cancel at a timeout and a cancelled initialize are judged; one by the person (Esc in a terminal host) is not yet";
     "cancel_timeout", "2024-11-05", ["utilities.call_timeout", "utilities.cancel_on_timeout"], Full, "";
     "cancel_server", "2024-11-05", ["interactive.form_withdrawn"], Full, "";
     "ping_server_to_client", "2024-11-05", ["utilities.ping"], Full, "";
-    "ping_client_to_server", "2024-11-05", [], Uncovered, "runs are shorter than any host's keep-alive cadence";
+    "ping_client_to_server", "2024-11-05", ["utilities.no_ping_to_modern"], Full, "";
     "pagination_all", "2024-11-05", ["tools.pagination", "resources.pagination", "skills.pagination"], Full, "";
     "batching", "2025-03-26", [], Uncovered, "batches existed in 2025-03-26 only; the server refuses them and no probe asks";
     "client_meta_keys", "2025-06-18", ["connection.meta_keys_well_formed"], Full, "";
@@ -126,7 +126,7 @@ behaviours! {
     "http_std_headers", "2026-07-28", ["http.standard_headers", "tasks.mcp_name_header"], Full, "";
     "http_notifications_202", "2025-03-26", [], Uncovered, "every HTTP run answers notifications 202, and no probe judges what a client makes of it";
     "http_sse_legacy", "2024-11-05", [], Uncovered, "the old HTTP+SSE transport is not served";
-    "http_origin", "2025-11-25", [], Uncovered, "the Origin header is journalled, and no probe judges it";
+    "http_origin", "2025-11-25", ["http.origin_loopback"], Full, "";
     "auth_401_prm", "2025-06-18", ["auth.prm_discovery", "auth.prm_well_known"], Full, "";
     "auth_as_metadata", "2025-03-26", ["auth.as_metadata_order", "auth.issuer_validated"], Full, "";
     "auth_registration", "2025-03-26", ["auth.registration", "auth.client_id_document", "auth.registration_application_type", "auth.redirect_registered", "auth.token_client_id"], Full, "";

@@ -209,6 +209,14 @@ ablations! {
     OmitsEventArguments => "omits-event-arguments", "events.arguments_sent", "polls the type without replay without an arguments object";
     KeepsDeadStream => "keeps-dead-stream", "events.stale_stream_released", "opens a new push stream without cancelling the one that fell silent";
     NoWebhookRefresh => "no-webhook-refresh", "events.webhook_refreshed", "never refreshes its webhook subscription";
+    AsksUnadvertisedSkills => "asks-unadvertised-skills", "skills.unadvertised_not_asked", "asks skills/list of a server that offers no skills";
+    AsksUnadvertisedTasks => "asks-unadvertised-tasks", "tasks.unadvertised_not_asked", "asks tasks/list of a server that offers no tasks";
+    LateDiscover => "late-discover", "connection.discover_first", "sends a tools/list ahead of its first server/discover";
+    PingsModernServer => "pings-modern-server", "utilities.no_ping_to_modern", "pings a 2026-07-28 server, which has no ping";
+    SetsLevelOnModern => "sets-level-on-modern", "utilities.no_set_level_to_modern", "sends logging/setLevel to a 2026-07-28 server";
+    BadLogLevel => "bad-log-level", "utilities.log_level_meta_valid", "asks for log level \"verbose\", which is no logging level";
+    ForeignOrigin => "foreign-origin", "http.origin_loopback", "sends one POST with Origin https://evil.example";
+    CancelsInitialize => "cancels-initialize", "connection.initialize_not_cancelled", "sends notifications/cancelled for its initialize once the session is open";
     NoCallTimeout => "no-call-timeout", "utilities.call_timeout", "waits on a tool call however long it takes";
     SilentTimeout => "silent-timeout", "utilities.cancel_on_timeout", "gives up on a tool call at its timeout without telling the server";
     TimeoutIgnoresProgress => "timeout-ignores-progress", "utilities.progress_keepalive", "gives up on a tool call at its timeout although progress for it keeps coming";
@@ -328,6 +336,10 @@ impl Ablation {
             Ablation::SamplingError => &["sampling.tools", "sampling.model_preferences"],
             // Speaking the refused version includes its HTTP header.
             Ablation::IgnoreDowngrade => &["http.protocol_version_header"],
+            // Its ping reaches a 2026-07-28 server too.
+            Ablation::BadMetaKey => &["utilities.no_ping_to_modern"],
+            // The schema knows the eight levels too.
+            Ablation::BadLogLevel => &["wire.client_frames_valid"],
             // Without the standalone stream, rmcp's server has nowhere to send list_changed or the
             // unknown notification.
             Ablation::NoGetStream => &["tools.list_changed", "resources.list_changed", "prompts.list_changed", "subscriptions.reread", "utilities.unknown_notification_tolerated"],

@@ -204,6 +204,9 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
                 if variation == Some(Variation::PostsToAnotherPath) {
                     stray_post(url).await;
                 }
+                if ablation == Some(Ablation::ForeignOrigin) {
+                    foreign_origin_post(url).await;
+                }
                 let mut config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .reinit_on_expired_session(ablation != Some(Ablation::NoReinitialize));
                 config.allow_stateless = ablation != Some(Ablation::RequiresSessionId);
@@ -310,6 +313,16 @@ async fn stray_post(url: &str) {
     }
 }
 
+/// One POST of a notification with a foreign `Origin` (the foreign-origin ablation): the server
+/// refuses it (403), so nothing else of the session changes.
+async fn foreign_origin_post(url: &str) {
+    if let Ok(http) = loopback_http() {
+        let body = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+        let request = http.post(url).header("origin", "https://evil.example").header("accept", "application/json, text/event-stream").header("content-type", "application/json");
+        let _ = request.body(body).send().await;
+    }
+}
+
 /// The session against a server that keeps none (the stateless variants): list the tools (both
 /// pages), call the one there is.
 async fn stateless_script(client: &Client, endpoint: &Endpoint, ablation: Option<Ablation>) {
@@ -345,6 +358,23 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     }
     if skip(Ablation::AsksUnadvertisedEvents) {
         let _ = custom_request(client, "events/list", json!({})).await;
+    }
+    if skip(Ablation::AsksUnadvertisedSkills) {
+        let _ = custom_request(client, "skills/list", json!({})).await;
+    }
+    if skip(Ablation::AsksUnadvertisedTasks) {
+        let _ = custom_request(client, "tasks/list", json!({})).await;
+    }
+    if era == Era::Legacy && skip(Ablation::CancelsInitialize) {
+        // rmcp numbers its requests from 0, and initialize is its first.
+        let cancel: CancelledNotificationParam = params(json!({"requestId": 0, "reason": "cancelled late"}));
+        let _ = client.send_notification(ClientNotification::CancelledNotification(CancelledNotification::new(cancel))).await;
+    }
+    if era == Era::Modern && skip(Ablation::PingsModernServer) {
+        let _ = client.send_request(ClientRequest::PingRequest(PingRequest::default())).await;
+    }
+    if era == Era::Modern && skip(Ablation::SetsLevelOnModern) {
+        let _ = custom_request(client, "logging/setLevel", json!({"level": "info"})).await;
     }
     if era == Era::Modern && !skip(Ablation::NeverListen) {
         let filter: SubscriptionFilter = params(json!({"toolsListChanged": true, "resourcesListChanged": true, "promptsListChanged": true,
@@ -420,7 +450,17 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     if variation == Some(Variation::RelistsToolsBeforeCalls) && !skip(Ablation::SkipToolsList) {
         let _ = client.list_tools(None).await;
     }
-    let _ = call(client, s::TOOL_PROGRESS).await;
+    match era {
+        // 2026-07-28 asks for log messages per request, in _meta.
+        Era::Modern => {
+            let level = if skip(Ablation::BadLogLevel) { "verbose" } else { "info" };
+            let meta: RequestMetaObject = params(json!({probe_server::probes::utilities::LOG_LEVEL_META: level}));
+            let mut progress = CallToolRequestParams::new(s::TOOL_PROGRESS);
+            progress.meta = Some(meta);
+            let _ = client.call_tool(progress).await;
+        }
+        Era::Legacy => drop(call(client, s::TOOL_PROGRESS).await),
+    }
     let linked = call(client, s::TOOL_RESOURCE_LINK).await;
     if let (Some(result), false) = (linked, skip(Ablation::SkipLinkFollow)) {
         let link = result["content"].as_array().into_iter().flatten().find(|c| c["type"] == "resource_link").and_then(|c| c["uri"].as_str().map(str::to_string));

@@ -146,7 +146,8 @@ impl Variation {
     /// nothing to a 2026-07-28 session).
     pub fn applies_in(self, era: probe_server::Era) -> bool {
         match self {
-            Variation::Negotiates20241105 => era == probe_server::Era::Legacy,
+            // 2026-07-28 has no ping: pinging there is no legal behaviour to vary.
+            Variation::Negotiates20241105 | Variation::PingsServer => era == probe_server::Era::Legacy,
             _ => true,
         }
     }

@@ -65,7 +65,14 @@ pub struct Rewriting<T> {
     modern_ids: Vec<Value>,
     /// The variation whose rewrite every outgoing request gets ([`vary`]), if it has one.
     varying: Option<Variation>,
+    /// Whether the late-discover ablation has sent its request ahead of the first discover.
+    listed_early: bool,
+    /// The late-discover ablation's first discover, held until its own request is answered.
+    held_discover: Option<TxJsonRpcMessage<RoleClient>>,
 }
+
+/// The id of the request the late-discover ablation sends ahead of its first discover.
+const EARLY_LIST_ID: &str = "reference-early-list";
 
 impl<T> Rewriting<T> {
     pub fn new(inner: T, ablation: Option<Ablation>, variation: Option<Variation>) -> Self {
@@ -78,6 +85,8 @@ impl<T> Rewriting<T> {
             default_result_type: false,
             modern_ids: Vec::new(),
             varying: variation.filter(|v| matches!(v, Variation::VendorMeta | Variation::StringProgressTokens)),
+            listed_early: false,
+            held_discover: None,
         }
     }
 
@@ -241,6 +250,21 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Rewriting<T> {
             }
             None => item,
         };
+        if self.ablation == Some(Ablation::LateDiscover) && !self.listed_early {
+            let frame = serde_json::to_value(&item).unwrap_or_default();
+            if frame.get("method").and_then(Value::as_str) == Some("server/discover") {
+                // A request of its own first, made like the discover it goes before; the discover
+                // follows once that is answered (see `receive`).
+                self.listed_early = true;
+                let mut early = frame;
+                early["id"] = Value::from(EARLY_LIST_ID);
+                early["method"] = Value::from("tools/list");
+                if let Ok(early) = serde_json::from_value::<TxJsonRpcMessage<RoleClient>>(early) {
+                    self.held_discover = Some(item);
+                    return Either::Left(self.inner.send(early));
+                }
+            }
+        }
         let Some(ablation) = self.ablation else { return Either::Left(self.inner.send(item)) };
         let original = serde_json::to_value(&item).ok();
         let rewritten = original.clone().map(|v| rewrite(ablation, v));
@@ -258,6 +282,32 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Rewriting<T> {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        loop {
+            let message = self.receive_one().await?;
+            let frame = serde_json::to_value(&message).unwrap_or_default();
+            if frame.get("method").is_none() && frame.get("id") == Some(&Value::from(EARLY_LIST_ID)) {
+                // The late-discover ablation's own request is answered: the held discover goes out.
+                if let Some(discover) = self.held_discover.take() {
+                    let sending = self.inner.send(discover);
+                    tokio::spawn(async move {
+                        let _ = sending.await;
+                    });
+                }
+                continue;
+            }
+            return Some(message);
+        }
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+impl<T: Transport<RoleClient>> Rewriting<T> {
+    /// The next message for rmcp, with the discover wait, the default `resultType` and the
+    /// incoming ablations applied.
+    async fn receive_one(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let message = match self.discover_pending.take() {
             None => self.inner.receive().await?,
             Some((id, until)) => {
@@ -309,10 +359,6 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Rewriting<T> {
             }
         }
         Some(message)
-    }
-
-    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
-        self.inner.close()
     }
 }
 

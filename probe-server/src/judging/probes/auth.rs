@@ -859,13 +859,22 @@ fn judge_refresh_rotated(o: &Observations) -> Verdict {
     if grants.is_empty() {
         return Verdict::new(Outcome::NotReached, "never refreshed");
     }
+    let checked = checks(o);
+    let tokens = issued(o);
     // Each refresh token is spent by the grant that presents it (the answer hands a new one).
     let mut spent: Vec<(u64, &str)> = Vec::new();
     for (seq, request, _) in &grants {
         let Some(presented) = request.form_field("refresh_token") else { continue };
         if let Some((first, _)) = spent.iter().find(|(_, token)| *token == presented) {
-            let apart = o.event(*seq).zip(o.event(*first)).map(|(again, once)| (again.t_us.saturating_sub(once.t_us)) / 1000).unwrap_or_default();
-            return Verdict::new(Outcome::No, format!("presented a refresh token it had already spent {apart} ms before (a rotating server takes reuse for theft)"))
+            // Two refreshes racing on one token (no request let through, in between, with an
+            // access token issued after the first) and one from a store that kept the old token
+            // are both reuse; the detail says which. How far apart they came is left out: it is
+            // the client's timing, and a detail that changes from run to run is a difference to
+            // `probe --repeat`.
+            let newer = |token: &str| tokens.iter().any(|(at, t, _)| at > first && t == token);
+            let used_newer = checked.iter().any(|(at, d)| at > first && at < seq && d.status == 200 && d.presented.as_deref().is_some_and(newer));
+            let how = if used_newer { "after using an access token issued since" } else { "before using any token issued since: two refreshes raced" };
+            return Verdict::new(Outcome::No, format!("presented a refresh token a second time, {how} (a rotating server takes reuse for theft)"))
                 .evidence([*first, *seq])
                 .opportunity([*seq]);
         }

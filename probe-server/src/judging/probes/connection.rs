@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::{probe, BOTH, HTTP_ONLY, LEGACY, MODERN};
+use crate::note::Note;
 use crate::observe::{Observations, MODERN_META_CAPABILITIES, MODERN_META_CLIENT_INFO, MODERN_META_VERSION};
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
@@ -20,6 +21,8 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &UnsupportedVersionRetry,
     &ResultTypeDefault,
     &RequestMeta,
+    &DiscoverFirst,
+    &InitializeNotCancelled,
     &Instructions,
     &ClientFramesValid,
 ];
@@ -448,5 +451,68 @@ fn judge_client_frames(o: &Observations) -> Verdict {
             .evidence(seqs)
             .opportunity([first])
         }
+    }
+}
+
+probe! {
+    /// Evidence: the first `server/discover` of each connection is its first request
+    /// (a server process started, over stdio, or a launch of the client, over HTTP): a client
+    /// that probes the server's era does so before anything else (2026-07-28, lifecycle: a client
+    /// SHOULD send it first). One after another request of its connection is no. A client that
+    /// never asks it is not applicable: discovery is optional. Judged in 2026-07-28 sessions (one
+    /// that fell back to `initialize` after its discover is judged by the fallback probes).
+    DiscoverFirst {
+        id: "connection.discover_first", area: Connection, title: "server/discover comes before any other request",
+        revisions: ["2026-07-28"], eras: MODERN, serves: "server/discover answered with the versions served",
+        judge: judge_discover_first,
+    }
+}
+
+fn judge_discover_first(o: &Observations) -> Verdict {
+    let discovers: Vec<u64> = o.client_requests("server/discover").map(|f| f.seq).collect();
+    let Some(first) = discovers.first() else { return Verdict::new(Outcome::NotApplicable, "never asked server/discover (a client may go without it)") };
+    // A connection starts where a server process starts or a launch of the client ends.
+    let starts: Vec<u64> = o.notes(Note::Serving).chain(o.notes(Note::ClientExited)).map(|e| e.seq).collect();
+    let start_of = |seq: u64| starts.iter().copied().filter(|s| *s < seq).max().unwrap_or(0);
+    // The first discover of each connection counts: asking again later (to refresh what it
+    // learned) is no fault.
+    let mut firsts: Vec<u64> = discovers.clone();
+    firsts.dedup_by_key(|seq| start_of(*seq));
+    for discover in &firsts {
+        let from = start_of(*discover);
+        let before = o.frames.iter().find(|f| f.dir == crate::journal::Direction::ClientToServer && f.is_request() && f.seq > from && f.seq < *discover);
+        if let Some(before) = before {
+            return Verdict::new(Outcome::No, format!("asked server/discover after {} in the same connection", before.method().unwrap_or("another request")))
+                .evidence([before.seq, *discover])
+                .opportunity([*discover]);
+        }
+    }
+    Verdict::new(Outcome::Yes, format!("asked server/discover first ({} time(s))", discovers.len())).evidence([*first])
+}
+
+probe! {
+    /// Evidence: no `notifications/cancelled` from the client names the id of its `initialize`
+    /// (2024-11-05 onwards, cancellation: the initialize request MUST NOT be cancelled): yes. One
+    /// that does is a violation.
+    InitializeNotCancelled {
+        id: "connection.initialize_not_cancelled", area: Connection, title: "initialize is never cancelled",
+        revisions: ["2024-11-05"], eras: LEGACY, serves: "initialize answered at once",
+        judge: judge_initialize_not_cancelled,
+    }
+}
+
+fn judge_initialize_not_cancelled(o: &Observations) -> Verdict {
+    let inits: Vec<&crate::observe::Frame> = o.client_requests("initialize").collect();
+    let Some(first) = inits.first() else { return Verdict::new(Outcome::NotReached, "never sent initialize") };
+    // The request a cancellation names is the last one sent before it with that id (over HTTP an
+    // initialize travels before its session has an id, so sessions cannot tell them apart).
+    let cancelled = o.client_notifications("notifications/cancelled").find(|c| {
+        let named = c.params().get("requestId");
+        let last = o.frames.iter().rfind(|f| f.seq < c.seq && f.dir == c.dir && f.is_request() && f.id() == named);
+        last.is_some_and(|f| f.method() == Some("initialize"))
+    });
+    match cancelled {
+        Some(c) => Verdict::new(Outcome::Violation, "cancelled its own initialize, which a client must never do").evidence([first.seq, c.seq]).opportunity([first.seq]),
+        None => Verdict::new(Outcome::Yes, "cancelled no initialize").evidence([first.seq]),
     }
 }

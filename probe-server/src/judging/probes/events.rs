@@ -151,14 +151,7 @@ probe! {
 }
 
 fn judge_unadvertised(o: &Observations) -> Verdict {
-    let asked: Vec<&Frame> =
-        o.frames.iter().filter(|f| f.dir == crate::journal::Direction::ClientToServer && f.is_request() && f.method().is_some_and(|m| m.starts_with("events/"))).collect();
-    match asked.first() {
-        None => Verdict::new(Outcome::Yes, "sent no events/* request to a server that offers no events"),
-        Some(first) => Verdict::new(Outcome::No, format!("sent {} to a server that offers no events", first.method().unwrap_or_default()))
-            .evidence(asked.iter().map(|f| f.seq).take(5))
-            .opportunity([first.seq]),
-    }
+    super::none_asked(o, &["events/"], |_| false, "events")
 }
 
 probe! {

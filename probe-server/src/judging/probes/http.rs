@@ -45,6 +45,7 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &Resumption,
     &PrimingEvents,
     &JsonResponses,
+    &OriginLoopback,
 ];
 
 probe! {
@@ -556,6 +557,38 @@ pub(super) fn use_of_list<'a>(o: &'a Observations, listed: u64, mut calls: impl 
         Some(_) => ListUse::Offered,
         None => ListUse::Unused,
     }
+}
+
+probe! {
+    /// Evidence: the `Origin` header of every HTTP request the tap saw, refused ones included.
+    /// None, or a loopback origin, is yes: a client outside a browser need not send one, and a
+    /// server that guards against DNS rebinding (2025-11-25: servers MUST validate `Origin`)
+    /// accepts a loopback one. A foreign origin (`null` among them) is no: such a server refuses
+    /// the request (403), as this one does.
+    OriginLoopback {
+        id: "http.origin_loopback", area: Http, title: "no foreign Origin header",
+        revisions: ["2025-11-25"], eras: BOTH, transports: HTTP_ONLY,
+        serves: "Streamable HTTP on loopback; a foreign Origin or Host refused (403)", judge: judge_origin,
+    }
+}
+
+fn judge_origin(o: &Observations) -> Verdict {
+    use crate::journal::EventKind;
+    let requests: Vec<&Event> =
+        o.events.iter().filter(|e| matches!(e.kind, EventKind::HttpRequest | EventKind::Refused) && e.dir == crate::journal::Direction::ClientToServer).collect();
+    let Some(first) = requests.first() else { return Verdict::new(Outcome::NotReached, "no HTTP request was sent") };
+    if let Some(foreign) = requests.iter().find(|e| !crate::net::loopback::origin_allowed(header(e, "origin"))) {
+        let origin = header(foreign, "origin").unwrap_or_default();
+        return Verdict::new(Outcome::No, format!("sent Origin {origin:?}, which a server guarding against DNS rebinding refuses"))
+            .evidence([foreign.seq])
+            .opportunity([foreign.seq]);
+    }
+    let with_origin = requests.iter().filter(|e| header(e, "origin").is_some()).count();
+    let how = match with_origin {
+        0 => "sent no Origin header".to_string(),
+        n => format!("{n} of {} requests carried a loopback Origin, the rest none", requests.len()),
+    };
+    Verdict::new(Outcome::Yes, how).evidence([first.seq])
 }
 
 #[cfg(test)]

@@ -78,6 +78,26 @@ pub(crate) fn negotiated_before(observations: &Observations, since: &str) -> Opt
     lifecycle.negotiated_version.filter(|version| version.as_str() < since)
 }
 
+/// Yes when the client sent no request whose method begins with one of `prefixes` to a server
+/// that `offers` nothing of the kind (judged on the standard server, which declares no
+/// extension); no, citing them, when it did. Extra requests that also count (a call that asks
+/// for a task, say) are `also`.
+pub(crate) fn none_asked(observations: &Observations, prefixes: &[&str], also: impl Fn(&Frame) -> bool, offers: &str) -> Verdict {
+    let asked: Vec<&Frame> = observations
+        .frames
+        .iter()
+        .filter(|f| f.dir == crate::journal::Direction::ClientToServer && f.is_request())
+        .filter(|f| f.method().is_some_and(|m| prefixes.iter().any(|p| m.starts_with(p))) || also(f))
+        .collect();
+    let names = prefixes.iter().map(|p| format!("{p}*")).collect::<Vec<_>>().join(" or ");
+    match asked.first() {
+        None => Verdict::new(Outcome::Yes, format!("sent no {names} request to a server that offers no {offers}")),
+        Some(first) => Verdict::new(Outcome::No, format!("sent {} to a server that offers no {offers}", first.method().unwrap_or_default()))
+            .evidence(asked.iter().map(|f| f.seq).take(5))
+            .opportunity([first.seq]),
+    }
+}
+
 /// An answer faster than this, with nobody asked, counts as automatic.
 pub const AUTO_ANSWER_US: u64 = 100_000;
 

@@ -56,6 +56,7 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &ManifestLimits,
     &NameMismatch,
     &SameName,
+    &Unadvertised,
 ];
 
 probe! {
@@ -446,5 +447,16 @@ fn judge_same_name(o: &Observations) -> Verdict {
         1 => Verdict::new(Outcome::Partial, format!("fetched only {}", uri(fetched[0]))).evidence([fetched[0].seq]).opportunity(listed(o).map(|f| f.seq)),
         _ if listed(o).is_none() => Verdict::new(Outcome::NotReached, "never listed skills"),
         _ => Verdict::new(Outcome::NotReached, "fetched neither skill named twin"),
+    }
+}
+
+probe! {
+    /// Evidence (server journal, the standard server, which does not declare the skills
+    /// extension): no `skills/*` request: yes. One is no (the extension's methods exist only on
+    /// a server that declares it).
+    Unadvertised {
+        id: "skills.unadvertised_not_asked", area: Skills, title: "no skills/* request to a server that does not offer skills",
+        revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, serves: "no skills extension: skills/* refused (-32601)",
+        judge: |o| super::none_asked(o, &["skills/"], |_| false, "skills"),
     }
 }

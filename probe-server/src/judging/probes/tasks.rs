@@ -134,7 +134,7 @@ fn ends_of(text: &str) -> String {
 
 /// This family's probes, in the matrix's order within each area.
 pub(crate) const PROBES: &[&dyn crate::probe::Probe] =
-    &[&AugmentedCall, &Followed, &PollInterval, &ResultFetched, &InputAnswered, &CancelTask, &ResultToModel, &FailedToModel, &TaskNameHeader];
+    &[&AugmentedCall, &Followed, &PollInterval, &ResultFetched, &InputAnswered, &CancelTask, &ResultToModel, &FailedToModel, &TaskNameHeader, &Unadvertised];
 
 probe! {
     /// Evidence (server journal, 2025-11-25): the call of `probe_task_result`, whose
@@ -440,5 +440,17 @@ fn judge_name_header(o: &Observations) -> Verdict {
             .declared(declared)
             .evidence(wrong.iter().copied().take(3))
             .opportunity([first]),
+    }
+}
+
+probe! {
+    /// Evidence (server journal, the standard server, which declares tasks neither as the
+    /// 2026-07-28 extension nor as 2025-11-25's `tasks` capability): no `tasks/*` request and no
+    /// call that asks for a task (`params.task`): yes. One is no (a client must not use what the
+    /// server did not declare).
+    Unadvertised {
+        id: "tasks.unadvertised_not_asked", area: Tasks, title: "no tasks/* request to a server that does not offer tasks",
+        revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, serves: "no tasks extension or capability: tasks/* refused (-32601)",
+        judge: |o| super::none_asked(o, &["tasks/"], |f| f.params().get("task").is_some(), "tasks"),
     }
 }

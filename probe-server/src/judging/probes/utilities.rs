@@ -2,13 +2,14 @@
 
 use serde_json::Value;
 
-use super::{probe, requested, BOTH, LEGACY};
+use super::{probe, requested, BOTH, LEGACY, MODERN};
 use crate::observe::Observations;
 use crate::probe::{Outcome, Verdict};
 use crate::surface;
 
 /// This family's probes, in the matrix's order within each area.
-pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&ProgressToken, &SetLevel, &Ping, &UnknownRequestAnswered, &UnknownNotificationTolerated];
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] =
+    &[&ProgressToken, &SetLevel, &Ping, &UnknownRequestAnswered, &UnknownNotificationTolerated, &NoPingToModern, &NoSetLevelToModern, &LogLevelMetaValid];
 
 probe! {
     /// Evidence: the `tools/call` of probe_progress carries `_meta.progressToken` (string or
@@ -130,5 +131,71 @@ fn judge_unknown_notification(o: &Observations) -> Verdict {
         (true, Some(later)) => went_on(later),
         (true, None) => Verdict::new(Outcome::Inconclusive, "the client's only frame after the notification may answer a request it read before it (another stream)")
             .evidence([sent.seq, first.seq]),
+    }
+}
+
+/// The `_meta` key with which a 2026-07-28 request asks for log messages while it is served.
+pub const LOG_LEVEL_META: &str = "io.modelcontextprotocol/logLevel";
+
+/// The levels of `LoggingLevel` (RFC 5424's, lowest first).
+const LOG_LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+/// The client's requests of `method` in a session the client opened in 2026-07-28 (the probes
+/// below are judged in that era only): none is yes, one is no, citing it.
+fn removed_in_modern(o: &Observations, method: &str, what: &str) -> Verdict {
+    let sent: Vec<u64> = o.client_requests(method).map(|f| f.seq).collect();
+    match sent.first() {
+        None => Verdict::new(Outcome::Yes, format!("sent no {method} to a 2026-07-28 server")),
+        Some(first) => Verdict::new(Outcome::No, format!("sent {method} {} time(s) to a 2026-07-28 server, which {what}", sent.len()))
+            .evidence(sent.iter().copied().take(5))
+            .opportunity([*first]),
+    }
+}
+
+probe! {
+    /// Evidence: in a 2026-07-28 session, no `ping` request from the client (2026-07-28 removed
+    /// ping: a server has no method to answer it with). One is no.
+    NoPingToModern {
+        id: "utilities.no_ping_to_modern", area: Utilities, title: "no ping to a 2026-07-28 server",
+        revisions: ["2026-07-28"], eras: MODERN, serves: "a 2026-07-28 server (ping removed)",
+        judge: |o| removed_in_modern(o, "ping", "has no ping"),
+    }
+}
+
+probe! {
+    /// Evidence: in a 2026-07-28 session, no `logging/setLevel` from the client (2026-07-28
+    /// removed it: the level travels in each request's `_meta["io.modelcontextprotocol/logLevel"]`).
+    /// One is no.
+    NoSetLevelToModern {
+        id: "utilities.no_set_level_to_modern", area: Utilities, title: "no logging/setLevel to a 2026-07-28 server",
+        revisions: ["2026-07-28"], eras: MODERN, serves: "a 2026-07-28 server (logging/setLevel removed)",
+        judge: |o| removed_in_modern(o, "logging/setLevel", "asks for a log level per request instead"),
+    }
+}
+
+probe! {
+    /// Evidence: in a 2026-07-28 session, the requests that carry
+    /// `_meta["io.modelcontextprotocol/logLevel"]` (how a client asks for log messages while a
+    /// request is served): every value one of the eight `LoggingLevel` names is yes, another
+    /// value is no. No request carrying it is not applicable: a client need not ask for logs.
+    LogLevelMetaValid {
+        id: "utilities.log_level_meta_valid", area: Utilities, title: "a per-request log level names a logging level",
+        revisions: ["2026-07-28"], eras: MODERN, serves: "log messages from probe_progress at the level a request asks",
+        judge: judge_log_level_meta,
+    }
+}
+
+fn judge_log_level_meta(o: &Observations) -> Verdict {
+    let asking: Vec<(u64, &Value)> =
+        o.frames.iter().filter(|f| f.dir == crate::journal::Direction::ClientToServer && f.is_request()).filter_map(|f| Some((f.seq, f.meta(LOG_LEVEL_META)?))).collect();
+    let Some((first, _)) = asking.first() else {
+        return Verdict::new(Outcome::NotApplicable, format!("no request carried _meta[{LOG_LEVEL_META:?}]: the client asked for no log messages"));
+    };
+    match asking.iter().find(|(_, level)| !level.as_str().is_some_and(|l| LOG_LEVELS.contains(&l))) {
+        Some((seq, level)) => Verdict::new(Outcome::No, format!("asked for log level {level}, which is no logging level")).evidence([*seq]).opportunity([*seq]),
+        None => {
+            let levels: std::collections::BTreeSet<&str> = asking.iter().filter_map(|(_, l)| l.as_str()).collect();
+            Verdict::new(Outcome::Yes, format!("{} request(s) asked for log level {}", asking.len(), levels.into_iter().collect::<Vec<_>>().join(", "))).evidence([*first])
+        }
     }
 }
