@@ -532,7 +532,7 @@ pub const FEATURES: &[Feature] = &[
             "http.standard_headers",
             "http.version_header_matches_meta",
         ]),
-        also: &["http.delete_on_exit", "http.origin_loopback"],
+        also: &["http.delete_on_exit", "http.origin_loopback", "http.notification_accepted"],
         terms: &["http", "sse", "Mcp-Session-Id", "MCP-Protocol-Version", "transport"],
     },
     Feature {

@@ -124,7 +124,7 @@ behaviours! {
     "http_delete", "2025-03-26", ["http.delete_on_exit"], Full, "";
     "http_protocol_header", "2025-06-18", ["http.protocol_version_header", "http.version_header_matches_meta", "http.stateless_version_header"], Full, "";
     "http_std_headers", "2026-07-28", ["http.standard_headers", "tasks.mcp_name_header"], Full, "";
-    "http_notifications_202", "2025-03-26", [], Uncovered, "every HTTP run answers notifications 202, and no probe judges what a client makes of it";
+    "http_notifications_202", "2025-03-26", ["http.notification_accepted"], Full, "";
     "http_sse_legacy", "2024-11-05", [], Uncovered, "the old HTTP+SSE transport is not served";
     "http_origin", "2025-11-25", ["http.origin_loopback"], Full, "";
     "auth_401_prm", "2025-06-18", ["auth.prm_discovery", "auth.prm_well_known"], Full, "";

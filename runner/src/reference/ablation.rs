@@ -217,6 +217,7 @@ ablations! {
     BadLogLevel => "bad-log-level", "utilities.log_level_meta_valid", "asks for log level \"verbose\", which is no logging level";
     ForeignOrigin => "foreign-origin", "http.origin_loopback", "sends one POST with Origin https://evil.example";
     CancelsInitialize => "cancels-initialize", "connection.initialize_not_cancelled", "sends notifications/cancelled for its initialize once the session is open";
+    ResendsAccepted => "resends-accepted", "http.notification_accepted", "sends every notification answered 202 once more, as if it had not been delivered";
     NoCallTimeout => "no-call-timeout", "utilities.call_timeout", "waits on a tool call however long it takes";
     SilentTimeout => "silent-timeout", "utilities.cancel_on_timeout", "gives up on a tool call at its timeout without telling the server";
     TimeoutIgnoresProgress => "timeout-ignores-progress", "utilities.progress_keepalive", "gives up on a tool call at its timeout although progress for it keeps coming";

@@ -149,6 +149,22 @@ impl AblatingHttpClient {
         Err(StreamableHttpError::UnexpectedServerResponse(format!("HTTP {} to a POST that accepts only JSON", response.status()).into()))
     }
 
+    /// A POST sent (see [`Self::authorized`]) and its answer as the ablated client takes it.
+    /// Under `resends-accepted` a notification answered 202 is taken as not delivered and sent
+    /// once more.
+    async fn sent_once_or_twice<F, Fut>(&self, message: &ClientJsonRpcMessage, uri: Arc<str>, send: F) -> Result<StreamableHttpPostResponse, Error>
+    where
+        F: Fn(Arc<str>, Option<String>) -> Fut,
+        Fut: std::future::Future<Output = Result<StreamableHttpPostResponse, Error>>,
+    {
+        let sent = self.authorized(uri.clone(), &send).await;
+        let accepted = matches!(sent, Ok(StreamableHttpPostResponse::Accepted));
+        if accepted && self.ablation == Some(Ablation::ResendsAccepted) && matches!(message, ClientJsonRpcMessage::Notification(_)) {
+            return self.authorized(uri, send).await.and_then(|r| self.post_response(r));
+        }
+        sent.and_then(|r| self.post_response(r))
+    }
+
     fn last_event_id(&self, last_event_id: Option<String>) -> Option<String> {
         last_event_id.filter(|_| self.ablation != Some(Ablation::NoResumption))
     }
@@ -171,8 +187,8 @@ impl StreamableHttpClient for AblatingHttpClient {
         if self.ablation == Some(Ablation::AcceptJsonOnly) {
             return self.post_accepting_json_only(&uri, &message, session_id, headers).await;
         }
-        let sent = self.authorized(uri, |uri, token| self.inner.post_message(uri, message.clone(), session_id.clone(), token, headers.clone())).await;
-        sent.and_then(|r| self.post_response(r))
+        let send = |uri: Arc<str>, token: Option<String>| self.inner.post_message(uri, message.clone(), session_id.clone(), token, headers.clone());
+        self.sent_once_or_twice(&message, uri, send).await
     }
 
     async fn post_message_with_response_limits(
@@ -188,8 +204,8 @@ impl StreamableHttpClient for AblatingHttpClient {
         if self.ablation == Some(Ablation::AcceptJsonOnly) {
             return self.post_accepting_json_only(&uri, &message, session_id, headers).await;
         }
-        let sent = self.authorized(uri, |uri, token| self.inner.post_message_with_response_limits(uri, message.clone(), session_id.clone(), token, headers.clone(), limits)).await;
-        sent.and_then(|r| self.post_response(r))
+        let send = |uri: Arc<str>, token: Option<String>| self.inner.post_message_with_response_limits(uri, message.clone(), session_id.clone(), token, headers.clone(), limits);
+        self.sent_once_or_twice(&message, uri, send).await
     }
 
     async fn delete_session(&self, uri: Arc<str>, session_id: Arc<str>, _auth_header: Option<String>, custom_headers: HashMap<HeaderName, HeaderValue>) -> Result<(), Error> {

@@ -46,6 +46,7 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &PrimingEvents,
     &JsonResponses,
     &OriginLoopback,
+    &NotificationAccepted,
 ];
 
 probe! {
@@ -589,6 +590,48 @@ fn judge_origin(o: &Observations) -> Verdict {
         n => format!("{n} of {} requests carried a loopback Origin, the rest none", requests.len()),
     };
     Verdict::new(Outcome::Yes, how).evidence([first.seq])
+}
+
+probe! {
+    /// Evidence: the client's notifications POSTed over HTTP and answered `202 Accepted` with no
+    /// body (every revision with Streamable HTTP). The client's next POST in that session is not
+    /// the same notification again, and something followed it there: yes (it took the empty 202
+    /// as delivered). The same notification sent again at once is no. None answered 202 is
+    /// not-reached. Judged in legacy sessions, whose `notifications/initialized` every client
+    /// sends (a 2026-07-28 client may send no notification at all).
+    NotificationAccepted {
+        id: "http.notification_accepted", area: Http, title: "a notification answered 202 is taken as delivered",
+        revisions: ["2025-03-26"], eras: LEGACY, transports: HTTP_ONLY,
+        serves: "every notification answered 202 Accepted, no body", judge: judge_notification_accepted,
+    }
+}
+
+fn judge_notification_accepted(o: &Observations) -> Verdict {
+    use crate::journal::{Direction, EventKind};
+    // Each notification and the status of the answer to its POST: the next response journalled
+    // in its session (the tap answers a notification at once).
+    let accepted: Vec<&Frame> = o
+        .frames
+        .iter()
+        .filter(|f| f.dir == Direction::ClientToServer && f.is_notification())
+        .filter(|f| {
+            let session = o.event(f.seq).map(|e| e.session.as_str());
+            let answer = o.events.iter().find(|e| e.seq > f.seq && e.kind == EventKind::HttpResponse && Some(e.session.as_str()) == session);
+            answer.and_then(|e| e.detail.as_ref()?.get("status")?.as_u64()) == Some(202)
+        })
+        .collect();
+    let Some(first) = accepted.first() else { return Verdict::new(Outcome::NotReached, "no notification was answered 202") };
+    let next_from_client = |after: u64| o.frames.iter().find(|f| f.dir == Direction::ClientToServer && f.seq > after && o.same_session(after, f.seq));
+    for sent in &accepted {
+        if let Some(next) = next_from_client(sent.seq).filter(|next| next.msg == sent.msg) {
+            let method = sent.method().unwrap_or_default();
+            return Verdict::new(Outcome::No, format!("sent {method} again after the server had accepted it (202)")).evidence([sent.seq, next.seq]).opportunity([sent.seq]);
+        }
+    }
+    match accepted.iter().find_map(|sent| next_from_client(sent.seq).map(|next| (sent, next))) {
+        Some((sent, next)) => Verdict::new(Outcome::Yes, format!("{} notification(s) accepted with 202; the session went on", accepted.len())).evidence([sent.seq, next.seq]),
+        None => Verdict::new(Outcome::NotReached, "nothing came from the client after its accepted notifications").evidence([first.seq]),
+    }
 }
 
 #[cfg(test)]
