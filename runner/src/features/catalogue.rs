@@ -498,6 +498,7 @@ pub const FEATURES: &[Feature] = &[
             "connection.meta_keys_well_formed",
             "connection.extension_ids_well_formed",
             "utilities.no_ping_to_modern",
+            "wire.no_batches",
         ],
         terms: &["initialize", "lifecycle", "schema", "json-rpc", "handshake", "clientInfo", "title", "_meta", "extensions"],
     },

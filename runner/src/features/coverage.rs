@@ -101,7 +101,7 @@ behaviours! {
     "ping_server_to_client", "2024-11-05", ["utilities.ping"], Full, "";
     "ping_client_to_server", "2024-11-05", ["utilities.no_ping_to_modern"], Full, "";
     "pagination_all", "2024-11-05", ["tools.pagination", "resources.pagination", "skills.pagination"], Full, "";
-    "batching", "2025-03-26", [], Uncovered, "batches existed in 2025-03-26 only; the server refuses them and no probe asks";
+    "batching", "2025-03-26", ["wire.no_batches"], Full, "";
     "client_meta_keys", "2025-06-18", ["connection.meta_keys_well_formed"], Full, "";
     "tasks_core_tool", "2025-11-25", ["tasks.augmented_call", "tasks.followed", "tasks.result_fetched", "tasks.poll_interval"], Full, "";
     "tasks_core_client_side", "2025-11-25", [], Uncovered, "the server never asks a client to run its own request as a task";

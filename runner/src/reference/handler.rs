@@ -64,11 +64,22 @@ pub struct ReferenceHandler {
     model_url: Option<Arc<str>>,
     pub changes: Arc<ListChanges>,
     pub pushed: Arc<Pushed>,
+    /// Lines to put between the client's own messages on an in-process stdio pipe.
+    pub injector: super::inject::Injector,
 }
 
 impl ReferenceHandler {
     pub fn new(ablation: Option<Ablation>, variation: Option<Variation>) -> Self {
-        ReferenceHandler { ablation, variation, person_delay: PERSON_DELAY, initialize_version: None, model_url: None, changes: Arc::default(), pushed: Arc::default() }
+        ReferenceHandler {
+            ablation,
+            variation,
+            person_delay: PERSON_DELAY,
+            initialize_version: None,
+            model_url: None,
+            changes: Arc::default(),
+            pushed: Arc::default(),
+            injector: Default::default(),
+        }
     }
 
     /// The same client, asking for `version` in its `initialize`.

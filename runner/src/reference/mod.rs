@@ -9,6 +9,7 @@ pub mod events;
 pub mod handler;
 pub mod host;
 pub mod http_client;
+mod inject;
 pub mod skills;
 pub mod tasks;
 pub mod terminal_host;
@@ -194,6 +195,7 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
                 let (server_reads, server_writes) = tokio::io::split(theirs);
                 tokio::spawn(probe_server::transport::stdio::serve_stdio(server_reads, server_writes, journal, options.clone()));
                 let (reads, writes) = tokio::io::split(ours);
+                let writes = inject::Injecting::new(writes, handler.injector.clone());
                 let pipe = rmcp::transport::async_rw::AsyncRwTransport::new_client(reads, writes);
                 Ok(session.serve_with_lifecycle(Rewriting::opening(pipe, ablation, variation, discover_wait), mode).await)
             }
@@ -206,6 +208,11 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
                 }
                 if ablation == Some(Ablation::ForeignOrigin) {
                     foreign_origin_post(url).await;
+                }
+                if ablation == Some(Ablation::SendsBatch) {
+                    if let Ok(http) = loopback_http() {
+                        let _ = http.post(url).header("accept", "application/json, text/event-stream").header("content-type", "application/json").body(BATCH).send().await;
+                    }
                 }
                 let mut config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .reinit_on_expired_session(ablation != Some(Ablation::NoReinitialize));
@@ -313,6 +320,10 @@ async fn stray_post(url: &str) {
     }
 }
 
+/// The batch the sends-batch ablation sends: one notification in an array (over HTTP ahead of its
+/// session, over stdio once it is open).
+pub(crate) const BATCH: &str = r#"[{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]"#;
+
 /// One POST of a notification with a foreign `Origin` (the foreign-origin ablation): the server
 /// refuses it (403), so nothing else of the session changes.
 async fn foreign_origin_post(url: &str) {
@@ -358,6 +369,10 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     }
     if skip(Ablation::AsksUnadvertisedEvents) {
         let _ = custom_request(client, "events/list", json!({})).await;
+    }
+    if skip(Ablation::SendsBatch) {
+        // Over stdio in process (over HTTP it was posted ahead of the session).
+        handler.injector.inject(BATCH);
     }
     if skip(Ablation::AsksUnadvertisedSkills) {
         let _ = custom_request(client, "skills/list", json!({})).await;

@@ -25,6 +25,7 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &InitializeNotCancelled,
     &Instructions,
     &ClientFramesValid,
+    &NoBatches,
 ];
 
 probe! {
@@ -514,5 +515,36 @@ fn judge_initialize_not_cancelled(o: &Observations) -> Verdict {
     match cancelled {
         Some(c) => Verdict::new(Outcome::Violation, "cancelled its own initialize, which a client must never do").evidence([first.seq, c.seq]).opportunity([first.seq]),
         None => Verdict::new(Outcome::Yes, "cancelled no initialize").evidence([first.seq]),
+    }
+}
+
+probe! {
+    /// Evidence: every message the client sent, frames that are no JSON-RPC object included. A
+    /// JSON array (a batch) in a session that negotiated anything but 2025-03-26 is no: batches
+    /// existed in that revision alone (2025-06-18 removed them, and a server may refuse them, as
+    /// this one does with -32600). None is yes; in a 2025-03-26 session batches are allowed, so
+    /// the probe is not applicable there.
+    NoBatches {
+        id: "wire.no_batches", area: Connection, title: "no JSON-RPC batch outside 2025-03-26",
+        revisions: ["2025-06-18"], eras: BOTH, serves: "batches refused (-32600)",
+        judge: judge_no_batches,
+    }
+}
+
+fn judge_no_batches(o: &Observations) -> Verdict {
+    const BATCHES_ALLOWED: &str = "2025-03-26";
+    let negotiated = o.lifecycle().and_then(|l| l.negotiated_version);
+    if negotiated.as_deref() == Some(BATCHES_ALLOWED) {
+        return Verdict::new(Outcome::NotApplicable, format!("the session negotiated {BATCHES_ALLOWED}, where batches are allowed"));
+    }
+    let batch = o.events.iter().find(|e| {
+        e.dir == crate::journal::Direction::ClientToServer && e.kind == crate::journal::EventKind::NotJsonRpc && e.raw.as_deref().is_some_and(|r| r.trim_start().starts_with('['))
+    });
+    match (batch, o.lifecycle()) {
+        (Some(batch), _) => Verdict::new(Outcome::No, format!("sent a JSON-RPC batch in a session of {}", negotiated.as_deref().unwrap_or("an unknown revision")))
+            .evidence([batch.seq])
+            .opportunity([batch.seq]),
+        (None, Some(lifecycle)) => Verdict::new(Outcome::Yes, "sent no batch").evidence([lifecycle.opener]),
+        (None, None) => Verdict::new(Outcome::NotReached, "never opened a session"),
     }
 }
