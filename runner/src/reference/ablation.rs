@@ -218,7 +218,7 @@ ablations! {
     ForeignOrigin => "foreign-origin", "http.origin_loopback", "sends one POST with Origin https://evil.example";
     CancelsInitialize => "cancels-initialize", "connection.initialize_not_cancelled", "sends notifications/cancelled for its initialize once the session is open";
     ResendsAccepted => "resends-accepted", "http.notification_accepted", "sends every notification answered 202 once more, as if it had not been delivered";
-    SendsBatch => "sends-batch", "wire.no_batches", "sends a JSON-RPC batch (one notification in an array) ahead of its session";
+    SendsBatch => "sends-batch", "wire.no_batches", "sends a JSON-RPC batch (one notification in an array) besides its session's messages";
     NoCallTimeout => "no-call-timeout", "utilities.call_timeout", "waits on a tool call however long it takes";
     SilentTimeout => "silent-timeout", "utilities.cancel_on_timeout", "gives up on a tool call at its timeout without telling the server";
     TimeoutIgnoresProgress => "timeout-ignores-progress", "utilities.progress_keepalive", "gives up on a tool call at its timeout although progress for it keeps coming";

@@ -207,12 +207,11 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
                     stray_post(url).await;
                 }
                 if ablation == Some(Ablation::ForeignOrigin) {
-                    foreign_origin_post(url).await;
+                    // Refused (403), so nothing else of the session changes.
+                    post_by_hand(url, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(), Some("https://evil.example")).await;
                 }
                 if ablation == Some(Ablation::SendsBatch) {
-                    if let Ok(http) = loopback_http() {
-                        let _ = http.post(url).header("accept", "application/json, text/event-stream").header("content-type", "application/json").body(BATCH).send().await;
-                    }
+                    post_by_hand(url, BATCH.to_string(), None).await;
                 }
                 let mut config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .reinit_on_expired_session(ablation != Some(Ablation::NoReinitialize));
@@ -313,9 +312,17 @@ async fn reachability_get(url: &str) {
 /// The posts-to-another-path variation: a ping posted under the endpoint's path (`<url>/rpc`),
 /// as a host that guesses its server's layout does first; the 404 is ignored.
 async fn stray_post(url: &str) {
+    post_by_hand(&format!("{}/rpc", url.trim_end_matches('/')), json!({"jsonrpc": "2.0", "id": "stray-1", "method": "ping"}).to_string(), None).await;
+}
+
+/// A POST of `body` to `url` outside rmcp's session, with the `Accept` and `Content-Type` a
+/// client sends (and an `Origin`, where given). Its answer does not matter.
+async fn post_by_hand(url: &str, body: String, origin: Option<&str>) {
     if let Ok(http) = loopback_http() {
-        let body = json!({"jsonrpc": "2.0", "id": "stray-1", "method": "ping"}).to_string();
-        let request = http.post(format!("{}/rpc", url.trim_end_matches('/'))).header("accept", "application/json, text/event-stream").header("content-type", "application/json");
+        let mut request = http.post(url).header("accept", "application/json, text/event-stream").header("content-type", "application/json");
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
         let _ = request.body(body).send().await;
     }
 }
@@ -323,16 +330,6 @@ async fn stray_post(url: &str) {
 /// The batch the sends-batch ablation sends: one notification in an array (over HTTP ahead of its
 /// session, over stdio once it is open).
 pub(crate) const BATCH: &str = r#"[{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]"#;
-
-/// One POST of a notification with a foreign `Origin` (the foreign-origin ablation): the server
-/// refuses it (403), so nothing else of the session changes.
-async fn foreign_origin_post(url: &str) {
-    if let Ok(http) = loopback_http() {
-        let body = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
-        let request = http.post(url).header("origin", "https://evil.example").header("accept", "application/json, text/event-stream").header("content-type", "application/json");
-        let _ = request.body(body).send().await;
-    }
-}
 
 /// The session against a server that keeps none (the stateless variants): list the tools (both
 /// pages), call the one there is.

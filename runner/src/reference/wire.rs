@@ -284,18 +284,18 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Rewriting<T> {
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
             let message = self.receive_one().await?;
+            // The late-discover ablation, holding its discover: when its own request is
+            // answered (the answer is its own, not rmcp's), the held discover goes out.
+            let Some(discover) = self.held_discover.take() else { return Some(message) };
             let frame = serde_json::to_value(&message).unwrap_or_default();
-            if frame.get("method").is_none() && frame.get("id") == Some(&Value::from(EARLY_LIST_ID)) {
-                // The late-discover ablation's own request is answered: the held discover goes out.
-                if let Some(discover) = self.held_discover.take() {
-                    let sending = self.inner.send(discover);
-                    tokio::spawn(async move {
-                        let _ = sending.await;
-                    });
-                }
-                continue;
+            if frame.get("method").is_some() || frame.get("id") != Some(&Value::from(EARLY_LIST_ID)) {
+                self.held_discover = Some(discover);
+                return Some(message);
             }
-            return Some(message);
+            let sending = self.inner.send(discover);
+            tokio::spawn(async move {
+                let _ = sending.await;
+            });
         }
     }
 

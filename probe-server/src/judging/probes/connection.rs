@@ -533,15 +533,16 @@ probe! {
 
 fn judge_no_batches(o: &Observations) -> Verdict {
     const BATCHES_ALLOWED: &str = "2025-03-26";
-    let negotiated = o.lifecycle().and_then(|l| l.negotiated_version);
-    if negotiated.as_deref() == Some(BATCHES_ALLOWED) {
+    let lifecycle = o.lifecycle();
+    let negotiated = lifecycle.as_ref().and_then(|l| l.negotiated_version.as_deref());
+    if negotiated == Some(BATCHES_ALLOWED) {
         return Verdict::new(Outcome::NotApplicable, format!("the session negotiated {BATCHES_ALLOWED}, where batches are allowed"));
     }
     let batch = o.events.iter().find(|e| {
         e.dir == crate::journal::Direction::ClientToServer && e.kind == crate::journal::EventKind::NotJsonRpc && e.raw.as_deref().is_some_and(|r| r.trim_start().starts_with('['))
     });
-    match (batch, o.lifecycle()) {
-        (Some(batch), _) => Verdict::new(Outcome::No, format!("sent a JSON-RPC batch in a session of {}", negotiated.as_deref().unwrap_or("an unknown revision")))
+    match (batch, &lifecycle) {
+        (Some(batch), _) => Verdict::new(Outcome::No, format!("sent a JSON-RPC batch in a session of {}", negotiated.unwrap_or("an unknown revision")))
             .evidence([batch.seq])
             .opportunity([batch.seq]),
         (None, Some(lifecycle)) => Verdict::new(Outcome::Yes, "sent no batch").evidence([lifecycle.opener]),

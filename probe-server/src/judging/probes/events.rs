@@ -151,7 +151,7 @@ probe! {
 }
 
 fn judge_unadvertised(o: &Observations) -> Verdict {
-    super::none_asked(o, &["events/"], |_| false, "events")
+    super::none_asked(o, "events/* request", |f| super::method_in(f, "events/"), "a server that offers no events")
 }
 
 probe! {

@@ -621,14 +621,16 @@ fn judge_notification_accepted(o: &Observations) -> Verdict {
         })
         .collect();
     let Some(first) = accepted.first() else { return Verdict::new(Outcome::NotReached, "no notification was answered 202") };
-    let next_from_client = |after: u64| o.frames.iter().find(|f| f.dir == Direction::ClientToServer && f.seq > after && o.same_session(after, f.seq));
-    for sent in &accepted {
-        if let Some(next) = next_from_client(sent.seq).filter(|next| next.msg == sent.msg) {
-            let method = sent.method().unwrap_or_default();
-            return Verdict::new(Outcome::No, format!("sent {method} again after the server had accepted it (202)")).evidence([sent.seq, next.seq]).opportunity([sent.seq]);
-        }
+    // Each accepted notification with what came next from the client in its session.
+    let followed: Vec<(&Frame, &Frame)> = accepted
+        .iter()
+        .filter_map(|sent| Some((*sent, o.frames.iter().find(|f| f.dir == Direction::ClientToServer && f.seq > sent.seq && o.same_session(sent.seq, f.seq))?)))
+        .collect();
+    if let Some((sent, again)) = followed.iter().find(|(sent, next)| next.msg == sent.msg) {
+        let method = sent.method().unwrap_or_default();
+        return Verdict::new(Outcome::No, format!("sent {method} again after the server had accepted it (202)")).evidence([sent.seq, again.seq]).opportunity([sent.seq]);
     }
-    match accepted.iter().find_map(|sent| next_from_client(sent.seq).map(|next| (sent, next))) {
+    match followed.first() {
         Some((sent, next)) => Verdict::new(Outcome::Yes, format!("{} notification(s) accepted with 202; the session went on", accepted.len())).evidence([sent.seq, next.seq]),
         None => Verdict::new(Outcome::NotReached, "nothing came from the client after its accepted notifications").evidence([first.seq]),
     }

@@ -78,24 +78,22 @@ pub(crate) fn negotiated_before(observations: &Observations, since: &str) -> Opt
     lifecycle.negotiated_version.filter(|version| version.as_str() < since)
 }
 
-/// Yes when the client sent no request whose method begins with one of `prefixes` to a server
-/// that `offers` nothing of the kind (judged on the standard server, which declares no
-/// extension); no, citing them, when it did. Extra requests that also count (a call that asks
-/// for a task, say) are `also`.
-pub(crate) fn none_asked(observations: &Observations, prefixes: &[&str], also: impl Fn(&Frame) -> bool, offers: &str) -> Verdict {
-    let asked: Vec<&Frame> = observations
-        .frames
-        .iter()
-        .filter(|f| f.dir == crate::journal::Direction::ClientToServer && f.is_request())
-        .filter(|f| f.method().is_some_and(|m| prefixes.iter().any(|p| m.starts_with(p))) || also(f))
-        .collect();
-    let names = prefixes.iter().map(|p| format!("{p}*")).collect::<Vec<_>>().join(" or ");
+/// Yes when the client sent `server` no request that `unwanted` picks out (`what` names them),
+/// requests such a server has no method for (an extension it did not declare, a method its
+/// revision removed); no, citing them, when it did.
+pub(crate) fn none_asked(observations: &Observations, what: &str, unwanted: impl Fn(&Frame) -> bool, server: &str) -> Verdict {
+    let asked: Vec<&Frame> = observations.frames.iter().filter(|f| f.dir == crate::journal::Direction::ClientToServer && f.is_request() && unwanted(f)).collect();
     match asked.first() {
-        None => Verdict::new(Outcome::Yes, format!("sent no {names} request to a server that offers no {offers}")),
-        Some(first) => Verdict::new(Outcome::No, format!("sent {} to a server that offers no {offers}", first.method().unwrap_or_default()))
-            .evidence(asked.iter().map(|f| f.seq).take(5))
-            .opportunity([first.seq]),
+        None => Verdict::new(Outcome::Yes, format!("sent no {what} to {server}")),
+        Some(first) => {
+            Verdict::new(Outcome::No, format!("sent {} to {server}", first.method().unwrap_or_default())).evidence(asked.iter().map(|f| f.seq).take(5)).opportunity([first.seq])
+        }
     }
+}
+
+/// Whether `frame`'s method begins with `prefix` (`events/`: the events extension's methods).
+pub(crate) fn method_in(frame: &Frame, prefix: &str) -> bool {
+    frame.method().is_some_and(|m| m.starts_with(prefix))
 }
 
 /// An answer faster than this, with nobody asked, counts as automatic.

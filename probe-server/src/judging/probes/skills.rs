@@ -457,6 +457,6 @@ probe! {
     Unadvertised {
         id: "skills.unadvertised_not_asked", area: Skills, title: "no skills/* request to a server that does not offer skills",
         revisions: ["SEP-2640 d7490ec (G1)", "SEP-2640 stable (G2)"], eras: BOTH, serves: "no skills extension: skills/* refused (-32601)",
-        judge: |o| super::none_asked(o, &["skills/"], |_| false, "skills"),
+        judge: |o| super::none_asked(o, "skills/* request", |f| super::method_in(f, "skills/"), "a server that offers no skills"),
     }
 }

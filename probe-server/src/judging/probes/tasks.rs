@@ -451,6 +451,6 @@ probe! {
     Unadvertised {
         id: "tasks.unadvertised_not_asked", area: Tasks, title: "no tasks/* request to a server that does not offer tasks",
         revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, serves: "no tasks extension or capability: tasks/* refused (-32601)",
-        judge: |o| super::none_asked(o, &["tasks/"], |f| f.params().get("task").is_some(), "tasks"),
+        judge: |o| super::none_asked(o, "tasks/* request", |f| super::method_in(f, "tasks/") || f.params().get("task").is_some(), "a server that offers no tasks"),
     }
 }

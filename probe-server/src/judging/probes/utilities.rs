@@ -140,25 +140,13 @@ pub const LOG_LEVEL_META: &str = "io.modelcontextprotocol/logLevel";
 /// The levels of `LoggingLevel` (RFC 5424's, lowest first).
 const LOG_LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
-/// The client's requests of `method` in a session the client opened in 2026-07-28 (the probes
-/// below are judged in that era only): none is yes, one is no, citing it.
-fn removed_in_modern(o: &Observations, method: &str, what: &str) -> Verdict {
-    let sent: Vec<u64> = o.client_requests(method).map(|f| f.seq).collect();
-    match sent.first() {
-        None => Verdict::new(Outcome::Yes, format!("sent no {method} to a 2026-07-28 server")),
-        Some(first) => Verdict::new(Outcome::No, format!("sent {method} {} time(s) to a 2026-07-28 server, which {what}", sent.len()))
-            .evidence(sent.iter().copied().take(5))
-            .opportunity([*first]),
-    }
-}
-
 probe! {
     /// Evidence: in a 2026-07-28 session, no `ping` request from the client (2026-07-28 removed
     /// ping: a server has no method to answer it with). One is no.
     NoPingToModern {
         id: "utilities.no_ping_to_modern", area: Utilities, title: "no ping to a 2026-07-28 server",
         revisions: ["2026-07-28"], eras: MODERN, serves: "a 2026-07-28 server (ping removed)",
-        judge: |o| removed_in_modern(o, "ping", "has no ping"),
+        judge: |o| super::none_asked(o, "ping", |f| f.method() == Some("ping"), "a 2026-07-28 server"),
     }
 }
 
@@ -169,7 +157,7 @@ probe! {
     NoSetLevelToModern {
         id: "utilities.no_set_level_to_modern", area: Utilities, title: "no logging/setLevel to a 2026-07-28 server",
         revisions: ["2026-07-28"], eras: MODERN, serves: "a 2026-07-28 server (logging/setLevel removed)",
-        judge: |o| removed_in_modern(o, "logging/setLevel", "asks for a log level per request instead"),
+        judge: |o| super::none_asked(o, "logging/setLevel", |f| f.method() == Some("logging/setLevel"), "a 2026-07-28 server"),
     }
 }
 
