@@ -91,6 +91,16 @@ impl Absence {
             Absence::NotInPass(Outcome::NotApplicable, why)
         })
     }
+
+    /// Where the standard run opened in `era` and `variant` is run only after a legacy opening
+    /// ([`Variant::after_a_legacy_opening`]): a client that opened with `server/discover` is
+    /// never run against it, and its probes are n/a.
+    pub fn after_a_modern_opening(variant: Variant, era: Option<Era>) -> Option<Absence> {
+        (variant.after_a_legacy_opening() && era == Some(Era::Modern)).then(|| {
+            let why = format!("opens with server/discover: the {variant} variant (initialize refused) is run only for a client that opens with initialize");
+            Absence::NotInPass(Outcome::NotApplicable, why)
+        })
+    }
 }
 
 /// As [`judge_runs`], with the caller's reason for each variant it did not run.

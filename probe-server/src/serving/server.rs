@@ -140,6 +140,9 @@ impl ProbeServer {
         if options.variant.legacy_only() {
             options.era = EraPolicy::Legacy;
         }
+        if options.variant.modern_only() {
+            options.era = EraPolicy::Modern;
+        }
         if options.variant == Variant::VersionDowngrade {
             options.protocol_version.get_or_insert_with(|| DOWNGRADE_VERSION.to_string());
         }

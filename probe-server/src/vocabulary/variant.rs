@@ -108,6 +108,10 @@ variants! {
     /// Legacy era only, `server/discover` never answered: a client falls back after a timeout of
     /// its own. Its runs are bounded.
     DiscoverUnanswered => "discover-unanswered", Server, "legacy era only: server/discover never answered";
+    /// 2026-07-28 only: `initialize` refused with -32022 naming the one version served, the
+    /// standard surface otherwise. Run only for a client whose standard run opened with
+    /// `initialize`: whether it falls forward to `server/discover` or gives up.
+    ModernOnly => "modern-only", Server, "2026-07-28 only: initialize refused with -32022 (supported: 2026-07-28); the standard surface otherwise";
     /// Over HTTP, every request whose stream would carry only its answer is answered with an
     /// `application/json` body instead (a stream that opens with a notification or a request to
     /// the client stays a stream), as servers in JSON response mode answer.
@@ -230,6 +234,17 @@ impl Variant {
     /// `initialize` can be seen (a client that opens with `initialize` never meets it).
     pub fn tests_fallback(self) -> bool {
         matches!(self, Variant::DiscoverRefused | Variant::DiscoverInvalid | Variant::DiscoverUnanswered | Variant::DiscoverHttpError | Variant::DiscoverUnsupportedVersion)
+    }
+
+    /// Whether the server speaks only the 2026-07-28 era in this variant.
+    pub fn modern_only(self) -> bool {
+        self == Variant::ModernOnly
+    }
+
+    /// Whether the variant is run only after the standard run opened with `initialize` (a client
+    /// that opened with `server/discover` never meets what it serves).
+    pub fn after_a_legacy_opening(self) -> bool {
+        self.modern_only()
     }
 
     /// Whether the server keeps no session (the stateless variants).

@@ -506,7 +506,7 @@ pub const FEATURES: &[Feature] = &[
         id: "version-negotiation",
         title: "Version negotiation",
         group: Group::Connection,
-        question: "Does the client go on in the older version a server offers, and (a 2026-07-28 client) fall back to initialize when server/discover fails?",
+        question: "Does the client go on in the older version a server offers, fall back to initialize when server/discover fails, and fall forward to server/discover when a 2026-07-28-only server refuses initialize?",
         paths: one!(&[
             "connection.version_downgrade",
             "connection.discover_fallback",
@@ -514,6 +514,7 @@ pub const FEATURES: &[Feature] = &[
             "connection.discover_http_error_fallback",
             "connection.discover_timeout_fallback",
             "connection.unsupported_version_retry",
+            "connection.falls_forward",
         ]),
         also: &["connection.discover_first"],
         terms: &["protocolVersion", "server/discover", "2026-07-28", "downgrade"],

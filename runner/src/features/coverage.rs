@@ -40,7 +40,7 @@ behaviours! {
     "unsupported_version_retry", "2026-07-28", ["connection.unsupported_version_retry"], Full, "";
     "era_fallback_stdio", "2026-07-28", ["connection.discover_fallback", "connection.discover_fallback_any_error", "connection.discover_timeout_fallback"], Full, "";
     "era_fallback_http", "2026-07-28", ["connection.discover_http_error_fallback", "connection.discover_fallback"], Full, "";
-    "legacy_client_vs_modern_server", "2026-07-28", [], Uncovered, "a host that chose the legacy era is run against a 2026-07-28-only server, its journal kept beside the record and what it did in the record's notes; no probe judges that journal yet";
+    "legacy_client_vs_modern_server", "2026-07-28", ["connection.falls_forward"], Full, "";
     "result_type_default", "2026-07-28", ["connection.result_type_default"], Full, "";
     "instructions", "2025-03-26", ["connection.instructions"], Full, "";
     "server_info_icons", "2025-11-25", [], Uncovered, "the server serves no icons yet";

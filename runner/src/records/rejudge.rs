@@ -58,12 +58,16 @@ pub fn rejudge(dir: &Path, record: &Record) -> Result<Vec<Verdict>, RejudgeError
         runs.push((variant, observations));
     }
     let observed: Vec<(Variant, &Observations)> = runs.iter().map(|(v, o)| (*v, o)).collect();
-    // A one-era pass runs the variants the dual pass does not need again: their probes are n/a
-    // there, as the pass itself said.
-    let judged = registry::judge_runs_with(&observed, |variant| registry::Absence::outside_one_era_pass(variant, record.server_eras));
+    // A one-era pass runs the variants the dual pass does not need again, and a client that
+    // opened with server/discover is not run against a server that refuses initialize: their
+    // probes are n/a there, as the pass itself said.
+    let judged = registry::judge_runs_with(&observed, |variant| {
+        registry::Absence::outside_one_era_pass(variant, record.server_eras).or_else(|| registry::Absence::after_a_modern_opening(variant, record.era))
+    });
     // A verdict of a variant whose journal is here, or an n/a that needs none (another transport,
-    // another era, a variant the pass does not run).
-    let ran = |v: &&Verdict| v.outcome == probe_server::Outcome::NotApplicable || observed.iter().any(|(variant, _)| *variant == v.variant);
+    // another era, a variant the pass does not run); in the record of a client that opened no
+    // session at all, every verdict (all of them not reached).
+    let ran = |v: &&Verdict| v.outcome == probe_server::Outcome::NotApplicable || record.era.is_none() || observed.iter().any(|(variant, _)| *variant == v.variant);
     let mut verdicts: Vec<Verdict> = record
         .verdicts
         .iter()

@@ -42,6 +42,7 @@ impl Ablation {
                 | Ablation::StreamNeedsSession
                 | Ablation::AcceptJsonOnly
                 | Ablation::NoDiscoverFallback
+                | Ablation::NoFallForward
                 | Ablation::FallbackOnMethodNotFoundOnly
                 | Ablation::FallbackOnJsonRpcErrorOnly
                 | Ablation::NoDiscoverTimeout
@@ -211,6 +212,7 @@ ablations! {
     NoWebhookRefresh => "no-webhook-refresh", "events.webhook_refreshed", "never refreshes its webhook subscription";
     AsksUnadvertisedSkills => "asks-unadvertised-skills", "skills.unadvertised_not_asked", "asks skills/list of a server that offers no skills";
     AsksUnadvertisedTasks => "asks-unadvertised-tasks", "tasks.unadvertised_not_asked", "asks tasks/list of a server that offers no tasks";
+    NoFallForward => "no-fall-forward", "connection.falls_forward", "opens with initialize and gives up when a 2026-07-28-only server refuses it";
     LateDiscover => "late-discover", "connection.discover_first", "sends a tools/list ahead of its first server/discover";
     PingsModernServer => "pings-modern-server", "utilities.no_ping_to_modern", "pings a 2026-07-28 server, which has no ping";
     SetsLevelOnModern => "sets-level-on-modern", "utilities.no_set_level_to_modern", "sends logging/setLevel to a 2026-07-28 server";

@@ -82,7 +82,11 @@ pub async fn run(
     variation: Option<Variation>,
     linger: Duration,
 ) -> Result<(), ReferenceError> {
-    let opening = if variant.tests_fallback() || variant == probe_server::Variant::NoResultType { Opening::Fallback } else { Opening::Era(era) };
+    let opening = match variant {
+        v if v.tests_fallback() || v == probe_server::Variant::NoResultType => Opening::Fallback,
+        v if v.modern_only() => Opening::FallForward,
+        _ => Opening::Era(era),
+    };
     let (client, handler) = match connect(endpoint, opening, ReferenceHandler::new(ablation, variation)).await {
         // A client broken so that it cannot open the session ends there; the journal shows how.
         Err(ReferenceError::Connect(_)) if ablation.is_some_and(Ablation::may_break_the_session) => return Ok(()),
@@ -91,7 +95,7 @@ pub async fn run(
         other => other?,
     };
     let outcome = match opening {
-        Opening::Fallback => {
+        Opening::Fallback | Opening::FallForward => {
             tokio::time::timeout(SCRIPT_TIMEOUT, async {
                 let _ = client.list_tools(None).await;
             })
@@ -144,6 +148,9 @@ pub enum Opening {
     /// With `server/discover`, falling back to `initialize` when the server refuses it or leaves
     /// it unanswered for [`DISCOVER_WAIT`], as a client speaking both eras should.
     Fallback,
+    /// With `initialize`, and when the server refuses it (a 2026-07-28-only server), again with
+    /// `server/discover` on a new connection, as a client speaking both eras should.
+    FallForward,
 }
 
 /// How long the reference client waits for an answer to `server/discover` before it takes the
@@ -160,12 +167,23 @@ const UNBOUNDED_DISCOVER_GIVES_UP: Duration = Duration::from_millis(2500);
 /// Opens the reference client's session with the probe server.
 async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandler) -> Result<(Client, ReferenceHandler), ReferenceError> {
     let (ablation, variation) = (handler.ablation(), handler.variation());
+    // An in-process server's journal, one for every connection of the run.
+    let journal = match endpoint {
+        Endpoint::InProcess { journal, .. } => Some(probe_server::journal::Journal::create(journal).map_err(std::io::Error::other)?),
+        _ => None,
+    };
     let discover = || ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
     // The negotiates-2024-11-05 variation asks for the oldest revision, as older hosts still do.
     let mut initialize_version = (variation == Some(Variation::Negotiates20241105)).then_some(ProtocolVersion::V_2024_11_05);
     let (mode, discover_wait) = match (opening, endpoint) {
         (Opening::Era(Era::Legacy), _) => (ClientLifecycleMode::Initialize, None),
         (Opening::Era(Era::Modern), _) => (discover(), None),
+        // The ablation opens with initialize and stays with it.
+        (Opening::FallForward, _) if ablation == Some(Ablation::NoFallForward) => (ClientLifecycleMode::Initialize, None),
+        (Opening::FallForward, _) => {
+            initialize_refused_first(endpoint, journal.clone()).await?;
+            (discover(), None)
+        }
         // The ablations that must not fall back: no fallback at all, or no timeout of its own.
         (Opening::Fallback, _) if matches!(ablation, Some(Ablation::NoDiscoverFallback | Ablation::NoDiscoverTimeout)) => (discover(), None),
         (Opening::Fallback, Endpoint::Http { url }) => {
@@ -189,8 +207,8 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
                 let (process, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
                 Ok(session.serve_with_lifecycle(Rewriting::opening(process, ablation, variation, discover_wait), mode).await)
             }
-            Endpoint::InProcess { journal, options } => {
-                let journal = probe_server::journal::Journal::create(journal).map_err(std::io::Error::other)?;
+            Endpoint::InProcess { options, .. } => {
+                let journal = journal.clone().ok_or_else(|| std::io::Error::other("an in-process server without its journal"))?;
                 let (ours, theirs) = tokio::io::duplex(PIPE_BUFFER);
                 let (server_reads, server_writes) = tokio::io::split(theirs);
                 tokio::spawn(probe_server::transport::stdio::serve_stdio(server_reads, server_writes, journal, options.clone()));
@@ -233,6 +251,33 @@ async fn connect(endpoint: &Endpoint, opening: Opening, handler: ReferenceHandle
     };
     let client = opened?.map_err(|e| ReferenceError::Connect(e.to_string()))?;
     Ok((client, handler))
+}
+
+/// The fall-forward opening's first attempt: an `initialize` on a connection of its own, which
+/// a 2026-07-28-only server refuses (and, over stdio, then ends); its answer is read and let go.
+async fn initialize_refused_first(endpoint: &Endpoint, journal: Option<probe_server::journal::Journal>) -> Result<(), ReferenceError> {
+    let body = json!({"jsonrpc": "2.0", "id": "reference-initialize", "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "reference-fall-forward", "version": env!("CARGO_PKG_VERSION")}
+    }})
+    .to_string();
+    match endpoint {
+        Endpoint::Http { url } => post_by_hand(url, body, None).await,
+        Endpoint::InProcess { options, .. } => {
+            use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+            let journal = journal.ok_or_else(|| std::io::Error::other("an in-process server without its journal"))?;
+            let (mut ours, theirs) = tokio::io::duplex(PIPE_BUFFER);
+            let (server_reads, server_writes) = tokio::io::split(theirs);
+            let served = tokio::spawn(probe_server::transport::stdio::serve_stdio(server_reads, server_writes, journal, options.clone()));
+            ours.write_all(format!("{body}\n").as_bytes()).await?;
+            let mut answer = String::new();
+            let _ = tokio::time::timeout(SCRIPT_TIMEOUT, tokio::io::BufReader::new(&mut ours).read_line(&mut answer)).await;
+            drop(ours);
+            let _ = served.await;
+        }
+        // A launched server is launched again for the second attempt: the first gets the same line.
+        Endpoint::Stdio { .. } => return Err(ReferenceError::Connect("a fall-forward opening needs an in-process or HTTP server".into())),
+    }
+    Ok(())
 }
 
 /// Over HTTP the reference client asks `server/discover` itself before it opens the session

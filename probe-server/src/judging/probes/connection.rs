@@ -19,6 +19,7 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &DiscoverHttpErrorFallback,
     &DiscoverTimeoutFallback,
     &UnsupportedVersionRetry,
+    &FallsForward,
     &ResultTypeDefault,
     &RequestMeta,
     &DiscoverFirst,
@@ -361,6 +362,45 @@ fn judge_unsupported_retry(o: &Observations) -> Verdict {
     } else {
         Verdict::new(Outcome::No, format!("{how} with {version}, not among the listed {list}")).evidence([discover.seq, refusal.seq, next.seq]).opportunity([refusal.seq])
     }
+}
+
+probe! {
+    /// Evidence (variant modern-only: a server that speaks only 2026-07-28 refuses `initialize`
+    /// with -32022, `data.supported` naming 2026-07-28): a client that opened with `initialize`
+    /// asks `server/discover` after the refusal, on that connection or a new one (2026-07-28
+    /// §Versioning: -32022 names the versions the server speaks). Only `initialize` again, or
+    /// nothing, is no, also when the run went on to its bound; a client that opens with
+    /// `server/discover` never meets the refusal (n/a).
+    FallsForward {
+        id: "connection.falls_forward", area: Connection, title: "falls forward to server/discover when a 2026-07-28-only server refuses initialize",
+        revisions: ["2026-07-28"], eras: BOTH, variant: ModernOnly,
+        serves: "speaks only 2026-07-28: refuses initialize with -32022, serves server/discover", judge: judge_falls_forward,
+    }
+}
+
+fn judge_falls_forward(o: &Observations) -> Verdict {
+    let Some(init) = o.client_requests("initialize").next() else {
+        return match o.lifecycle() {
+            Some(life) => Verdict::new(Outcome::NotApplicable, "opens with server/discover: no initialize to refuse").evidence([life.opener]),
+            None => Verdict::new(Outcome::NotReached, "the client never opened a session"),
+        };
+    };
+    let asked = init.params().get("protocolVersion").and_then(Value::as_str).unwrap_or("no version");
+    let Some(refusal) = o.answer_to(init).filter(|a| a.error().is_some()) else {
+        return Verdict::new(Outcome::Inconclusive, "initialize was not refused").evidence([init.seq]);
+    };
+    if let Some(discover) = o.client_requests_after("server/discover", refusal.seq).next() {
+        return Verdict::new(Outcome::Yes, format!("asked initialize ({asked}), refused; then server/discover")).evidence([init.seq, refusal.seq, discover.seq]);
+    }
+    let tries = o.client_requests("initialize").count();
+    let again = if tries > 1 { format!(" ({tries} initialize requests, each refused)") } else { String::new() };
+    let ended = match o.stopped_at_bound() {
+        Some(end) => format!("; the run went on {} after the refusal until it was stopped", crate::long_calls::seconds(end.saturating_sub(refusal.t_us))),
+        None => String::new(),
+    };
+    Verdict::new(Outcome::No, format!("asked initialize ({asked}), refused; never asked server/discover{again}{ended}"))
+        .evidence([init.seq, refusal.seq])
+        .opportunity([refusal.seq])
 }
 
 probe! {

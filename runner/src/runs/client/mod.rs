@@ -110,8 +110,9 @@ struct VariantRun {
 /// Probes `target` over `transport` against the dual server and then, for what the dual server
 /// cannot show, against a one-era server: a host that chose 2026-07-28 is probed again against a
 /// legacy-only server (its legacy behaviour and its fallback, as a record of its own); a host that
-/// chose the legacy era is run once against a 2026-07-28-only server, and whether it fell forward
-/// or failed is a note of the main record. Returns the records written to `out_dir`.
+/// chose the legacy era is run once against a 2026-07-28-only server (the modern-only variant),
+/// whose journal joins the main record's and whose probes are judged on it. Returns the records
+/// written to `out_dir`.
 pub async fn probe_all(
     target: &Target,
     transport: Transport,
@@ -131,14 +132,13 @@ pub async fn probe_all(
                 let legacy = probe(target, Pass { transport, eras: EraPolicy::Legacy }, runs_wanted, only, slots, server_exe, out_dir, None).await?;
                 Ok(OneEra::Pass(Box::new(legacy)))
             }
-            // (A pass of some probes only has no use for the fall-forward note.)
-            Ok(Some(Era::Legacy)) if only.is_none() => {
-                let pass = Pass { transport, eras: EraPolicy::Modern };
+            Ok(Some(Era::Legacy)) if only.is_none_or(|only| only.contains(&Variant::ModernOnly)) => {
+                let pass = Pass::dual(transport);
                 crate::progress::plan_more(1);
-                let _slot = slots.take(start_place(Variant::Standard)).await;
-                let run = variant::run_variant(target, pass, Variant::Standard, server_exe, out_dir).await?;
-                crate::run_finished!("{} {} standard: {}", target.profile.name, pass.stem(), describe_run(&run.launches));
-                Ok(OneEra::FallForward(format!("{} (journal {})", fall_forward_note(&run), journal_name(pass, Variant::Standard))))
+                let _slot = slots.take(start_place(Variant::ModernOnly)).await;
+                let run = variant::run_variant(target, pass, Variant::ModernOnly, server_exe, out_dir).await?;
+                crate::run_finished!("{} {} {}: {}", target.profile.name, pass.stem(), Variant::ModernOnly, describe_run(&run.launches));
+                Ok(OneEra::FallForward(fall_forward_note(&run), run.launches))
             }
             // No session, or no headless runs: nothing the other era could add.
             Ok(_) | Err(_) => Ok(OneEra::None),
@@ -147,8 +147,12 @@ pub async fn probe_all(
     let (mut main, one_era) = futures::try_join!(main, one_era)?;
     match one_era {
         OneEra::Pass(legacy) => Ok(vec![main, *legacy]),
-        OneEra::FallForward(note) => {
+        OneEra::FallForward(note, launches) => {
+            // The run's journal joins the record's, and its probes are judged on it.
             main.notes.push(note);
+            main.variant_journals.insert(Variant::ModernOnly.to_string(), journal_name(Pass::dual(transport), Variant::ModernOnly));
+            main.launches.extend(launches.iter().map(|l| LaunchSummary::from(l).in_variant(Variant::ModernOnly)));
+            main.verdicts = records::rejudge::rejudge(out_dir, &main).map_err(|e| RunError::Record(std::io::Error::other(e)))?;
             records::write(&main, out_dir).map_err(RunError::Record)?;
             Ok(vec![main])
         }
@@ -160,8 +164,9 @@ pub async fn probe_all(
 enum OneEra {
     /// A host that chose 2026-07-28, probed again against a legacy-only server: a record.
     Pass(Box<Record>),
-    /// A host that chose the legacy era, run against a 2026-07-28-only server: a note.
-    FallForward(String),
+    /// A host that chose the legacy era, run against a 2026-07-28-only server (the modern-only
+    /// variant): a note, and the run's launches.
+    FallForward(String, Vec<LaunchRecord>),
     None,
 }
 
@@ -226,6 +231,9 @@ async fn probe(
     out_dir: &Path,
     chosen: Option<tokio::sync::oneshot::Sender<Option<Era>>>,
 ) -> Result<Record, RunError> {
+    // The modern-only variant follows a legacy opening (`probe_all` runs it then); a pass of some
+    // variants only (`probe_variants`, asked of a record that has it) runs it with the rest.
+    let runs_after_opening = chosen.is_none() && only.is_some();
     let chosen = &std::sync::Mutex::new(chosen);
     let started = Instant::now();
     let transport = pass.transport;
@@ -236,7 +244,15 @@ async fn probe(
     let selected = |variant: Variant| only.is_none_or(|only| only.contains(&variant));
     let headless: Vec<Variant> = Variant::ALL
         .into_iter()
-        .filter(|s| s.applies_to(transport) && !s.is_interactive() && runs_wanted.headless() && pass.runs(*s) && !without_model(*s) && selected(*s))
+        .filter(|s| {
+            s.applies_to(transport)
+                && !s.is_interactive()
+                && (!s.after_a_legacy_opening() || runs_after_opening)
+                && runs_wanted.headless()
+                && pass.runs(*s)
+                && !without_model(*s)
+                && selected(*s)
+        })
         .collect();
     // What a person sees does not depend on the server's eras: the interactive runs go with the
     // main pass, each in a terminal of its own.
@@ -282,9 +298,11 @@ async fn probe(
     }
     let profile = &target.profile;
     let observed: Vec<(Variant, &Observations)> = runs.iter().map(|r| (r.variant, &r.observations)).collect();
-    // The judges get the reasons for the variants not run, so every verdict is final as judged.
+    let opened_in = runs[0].observations.lifecycle().map(|l| l.era);
+    // The judges get the reasons for the variants not run, so every verdict is final as judged
+    // (but for the modern-only run after a legacy opening, which `probe_all` adds).
     let absence = |variant: Variant| {
-        if let Some(absent) = registry::Absence::outside_one_era_pass(variant, pass.eras) {
+        if let Some(absent) = registry::Absence::outside_one_era_pass(variant, pass.eras).or_else(|| registry::Absence::after_a_modern_opening(variant, opened_in)) {
             return Some(absent);
         }
         if without_model(variant) {
