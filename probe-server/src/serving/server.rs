@@ -600,7 +600,14 @@ impl ServerHandler for ProbeServer {
                 }
                 response
             }
-            s::TOOL_SAMPLING => self.ask(&name, "sampling/createMessage", s::sampling_params(), &request, &context).await,
+            s::TOOL_SAMPLING => {
+                // A client that declares sampling.context is asked to include this server's context.
+                let mut params = s::sampling_params();
+                if context.client_capabilities().and_then(|c| c.sampling).and_then(|s| s.context).is_some() {
+                    params["includeContext"] = json!(s::SAMPLING_INCLUDE_CONTEXT);
+                }
+                self.ask(&name, "sampling/createMessage", params, &request, &context).await
+            }
             s::TOOL_SAMPLING_PREFERENCES => self.ask(&name, "sampling/createMessage", s::sampling_preferences_params(), &request, &context).await,
             s::TOOL_SAMPLING_TOOLS => {
                 let declared = context.client_capabilities().and_then(|c| c.sampling).and_then(|s| s.tools).is_some();

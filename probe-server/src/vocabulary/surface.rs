@@ -406,6 +406,11 @@ pub fn sampling_params() -> Value {
     })
 }
 
+/// The `includeContext` of `probe_sampling`'s request to a client that declares
+/// `sampling.context` (to any other it carries none: the value is soft-deprecated, and a server
+/// should not use it unless declared).
+pub const SAMPLING_INCLUDE_CONTEXT: &str = "thisServer";
+
 /// The model name hinted by [`sampling_preferences_params`].
 pub const SAMPLING_MODEL_HINT: &str = "probe-model";
 

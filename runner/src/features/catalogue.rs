@@ -199,7 +199,7 @@ pub const FEATURES: &[Feature] = &[
         group: Group::Prompts,
         question: "Does the client ask the server to complete a prompt's argument or a resource template's variable (completion/complete)?",
         paths: one!(&["prompts.argument_completion", "resources.template_completion"]),
-        also: &[],
+        also: &["prompts.completion_unadvertised_not_asked"],
         terms: &["completion/complete", "autocomplete", "completions"],
     },
     // Skills
@@ -320,7 +320,7 @@ pub const FEATURES: &[Feature] = &[
         group: Group::Sampling,
         question: "Does the client answer sampling/createMessage with its model, honouring the request?",
         paths: one!(&["sampling.create_message", "sampling.model_preferences", "sampling.system_prompt_to_model", "sampling.max_tokens_respected"]),
-        also: &[],
+        also: &["sampling.include_context"],
         terms: &["sampling/createMessage", "llm", "completion"],
     },
     Feature {

@@ -74,10 +74,10 @@ behaviours! {
     "resource_not_found_code", "2024-11-05", ["affordances.resource_not_found_to_model"], Full, "";
     "prompts_list_get", "2024-11-05", ["prompts.list", "prompts.get"], Full, "";
     "prompts_list_changed", "2024-11-05", ["prompts.list_changed"], Full, "";
-    "completion", "2024-11-05", ["prompts.argument_completion", "resources.template_completion"], Partly, "a completion asked of a server that does not declare completions is not probed";
+    "completion", "2024-11-05", ["prompts.argument_completion", "resources.template_completion", "prompts.completion_unadvertised_not_asked"], Full, "";
     "sampling_basic", "2024-11-05", ["sampling.create_message", "sampling.system_prompt_to_model", "sampling.max_tokens_respected", "sampling.model_preferences"], Full, "";
     "sampling_tools", "2025-11-25", ["sampling.tools"], Full, "";
-    "sampling_context", "2025-11-25", [], Uncovered, "no sampling request asks for includeContext yet";
+    "sampling_context", "2025-11-25", ["sampling.include_context"], Full, "";
     "elicit_form_primitives", "2025-06-18", ["elicitation.form", "interactive.accept_typed", "interactive.defaults_prefilled", "interactive.required_enforced", "interactive.format_enforced", "interactive.bounds_enforced"], Full, "";
     "elicit_enum_variants", "2025-11-25", ["elicitation.enum_untitled_single", "elicitation.enum_titled_single", "elicitation.enum_untitled_multi", "elicitation.enum_titled_multi", "elicitation.enum_legacy_names"], Full, "";
     "elicit_actions", "2025-06-18", ["interactive.decline", "interactive.cancel"], Full, "";

@@ -120,6 +120,7 @@ ablations! {
     AlterRequestState => "alter-request-state", "elicitation.mrtr_retry", "re-encodes requestState on the retry";
     FirstInputOnly => "first-input-only", "elicitation.mrtr_multiple_inputs", "answers only the first of several inputRequests on the retry";
     SamplingError => "sampling-error", "sampling.create_message", "answers sampling with an error";
+    RefusesIncludeContext => "refuses-include-context", "sampling.include_context", "declares sampling.context and refuses a sampling request that carries includeContext";
     SamplingRefusePreferences => "sampling-refuse-preferences", "sampling.model_preferences", "answers a sampling request that carries modelPreferences with an error";
     SamplingIgnoreTools => "sampling-ignore-tools", "sampling.tools", "answers with text although a tool is required";
     SamplingDropSystemPrompt => "sampling-drop-system-prompt", "sampling.system_prompt_to_model", "passes sampling requests on to its model without their systemPrompt";
@@ -211,6 +212,7 @@ ablations! {
     KeepsDeadStream => "keeps-dead-stream", "events.stale_stream_released", "opens a new push stream without cancelling the one that fell silent";
     NoWebhookRefresh => "no-webhook-refresh", "events.webhook_refreshed", "never refreshes its webhook subscription";
     AsksUnadvertisedSkills => "asks-unadvertised-skills", "skills.unadvertised_not_asked", "asks skills/list of a server that offers no skills";
+    AsksUnadvertisedCompletion => "asks-unadvertised-completion", "prompts.completion_unadvertised_not_asked", "asks completion/complete of a server that declares tools only";
     AsksUnadvertisedTasks => "asks-unadvertised-tasks", "tasks.unadvertised_not_asked", "asks tasks/list of a server that offers no tasks";
     NoFallForward => "no-fall-forward", "connection.falls_forward", "opens with initialize and gives up when a 2026-07-28-only server refuses it";
     LateDiscover => "late-discover", "connection.discover_first", "sends a tools/list ahead of its first server/discover";
@@ -337,7 +339,9 @@ impl Ablation {
             Ablation::SkipResourcesList => &["resources.pagination"],
             // No registration, nothing to name a type in.
             Ablation::NoRegistration => &["auth.registration_application_type", "auth.redirect_registered"],
-            Ablation::SamplingError => &["sampling.tools", "sampling.model_preferences"],
+            Ablation::SamplingError => &["sampling.tools", "sampling.model_preferences", "sampling.include_context"],
+            // probe_sampling's request is the one that carries includeContext.
+            Ablation::RefusesIncludeContext => &["sampling.create_message"],
             // Speaking the refused version includes its HTTP header.
             Ablation::IgnoreDowngrade => &["http.protocol_version_header"],
             // Its ping reaches a 2026-07-28 server too.

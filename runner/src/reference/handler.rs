@@ -152,7 +152,7 @@ pub(crate) fn declared_capabilities() -> ClientCapabilities {
 fn capabilities(variation: Option<Variation>, ablation: Option<Ablation>) -> ClientCapabilities {
     let mut declared = json!({
         "roots": {"listChanged": true},
-        "sampling": {"tools": {}},
+        "sampling": {"tools": {}, "context": {}},
         "elicitation": {"form": {}, "url": {}},
         "extensions": {probe_server::apps::EXTENSION_ID: {"mimeTypes": [probe_server::apps::APP_MIME_TYPE]}, probe_server::tasks::EXTENSION_ID: {}, probe_server::events::EXTENSION_ID: {}}
     });
@@ -272,6 +272,9 @@ impl ClientHandler for ReferenceHandler {
     async fn create_message(&self, params: CreateMessageRequestParams, _context: RequestContext<RoleClient>) -> Result<CreateMessageResult, McpError> {
         if self.is(Ablation::SamplingError) {
             return Err(McpError::internal_error("sampling refused", None));
+        }
+        if self.is(Ablation::RefusesIncludeContext) && params.include_context.is_some() {
+            return Err(McpError::invalid_params("includeContext is not supported", None));
         }
         if self.is(Ablation::SamplingRefusePreferences) && params.model_preferences.is_some() {
             return Err(McpError::invalid_params("modelPreferences is not supported", None));

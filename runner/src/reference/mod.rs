@@ -386,6 +386,10 @@ async fn stateless_script(client: &Client, endpoint: &Endpoint, ablation: Option
     }
     let _ = client.list_tools(None).await;
     let _ = client.list_tools(Some(params(json!({"cursor": s::TOOLS_CURSOR})))).await;
+    if ablation == Some(Ablation::AsksUnadvertisedCompletion) {
+        let asked = json!({"ref": {"type": "ref/prompt", "name": s::PROMPT}, "argument": {"name": s::PROMPT_ARGUMENT, "value": "a"}});
+        let _ = custom_request(client, "completion/complete", asked).await;
+    }
     if ablation != Some(Ablation::CallsNeedSession) {
         let _ = client.call_tool(params(json!({"name": probe_server::stateless::TOOL_STATELESS, "arguments": {}}))).await;
     }

@@ -96,8 +96,10 @@ impl Variation {
             // The ping itself goes unanswered; the rest of probe_ping must not be judged on it.
             Variation::NeverAnswersPing => &["utilities.ping"],
             // What 2024-11-05 lacks is n/a: priming events, the version header, resource links,
-            // sampling with tools (which such a client does not declare), a client's title.
-            Variation::Negotiates20241105 => &["http.priming_events", "http.protocol_version_header", "resources.link_followed", "sampling.tools", "connection.client_title"],
+            // sampling with tools and with context (which such a client does not declare), a client's title.
+            Variation::Negotiates20241105 => {
+                &["http.priming_events", "http.protocol_version_header", "resources.link_followed", "sampling.tools", "sampling.include_context", "connection.client_title"]
+            }
             // A picture or a sound kept from a model said to take text only is no one's fault.
             Variation::TextOnlyModel => &["affordances.image_to_model", "affordances.audio_to_model", "affordances.image_beside_structured"],
             // Every form answered at once: each is auto-answered, and they must agree.

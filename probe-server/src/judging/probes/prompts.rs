@@ -10,7 +10,7 @@ use crate::probe::{Outcome, Verdict};
 use crate::surface;
 
 /// This family's probes, in the matrix's order within each area.
-pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&PromptsList, &PromptsGet, &ArgumentCompletion, &PromptsListChanged];
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&PromptsList, &PromptsGet, &ArgumentCompletion, &CompletionUnadvertisedNotAsked, &PromptsListChanged];
 
 probe! {
     /// Evidence: a `prompts/list` before the client's first `prompts/get`. Listing only after
@@ -59,6 +59,19 @@ probe! {
             listed_by: "prompts/list",
             what: "the prompt's argument",
         }),
+    }
+}
+
+probe! {
+    /// Evidence (HTTP, variant stateless: a server that declares tools only): no
+    /// `completion/complete` to it: yes. One is no (a server that offers completion declares
+    /// `completions`, 2025-03-26 and later; before that no server could say, so it is asked of
+    /// none here either).
+    CompletionUnadvertisedNotAsked {
+        id: "prompts.completion_unadvertised_not_asked", area: Prompts, title: "no completion/complete to a server that does not declare completions",
+        revisions: ["2025-03-26"], eras: BOTH, transports: super::HTTP_ONLY, variant: Stateless,
+        serves: "declares tools only (no completions)",
+        judge: |o| super::none_asked(o, "completion/complete", |f| f.method() == Some("completion/complete"), "a server that does not declare completions"),
     }
 }
 

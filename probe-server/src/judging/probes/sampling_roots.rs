@@ -24,7 +24,8 @@ fn blocks(content: &Value) -> Vec<&Value> {
 }
 
 /// This family's probes, in the matrix's order within each area.
-pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&CreateMessage, &SamplingModelPreferences, &SamplingTools, &SamplingSystemPrompt, &SamplingMaxTokens, &RootsList];
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] =
+    &[&CreateMessage, &SamplingModelPreferences, &SamplingIncludeContext, &SamplingTools, &SamplingSystemPrompt, &SamplingMaxTokens, &RootsList];
 
 probe! {
     /// Evidence: `sampling/createMessage` answered with `role: assistant`, content and a model name.
@@ -74,6 +75,40 @@ probe! {
 
 fn judge_model_preferences(o: &Observations) -> Verdict {
     judge_completion(o, surface::TOOL_SAMPLING_PREFERENCES, Some(surface::SAMPLING_MODEL_HINT))
+}
+
+probe! {
+    /// Evidence: a client that declares `sampling.context` gets `probe_sampling`'s request with
+    /// `includeContext: "thisServer"`, and answers it like the plain one: `role: assistant`,
+    /// content and a model name (yes); an error or an answer short of that is no. Not declared:
+    /// the server asks for no context (n/a); a legacy session older than 2025-11-25 has no
+    /// `sampling.context` (n/a).
+    SamplingIncludeContext {
+        id: "sampling.include_context", area: Sampling, title: "a sampling request with includeContext answered (sampling.context declared)",
+        revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, serves: "probe_sampling asks with includeContext: thisServer where sampling.context is declared",
+        judge: judge_include_context,
+    }
+}
+
+fn judge_include_context(o: &Observations) -> Verdict {
+    let declared = Declaration::from_bool(o.declares(&["sampling", "context"]));
+    if let Some(version) = super::negotiated_before(o, "2025-11-25") {
+        return Verdict::new(Outcome::NotApplicable, format!("the session negotiated {version}; sampling.context exists since 2025-11-25")).declared(declared);
+    }
+    if declared == Declaration::NotDeclared {
+        return Verdict::new(Outcome::NotApplicable, "sampling.context not declared: the server asks for no context").declared(declared);
+    }
+    // The request (legacy), or the input request of the `input_required` result (2026-07-28).
+    let carried = |f: &crate::observe::Frame| {
+        let wanted = |params: &Value| params.get("includeContext").and_then(Value::as_str) == Some(surface::SAMPLING_INCLUDE_CONTEXT);
+        let inputs = f.result().and_then(|r| r.get("inputRequests")).and_then(Value::as_object);
+        wanted(f.params()) || inputs.is_some_and(|i| i.values().any(|input| input.get("params").is_some_and(wanted)))
+    };
+    let asked = o.exchange(surface::TOOL_SAMPLING, "sampling/createMessage").and_then(|e| o.frames.iter().find(|f| f.seq == e.asked));
+    if let Some(ask) = asked.filter(|ask| !carried(ask)) {
+        return Verdict::new(Outcome::Inconclusive, "the sampling request carried no includeContext").declared(declared).evidence([ask.seq]);
+    }
+    judge_completion(o, surface::TOOL_SAMPLING, None)
 }
 
 probe! {
