@@ -350,10 +350,20 @@ impl ProbeServer {
         text_result(l::SLOW_CANARY)
     }
 
-    async fn ping_client(&self, ctx: &RequestContext<RoleServer>) -> CallToolResult {
-        if is_modern(ctx) {
-            return CallToolResult::error(vec![ContentBlock::text("ping does not exist in the 2026-07-28 era")]);
+    /// `probe_ping` in the 2026-07-28 era, which has no ping: a call without a `requestState` is
+    /// answered `input_required` with a state and no input request (a server shedding load,
+    /// SEP-2322); a call that brings a state back is told there is no ping.
+    fn ping_modern(&self, request: &CallToolRequestParams) -> CallToolResponse {
+        match &request.request_state {
+            Some(state) => {
+                self.note(&note::InputResponse { tool: s::TOOL_PING.to_string(), request_state: Some(state.clone()), keys: None });
+                CallToolResult::error(vec![ContentBlock::text("ping does not exist in the 2026-07-28 era")]).into()
+            }
+            None => InputRequiredResult::new(None, Some(s::request_state_for(s::TOOL_PING, self.next_serial()))).into(),
         }
+    }
+
+    async fn ping_client(&self, ctx: &RequestContext<RoleServer>) -> CallToolResult {
         // A notification no revision defines comes first: a client that tolerates it answers the ping.
         let unknown = CustomNotification::new(s::UNKNOWN_NOTIFICATION, Some(json!({"note": "no revision defines this notification"})));
         let _ = ctx.peer.send_notification(ServerNotification::CustomNotification(unknown)).await;
@@ -617,6 +627,7 @@ impl ServerHandler for ProbeServer {
                 self.ask(&name, "sampling/createMessage", s::sampling_tools_params(), &request, &context).await
             }
             s::TOOL_ROOTS => self.ask(&name, "roots/list", json!({}), &request, &context).await,
+            s::TOOL_PING if modern => Ok(self.ping_modern(&request)),
             s::TOOL_PING => Ok(self.ping_client(&context).await.into()),
             s::TOOL_TWO_INPUTS => self.ask_two(&request, &context),
             s::TOOL_LIST_CHANGED => Ok(self.change_lists(&context).await.into()),

@@ -310,7 +310,7 @@ pub const FEATURES: &[Feature] = &[
         group: Group::Elicitation,
         question: "Does the client answer an InputRequiredResult by retrying with the inputs and the request state?",
         paths: one!(&["elicitation.mrtr_retry", "elicitation.mrtr_multiple_inputs"]),
-        also: &[],
+        also: &["elicitation.mrtr_state_only"],
         terms: &["MRTR", "InputRequiredResult", "requestState"],
     },
     // Sampling and roots

@@ -87,7 +87,7 @@ behaviours! {
     "roots_list_changed", "2024-11-05", [], Uncovered, "the harness never changes a host's roots during a run";
     "mrtr_elicit", "2026-07-28", ["elicitation.mrtr_retry"], Full, "";
     "mrtr_multi", "2026-07-28", ["elicitation.mrtr_multiple_inputs"], Full, "";
-    "mrtr_state_only", "2026-07-28", [], Uncovered, "no tool answers input_required with a requestState and no inputs yet";
+    "mrtr_state_only", "2026-07-28", ["elicitation.mrtr_state_only"], Full, "";
     "mrtr_on_prompt_resource", "2026-07-28", [], Uncovered, "prompts/get and resources/read never answer input_required yet";
     "mrtr_undeclared_guard", "2026-07-28", [], Uncovered, "no input is asked of a client that did not declare the capability yet";
     "logging_setlevel", "2024-11-05", ["utilities.set_level"], Full, "";

@@ -117,6 +117,7 @@ ablations! {
     EnumLegacyName => "enum-legacy-name", "elicitation.enum_legacy_names", "answers the enumName instead of the value";
     UrlUnsupported => "url-unsupported", "elicitation.url", "answers URL-mode elicitation with an error";
     PrefetchUrl => "prefetch-url", "elicitation.url_not_prefetched", "fetches a URL-mode elicitation's URL itself before it answers";
+    StateOnlyIsFinal => "state-only-is-final", "elicitation.mrtr_state_only", "takes an input_required that asks for nothing (a requestState only) as the call's failure";
     AlterRequestState => "alter-request-state", "elicitation.mrtr_retry", "re-encodes requestState on the retry";
     FirstInputOnly => "first-input-only", "elicitation.mrtr_multiple_inputs", "answers only the first of several inputRequests on the retry";
     SamplingError => "sampling-error", "sampling.create_message", "answers sampling with an error";
@@ -340,6 +341,8 @@ impl Ablation {
             // No registration, nothing to name a type in.
             Ablation::NoRegistration => &["auth.registration_application_type", "auth.redirect_registered"],
             Ablation::SamplingError => &["sampling.tools", "sampling.model_preferences", "sampling.include_context"],
+            // Every retry's requestState is re-encoded, the state-only round's too.
+            Ablation::AlterRequestState => &["elicitation.mrtr_state_only"],
             // probe_sampling's request is the one that carries includeContext.
             Ablation::RefusesIncludeContext => &["sampling.create_message"],
             // Speaking the refused version includes its HTTP header.

@@ -537,11 +537,16 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
     }
     match era {
         Era::Legacy => drop(call(client, s::TOOL_PING).await),
-        // Two questions in one InputRequiredResult (the legacy era asks nothing there).
-        Era::Modern => drop(call(client, s::TOOL_TWO_INPUTS).await),
+        // Two questions in one InputRequiredResult (the legacy era asks nothing there), and a
+        // call answered input_required with only a requestState.
+        Era::Modern => {
+            let _ = call(client, s::TOOL_TWO_INPUTS).await;
+            let _ = call(client, s::TOOL_PING).await;
+        }
     }
     let _ = call(client, s::TOOL_LIST_CHANGED).await;
     refetch_changed_lists(client, handler, ablation, variation).await;
+
     reread_and_unsubscribe(client, handler, era, subscribed, ablation).await;
     if era == Era::Modern && !matches!(ablation, Some(Ablation::NeverListen | Ablation::NoRelisten)) {
         let relistened = &handler.changes.relistened;

@@ -131,6 +131,15 @@ fn only_method_not_found_falls_back(frame: &mut Value) {
     }
 }
 
+/// The state-only-is-final ablation: an `input_required` answer with no input request (only a
+/// `requestState`) becomes an error, so that the call ends there instead of being made again.
+fn state_only_refused(frame: &Value) -> Option<Value> {
+    let result = frame.get("result")?;
+    let asks = result.get("inputRequests").and_then(Value::as_object).is_some_and(|r| !r.is_empty());
+    (result.get("resultType").and_then(Value::as_str) == Some("input_required") && !asks)
+        .then(|| serde_json::json!({"jsonrpc": "2.0", "id": frame.get("id"), "error": {"code": -32603, "message": "an input_required with nothing to answer"}}))
+}
+
 /// The `notifications/cancelled` a host sends for a request, here one that already completed.
 fn cancelled(id: &Value) -> Option<TxJsonRpcMessage<RoleClient>> {
     let note = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "the call is finished"}});
@@ -336,6 +345,12 @@ impl<T: Transport<RoleClient>> Rewriting<T> {
             }
         };
         let message = if self.default_result_type { self.with_default_result_type(message) } else { message };
+        if self.ablation == Some(Ablation::StateOnlyIsFinal) {
+            let frame = serde_json::to_value(&message).unwrap_or_default();
+            if let Some(refused) = state_only_refused(&frame) {
+                return serde_json::from_value(refused).ok().or(Some(message));
+            }
+        }
         if self.ablation == Some(Ablation::ChokeOnUnknownNotification) {
             let frame = serde_json::to_value(&message).unwrap_or_default();
             if frame.get("method").and_then(Value::as_str) == Some(probe_server::surface::UNKNOWN_NOTIFICATION) {

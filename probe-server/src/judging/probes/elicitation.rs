@@ -16,8 +16,19 @@ fn form_declared(o: &Observations) -> Declaration {
 }
 
 /// This family's probes, in the matrix's order within each area.
-pub(crate) const PROBES: &[&dyn crate::probe::Probe] =
-    &[&Form, &EnumUntitledSingle, &EnumTitledSingle, &EnumUntitledMulti, &EnumTitledMulti, &EnumLegacyNames, &Url, &UrlNotPrefetched, &MrtrRetry, &MrtrMultipleInputs];
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
+    &Form,
+    &EnumUntitledSingle,
+    &EnumTitledSingle,
+    &EnumUntitledMulti,
+    &EnumTitledMulti,
+    &EnumLegacyNames,
+    &Url,
+    &UrlNotPrefetched,
+    &MrtrRetry,
+    &MrtrMultipleInputs,
+    &MrtrStateOnly,
+];
 
 probe! {
     /// Evidence: the form elicitation (string with format, integer and number with bounds,
@@ -337,6 +348,47 @@ fn judge_mrtr(o: &Observations) -> Verdict {
             .evidence(evidence);
     }
     Verdict::new(Outcome::Yes, format!("{} retries, each with a new id and the exact requestState", exchanges.len())).evidence(evidence)
+}
+
+probe! {
+    /// Evidence (2026-07-28 era): a call of `probe_ping` (2026-07-28 has no ping) is answered
+    /// `input_required` with a `requestState` and no `inputRequests` (a server shedding load);
+    /// the client calls again with a new id and that `requestState` byte for byte (yes). No second
+    /// call is no; one without the state, or with it altered, or reusing the id, is no. The tool
+    /// not called is not reached; a call answered at once (a server older than this probe) is
+    /// not reached too.
+    MrtrStateOnly {
+        id: "elicitation.mrtr_state_only", area: Elicitation, title: "MRTR: an input_required with only a requestState is retried with it",
+        revisions: ["2026-07-28"], eras: MODERN, serves: "probe_ping: a call answered input_required with a requestState and no input request",
+        judge: judge_state_only,
+    }
+}
+
+fn judge_state_only(o: &Observations) -> Verdict {
+    let calls: Vec<&crate::observe::Frame> = o.tool_calls(surface::TOOL_PING).collect();
+    let Some(first) = calls.first() else {
+        return Verdict::new(Outcome::NotReached, "probe_ping was never called");
+    };
+    let shed = calls.iter().filter_map(|call| o.answer_to(call).map(|a| (*call, a))).find(|(_, a)| a.input_required().is_some());
+    let Some((asked_in, shed)) = shed else {
+        return Verdict::new(Outcome::NotReached, "the call was answered at once: the server asked for no round with its state only").evidence([first.seq]);
+    };
+    let issued = shed.input_required().and_then(|r| r.get("requestState")).and_then(Value::as_str);
+    let retry = calls.iter().find(|c| c.seq > shed.seq);
+    let sent = retry.and_then(|r| r.params().get("requestState")).and_then(Value::as_str);
+    let verdict = match retry {
+        None => Verdict::new(Outcome::No, "never called again after an input_required with only a requestState"),
+        Some(r) if r.id() == asked_in.id() => Verdict::new(Outcome::No, "the retry reused the original request id"),
+        Some(_) if sent.is_none() => Verdict::new(Outcome::No, "called again without the requestState"),
+        Some(_) if sent != issued => Verdict::new(Outcome::No, "called again with the requestState altered"),
+        Some(_) => Verdict::new(Outcome::Yes, "called again with a new id and the exact requestState"),
+    };
+    let verdict = verdict.evidence([asked_in.seq, shed.seq].into_iter().chain(retry.map(|r| r.seq)));
+    if verdict.outcome == Outcome::Yes {
+        verdict
+    } else {
+        verdict.opportunity([shed.seq])
+    }
 }
 
 probe! {

@@ -609,14 +609,16 @@ probe! {
 fn judge_notification_accepted(o: &Observations) -> Verdict {
     use crate::journal::{Direction, EventKind};
     // Each notification and the status of the answer to its POST: the next response journalled
-    // in its session (the tap answers a notification at once).
+    // in its session that opens no event stream (the tap answers a notification at once, with no
+    // body; a stream that opens meanwhile answers a GET or a request sent beside it).
+    let streams = |e: &&Event| e.detail.as_ref().and_then(|d| d.pointer("/headers/content-type")).and_then(Value::as_str).is_some_and(|t| t.starts_with("text/event-stream"));
     let accepted: Vec<&Frame> = o
         .frames
         .iter()
         .filter(|f| f.dir == Direction::ClientToServer && f.is_notification())
         .filter(|f| {
             let session = o.event(f.seq).map(|e| e.session.as_str());
-            let answer = o.events.iter().find(|e| e.seq > f.seq && e.kind == EventKind::HttpResponse && Some(e.session.as_str()) == session);
+            let answer = o.events.iter().filter(|e| !streams(e)).find(|e| e.seq > f.seq && e.kind == EventKind::HttpResponse && Some(e.session.as_str()) == session);
             answer.and_then(|e| e.detail.as_ref()?.get("status")?.as_u64()) == Some(202)
         })
         .collect();
