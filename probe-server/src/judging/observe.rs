@@ -251,6 +251,19 @@ impl Observations {
         })
     }
 
+    /// The model's calls made through a host tool that runs or proxies them: (model journal line,
+    /// tool called, the host tool it went through).
+    pub fn model_calls_through(&self) -> impl Iterator<Item = (u64, String, String)> + '_ {
+        use crate::host_tools::{ModelStep, MODEL_STEP_KEY};
+        self.model.iter().filter_map(|e| {
+            let step = e.detail.as_ref()?.get(MODEL_STEP_KEY)?;
+            match ModelStep::deserialize(step).ok()? {
+                ModelStep::Call { tool, .. } => Some((e.seq, tool.name, tool.via?)),
+                ModelStep::Finish { .. } => None,
+            }
+        })
+    }
+
     /// Every tool offered to the model, first sighting of each name: (model journal line, entry).
     pub fn offered_tools(&self) -> Vec<(u64, &Value)> {
         let found = self.offered.get_or_init(|| self.find_offered());

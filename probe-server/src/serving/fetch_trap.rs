@@ -2,7 +2,7 @@
 //! (the URL of a URL-mode elicitation, a tool schema's remote `$ref`): every request that
 //! reaches it is journalled as a `url_fetched` note with its method, path and user agent, and
 //! closed. The remote schema's path is answered with that schema (a host that fetches it gets
-//! what it asked for and carries on); every other path with 204. It stops when the server's
+//! what it asked for and carries on); every other path (the icons' among them) with 204. It stops when the server's
 //! session ends.
 
 use std::time::Duration;
@@ -17,6 +17,10 @@ use crate::note::{Payload, UrlFetched};
 pub const TRAP_PATH: &str = "/mcp-client-probe/elicit";
 /// The path of the remote schema a tool's `$ref` points at ([`REMOTE_SCHEMA`]).
 pub const SCHEMA_PATH: &str = "/mcp-client-probe/schemas/unit.json";
+/// The path of the icon `serverInfo.icons` names.
+pub const SERVER_ICON_PATH: &str = "/mcp-client-probe/icons/server.png";
+/// The path of the icon `probe_progress`'s listing names.
+pub const TOOL_ICON_PATH: &str = "/mcp-client-probe/icons/tool.png";
 /// What the trap answers at [`SCHEMA_PATH`]: a string enum of two units.
 pub const REMOTE_SCHEMA: &str = r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"string","enum":["celsius","fahrenheit"]}"#;
 /// The most of a request head read.

@@ -93,6 +93,8 @@ struct Shared {
     elicit_url: String,
     /// The URL of the remote schema `probe_schema_remote`'s `$ref` points at, on the same trap.
     schema_url: String,
+    /// The trap's origin (or a port nothing listens on), where the server's and a tool's icons are.
+    icon_origin: String,
     /// The tasks of the tasks variant (2026-07-28 extension).
     tasks: crate::tasks::Tasks,
 }
@@ -148,9 +150,9 @@ impl ProbeServer {
         }
         let (session, closing) = (session.into(), tokio_util::sync::CancellationToken::new());
         let trap = crate::fetch_trap::open(journal.clone(), session.clone(), transport, closing.clone());
-        let (elicit_url, schema_url) = match trap {
-            Some(origin) => (format!("{origin}{}", crate::fetch_trap::TRAP_PATH), format!("{origin}{}", crate::fetch_trap::SCHEMA_PATH)),
-            None => (s::ELICIT_URL.to_string(), format!("http://127.0.0.1:9{}", crate::fetch_trap::SCHEMA_PATH)),
+        let (elicit_url, schema_url, icon_origin) = match trap {
+            Some(origin) => (format!("{origin}{}", crate::fetch_trap::TRAP_PATH), format!("{origin}{}", crate::fetch_trap::SCHEMA_PATH), origin),
+            None => (s::ELICIT_URL.to_string(), format!("http://127.0.0.1:9{}", crate::fetch_trap::SCHEMA_PATH), "http://127.0.0.1:9".to_string()),
         };
         ProbeServer {
             shared: Arc::new(Shared {
@@ -168,6 +170,7 @@ impl ProbeServer {
                 listen_returned: tokio::sync::Notify::new(),
                 elicit_url,
                 schema_url,
+                icon_origin,
                 tasks: crate::tasks::Tasks::new(task_timing),
             }),
         }
@@ -523,7 +526,9 @@ impl ServerHandler for ProbeServer {
             advertised["extensions"] = json!({crate::apps::EXTENSION_ID: {"mimeTypes": [crate::apps::APP_MIME_TYPE]}});
         }
         let capabilities: ServerCapabilities = serde_json::from_value(advertised).unwrap_or_default();
-        ServerInfo::new(capabilities).with_server_info(Implementation::new(s::SERVER_NAME, env!("CARGO_PKG_VERSION"))).with_instructions(instructions)
+        let icon = Icon::new(format!("{}{}", self.shared.icon_origin, crate::fetch_trap::SERVER_ICON_PATH)).with_mime_type("image/png").with_sizes(vec!["48x48".into()]);
+        let implementation = Implementation::new(s::SERVER_NAME, env!("CARGO_PKG_VERSION")).with_icons(vec![icon]);
+        ServerInfo::new(capabilities).with_server_info(implementation).with_instructions(instructions)
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -577,7 +582,7 @@ impl ServerHandler for ProbeServer {
             auth if auth.is_auth() => crate::auth::tools(),
             Variant::Tasks => crate::tasks::tools(),
             stateless if stateless.is_stateless() => crate::stateless::tools(),
-            _ => s::tools(self.changed()),
+            _ => s::with_title_and_icon(s::tools(self.changed()), &format!("{}{}", self.shared.icon_origin, crate::fetch_trap::TOOL_ICON_PATH)),
         };
         let (tools, next) = page(&all, s::TOOLS_PAGE_ONE, request.as_ref().and_then(|r| r.cursor.as_deref()), s::TOOLS_CURSOR)?;
         complete(json!({"tools": tools, "nextCursor": next}))

@@ -58,6 +58,10 @@ pub const TOOL_ADDED: &str = "probe_added";
 /// The only tool of the second page: nothing depends on it but `tools.pagination` and the
 /// model's tool catalogue, so a client that stops at the first page still reaches every trigger.
 pub const TOOL_PAGE_TWO: &str = "probe_page_two";
+/// The canary in [`TOOL_TITLE`].
+pub const TOOL_TITLE_CANARY: &str = "title canary TT-4c1d";
+/// `probe_page_two`'s `title` (2025-06-18): a canary a host may show its model or its person.
+pub const TOOL_TITLE: &str = "Page two probe (title canary TT-4c1d)";
 /// Every tool a probe triggers is on the first page.
 pub const TOOLS_PAGE_ONE: usize = 22;
 /// The tools that trigger a probe, in the order a scripted model calls them.
@@ -494,6 +498,25 @@ pub fn tools(with_added: bool) -> Vec<Value> {
         list.push(json!({"name": TOOL_ADDED, "description": "Exists only after the lists changed", "inputSchema": empty}));
     }
     list
+}
+
+/// The tool listed with an icon (2025-11-25), the first of the first page.
+pub const TOOL_WITH_ICON: &str = TOOL_PROGRESS;
+
+/// `tools` with `probe_page_two` given its title ([`TOOL_TITLE`], 2025-06-18) and
+/// [`TOOL_WITH_ICON`] an icon at `icon_src` (2025-11-25): what a host may show of a tool besides
+/// its name. The title goes to a tool no script calls, so a host that calls tools by their
+/// titles breaks no other probe.
+pub fn with_title_and_icon(mut tools: Vec<Value>, icon_src: &str) -> Vec<Value> {
+    for tool in tools.iter_mut() {
+        if tool["name"] == TOOL_PAGE_TWO {
+            tool["title"] = json!(TOOL_TITLE);
+        }
+        if tool["name"] == TOOL_WITH_ICON {
+            tool["icons"] = json!([{"src": icon_src, "mimeType": "image/png", "sizes": ["48x48"]}]);
+        }
+    }
+    tools
 }
 
 /// [`TOOL_SCHEMA_REMOTE`] as listed, its `unit` a `$ref` to `schema_url` (absolute, so it

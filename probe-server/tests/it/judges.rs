@@ -275,7 +275,12 @@ fn affordances_are_judged_from_the_model_journal_beside_the_server_journal() {
     let alone = recorded("reference-stdio-legacy-host-full");
     assert_eq!(verdict(&alone, "affordances.read_tool").outcome.label(), "not-reached");
     let full = with_model("reference-stdio-legacy-host-full");
-    for probe in registry::probes().iter().filter(|p| p.needs_model() && p.variant().is_standard()) {
+    // The recorded run predates the titled tool: its tools lists carry no title, and the verdict
+    // says so instead of blaming the host.
+    let untitled = verdict(&full, "affordances.tool_title_to_model");
+    assert_eq!(untitled.outcome.label(), "not-reached", "{}", untitled.detail);
+    assert!(untitled.detail.contains("held the titled tool"), "{}", untitled.detail);
+    for probe in registry::probes().iter().filter(|p| p.needs_model() && p.variant().is_standard() && p.id() != "affordances.tool_title_to_model") {
         let v = verdict(&full, probe.id());
         assert_eq!(v.outcome.label(), "yes", "{}: {}", v.probe, v.detail);
         assert!(v.model_evidence && !v.evidence.is_empty(), "{v:?}");

@@ -146,6 +146,7 @@ pub fn synthetic_matrix(columns: usize, rows: usize) -> crate::records::matrix::
                 variant_journals: Default::default(),
                 model_journal: None,
                 compressed: false,
+                never_ended: false,
             })
             .collect(),
         rows: (0..rows)

@@ -19,8 +19,8 @@ pub const FEATURES: &[Feature] = &[
         group: Group::Tools,
         question: "Are the server's tools listed (every page) and called?",
         paths: one!(&["tools.list", "tools.pagination"]),
-        also: &["affordances.tool_names", "tools.session_survives_rpc_error"],
-        terms: &["tools/list", "tools/call", "function calling"],
+        also: &["affordances.tool_names", "tools.session_survives_rpc_error", "affordances.tool_title_to_model", "tools.icon_fetched", "connection.server_icon_fetched"],
+        terms: &["tools/list", "tools/call", "function calling", "title", "icons"],
     },
     Feature {
         id: "tool-names",

@@ -43,7 +43,7 @@ behaviours! {
     "legacy_client_vs_modern_server", "2026-07-28", ["connection.falls_forward"], Full, "";
     "result_type_default", "2026-07-28", ["connection.result_type_default"], Full, "";
     "instructions", "2025-03-26", ["connection.instructions"], Full, "";
-    "server_info_icons", "2025-11-25", [], Uncovered, "the server serves no icons yet";
+    "server_info_icons", "2025-11-25", ["connection.server_icon_fetched"], Full, "";
     "extensions_cap_client", "2026-07-28", ["connection.extension_ids_well_formed", "apps.ui_tool_text_to_model", "tasks.followed", "skills.list"], Full, "";
     "extensions_cap_server", "2026-07-28", ["subscriptions.respects_capability", "skills.directory_undeclared", "skills.unadvertised_not_asked", "tasks.unadvertised_not_asked", "events.unadvertised_not_asked"], Full, "";
     "tools_list", "2024-11-05", ["tools.list"], Full, "";
@@ -52,7 +52,7 @@ behaviours! {
     "tools_list_changed", "2024-11-05", ["tools.list_changed"], Full, "";
     "tool_name_charset", "2025-11-25", ["tools.name_dots", "tools.name_dashes", "tools.name_128_chars"], Full, "";
     "tool_annotations", "2025-03-26", [], Uncovered, "the server serves no annotated tools yet (what a headless host does with a destructive one is the question)";
-    "tool_title_icons", "2025-06-18", [], Uncovered, "the server serves no tool titles or icons yet";
+    "tool_title_icons", "2025-06-18", ["affordances.tool_title_to_model", "tools.icon_fetched"], Full, "";
     "structured_output", "2025-06-18", ["affordances.structured_content"], Full, "";
     "structured_invalid", "2025-06-18", ["affordances.output_schema_enforced"], Full, "";
     "structured_non_object", "2026-07-28", [], Uncovered, "no tool returns a structuredContent that is not an object yet";

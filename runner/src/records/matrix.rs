@@ -34,6 +34,10 @@ pub struct Column {
     /// Whether the journals are stored compressed (`<journal>.zst`), so that a link names that file.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub compressed: bool,
+    /// Whether every launch of the standard run was stopped at its bound: a host that never ended
+    /// its run by itself (records only).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub never_ended: bool,
 }
 
 impl Column {
@@ -177,6 +181,7 @@ pub fn from_records(records: &[crate::records::Located], prefix: &str) -> Matrix
                 variant_journals: r.variant_journals.iter().map(|(variant, file)| (variant.clone(), join(file))).collect(),
                 model_journal: r.model_journal.as_deref().map(join),
                 compressed: false,
+                never_ended: r.never_ended(),
             }
         })
         .collect();

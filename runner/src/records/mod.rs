@@ -30,6 +30,14 @@ pub struct LaunchSummary {
     pub swept: usize,
 }
 
+impl Record {
+    /// Whether every launch of the standard run was stopped at its bound (at least one launch).
+    pub fn never_ended(&self) -> bool {
+        let mut standard = self.launches.iter().filter(|l| l.variant.is_standard()).peekable();
+        standard.peek().is_some() && standard.all(|l| l.ending == crate::harness::launch::Ending::TimedOut)
+    }
+}
+
 impl LaunchSummary {
     pub fn in_variant(mut self, variant: Variant) -> Self {
         self.variant = variant;

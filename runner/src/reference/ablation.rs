@@ -216,6 +216,9 @@ ablations! {
     AsksUnadvertisedCompletion => "asks-unadvertised-completion", "prompts.completion_unadvertised_not_asked", "asks completion/complete of a server that declares tools only";
     AsksUnadvertisedTasks => "asks-unadvertised-tasks", "tasks.unadvertised_not_asked", "asks tasks/list of a server that offers no tasks";
     NoFallForward => "no-fall-forward", "connection.falls_forward", "opens with initialize and gives up when a 2026-07-28-only server refuses it";
+    IgnoresServerIcon => "ignores-server-icon", "connection.server_icon_fetched", "never fetches the icon serverInfo names";
+    IgnoresToolIcons => "ignores-tool-icons", "tools.icon_fetched", "never fetches the icons the tools list names";
+    DropsTitles => "drops-titles", "affordances.tool_title_to_model", "shows its model tool descriptions without the tools' titles";
     LateDiscover => "late-discover", "connection.discover_first", "sends a tools/list ahead of its first server/discover";
     PingsModernServer => "pings-modern-server", "utilities.no_ping_to_modern", "pings a 2026-07-28 server, which has no ping";
     SetsLevelOnModern => "sets-level-on-modern", "utilities.no_set_level_to_modern", "sends logging/setLevel to a 2026-07-28 server";
@@ -336,7 +339,7 @@ impl Ablation {
             all
         };
         match self {
-            Ablation::SkipToolsList => &["tools.pagination"],
+            Ablation::SkipToolsList => &["tools.pagination", "tools.icon_fetched"],
             Ablation::SkipResourcesList => &["resources.pagination"],
             // No registration, nothing to name a type in.
             Ablation::NoRegistration => &["auth.registration_application_type", "auth.redirect_registered"],
@@ -423,6 +426,7 @@ impl Ablation {
             Ablation::ReadFromCache => &["affordances.text_to_model"],
             // The result tools are in the hidden half: the model never calls them.
             Ablation::HideSomeTools => &[
+                "affordances.tool_title_to_model",
                 "affordances.image_to_model",
                 "affordances.audio_to_model",
                 "affordances.embedded_resource_to_model",

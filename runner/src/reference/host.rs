@@ -88,6 +88,15 @@ const NAMESPACE: &str = "mcp__probe";
 /// The search tool of the deferred-tools variation.
 const TOOL_SEARCH: &str = "tool_search";
 
+/// The code-mode variation's search, code runner and connector (a function's name is
+/// `<connector>.<tool>`, its path in a program `tools["<connector>"]["<tool>"]`).
+const CODE_SEARCH: &str = "search_tool_functions";
+const CODE_RUNNER: &str = "run_typescript";
+const CODE_CONNECTOR: &str = "mcp_probe";
+/// How many functions a code-mode search ranks, and how many declarations one details call reads.
+const CODE_RANKED: usize = 20;
+const CODE_DETAILS: usize = 10;
+
 /// Twelve hex digits that depend only on `tool` (a host's digest keeps shown names unique).
 fn digest_of(tool: &str) -> String {
     let hash = tool.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3));
@@ -129,18 +138,23 @@ impl Presentation {
         let skip = |a: Ablation| self.ablation == Some(a);
         let shown = if skip(Ablation::HideSomeTools) { tools.len() / 2 } else { tools.len() };
         let deferred = self.variation == Some(Variation::DeferredTools);
+        let coded = self.variation == Some(Variation::CodeMode);
         let mcp: Vec<Value> = tools
             .iter()
             .take(shown)
             .filter(|tool| super::apps::offered_to_model(tool, self.ablation))
-            .filter(|tool| !deferred || loaded.contains(&self.shown(&tool.name)))
+            .filter(|tool| !coded && (!deferred || loaded.contains(&self.shown(&tool.name))))
             .map(|tool| {
                 let mut schema = serde_json::to_value(tool.input_schema.as_ref()).unwrap_or(Value::Null);
                 if skip(Ablation::AlterSchemas) {
                     schema["additionalProperties"] = json!(false);
                 }
                 schema_ablation(&mut schema, self.ablation);
-                let description = if skip(Ablation::DropDescriptions) { String::new() } else { tool.description.as_deref().unwrap_or_default().to_string() };
+                let mut description = if skip(Ablation::DropDescriptions) { String::new() } else { tool.description.as_deref().unwrap_or_default().to_string() };
+                // A title goes before the description, as a host that shows its model both does.
+                if let (Some(title), false) = (tool.title.as_deref(), skip(Ablation::DropsTitles)) {
+                    description = format!("{title}: {description}");
+                }
                 function(&self.shown(&tool.name), &description, schema)
             })
             .collect();
@@ -148,6 +162,22 @@ impl Presentation {
             Some(Variation::NamespaceWithoutSeparator) => vec![json!({"type": "namespace", "name": NAMESPACE, "tools": mcp})],
             _ => mcp,
         };
+        if coded {
+            let names = json!({"type": "array", "items": {"type": "string"}, "maxItems": CODE_DETAILS});
+            offered.push(function(
+                CODE_SEARCH,
+                "Discover callable tool functions for run_typescript: best_match ranks names for a query, details declares exact functions, all_connector_capabilities lists a connector's",
+                json!({"type": "object", "properties": {
+                    "mode": {"type": "string", "enum": ["best_match", "details", "all_connector_capabilities"]},
+                    "query": {"type": "string"}, "connectors": {"type": "array", "items": {"type": "string"}}, "functions": names
+                }, "required": ["mode"]}),
+            ));
+            offered.push(function(
+                CODE_RUNNER,
+                "Runs a TypeScript program; call tool functions as tools.<connector>.<function>(arguments)",
+                json!({"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}),
+            ));
+        }
         if deferred {
             offered.push(function(
                 TOOL_SEARCH,
@@ -186,6 +216,53 @@ impl Presentation {
         }
         prompt
     }
+}
+
+/// The answer of the code-mode variation's search: ranked names (the first [`CODE_RANKED`], and
+/// whether more match) with the connector's guidance, every name of the connector, or the
+/// declarations (as JSON Schema, in `<function>` tags) of the functions asked for.
+fn code_search(arguments: &Value, tools: &[rmcp::model::Tool]) -> String {
+    let name = |t: &rmcp::model::Tool| format!("{CODE_CONNECTOR}.{}", t.name);
+    let listed = |names: Vec<String>| names.iter().enumerate().map(|(i, n)| format!("{}. {n}", i + 1)).collect::<Vec<_>>().join("\n");
+    let guidance = format!("<connector-guidance><connector><name>{CODE_CONNECTOR}</name><status>connected</status></connector></connector-guidance>");
+    match arguments["mode"].as_str() {
+        Some("details") => {
+            let wanted: Vec<&str> = arguments["functions"].as_array().into_iter().flatten().filter_map(Value::as_str).take(CODE_DETAILS).collect();
+            tools
+                .iter()
+                .filter(|t| wanted.contains(&name(t).as_str()))
+                .map(|t| {
+                    let schema = serde_json::to_value(t.input_schema.as_ref()).unwrap_or(Value::Null);
+                    let description = t.description.as_deref().unwrap_or_default();
+                    let description = t.title.as_deref().map_or_else(|| description.to_string(), |title| format!("{title}: {description}"));
+                    let declaration = json!({"name": name(t), "description": description, "parameters": schema});
+                    format!("<function>{declaration}</function>")
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        Some("all_connector_capabilities") => listed(tools.iter().map(name).collect()),
+        _ => {
+            let more = tools.len() > CODE_RANKED;
+            format!("moreCandidatesAvailable: {more}\n{}\n{guidance}", listed(tools.iter().take(CODE_RANKED).map(name).collect()))
+        }
+    }
+}
+
+/// The tool a code-mode program calls (`tools["<connector>"]["<tool>"](<arguments>)`) and its
+/// arguments, if it calls one of `tools`.
+fn code_call<'a>(program: &str, tools: &'a [rmcp::model::Tool]) -> Option<(&'a rmcp::model::Tool, Value)> {
+    let rest = &program[program.find("tools[")? + "tools[".len()..];
+    let group_end = rest.find(']')?;
+    let group: String = serde_json::from_str(&rest[..group_end]).ok()?;
+    let rest = rest[group_end + 1..].strip_prefix('[')?;
+    let name_end = rest.find("](")?;
+    let name: String = serde_json::from_str(&rest[..name_end]).ok()?;
+    let arguments_text = &rest[name_end + 2..];
+    let arguments_end = arguments_text.find(");")?;
+    let arguments = serde_json::from_str(&arguments_text[..arguments_end]).ok()?;
+    let tool = tools.iter().find(|t| group == CODE_CONNECTOR && t.name == name)?;
+    Some((tool, arguments))
 }
 
 /// Tool names a `select:a,b` query loads.
@@ -254,11 +331,16 @@ async fn converse(
         for call in calls {
             let name = call["function"]["name"].as_str().unwrap_or_default();
             let arguments: Value = call["function"]["arguments"].as_str().and_then(|a| serde_json::from_str(a).ok()).unwrap_or(json!({}));
+            let coded = (variation == Some(Variation::CodeMode) && name == CODE_RUNNER).then(|| code_call(arguments["code"].as_str().unwrap_or_default(), &tools));
             let text = if name == TOOL_SEARCH && variation == Some(Variation::DeferredTools) {
                 let names = selected(arguments["query"].as_str().unwrap_or_default());
                 loaded.extend(names.iter().cloned());
                 format!("loaded {}", names.join(", "))
-            } else if let Some(mcp) = presentation.mcp_tool(name, &tools) {
+            } else if name == CODE_SEARCH && variation == Some(Variation::CodeMode) {
+                code_search(&arguments, &tools)
+            } else if let Some(None) = coded {
+                "the program calls no tool function of this host".to_string()
+            } else if let Some((mcp, arguments)) = coded.flatten().or_else(|| presentation.mcp_tool(name, &tools).map(|t| (t, arguments.clone()))) {
                 if dropped {
                     "the server is no longer available".to_string()
                 } else {
@@ -584,5 +666,36 @@ mod tests {
         let mut found = remote_refs(&schema);
         found.sort();
         assert_eq!(found, vec!["http://127.0.0.1:9/unit.json", "https://example.invalid/a.json"]);
+    }
+
+    fn tool(name: &str) -> rmcp::model::Tool {
+        serde_json::from_value(json!({"name": name, "description": format!("{name} does it"), "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}))
+            .expect("a tool")
+    }
+
+    #[test]
+    fn a_code_mode_program_calls_the_function_the_stub_wrote_it_for() {
+        let tools = vec![tool("probe_ping"), tool("probe_schema")];
+        let program = crate::drivers::stub::plan::program("mcp_probe.probe_schema", &json!({"n": 2}));
+        let (called, arguments) = code_call(&program, &tools).expect("a call");
+        assert_eq!((called.name.as_ref(), arguments), ("probe_schema", json!({"n": 2})));
+        // Another connector's function, or a program that calls none, is no call of this host.
+        assert!(code_call(&crate::drivers::stub::plan::program("other.probe_ping", &json!({})), &tools).is_none());
+        assert!(code_call("console.log(1);", &tools).is_none());
+    }
+
+    #[test]
+    fn the_code_mode_search_ranks_lists_and_declares() {
+        let tools: Vec<rmcp::model::Tool> = (0..=CODE_RANKED).map(|i| tool(&format!("probe_t{i}"))).collect();
+        let ranked = code_search(&json!({"mode": "best_match", "query": "probe"}), &tools);
+        assert!(ranked.contains("moreCandidatesAvailable: true") && ranked.contains("<name>mcp_probe</name>"), "{ranked}");
+        assert!(ranked.contains("mcp_probe.probe_t0") && !ranked.contains(&format!("mcp_probe.probe_t{CODE_RANKED}")));
+        let all = code_search(&json!({"mode": "all_connector_capabilities", "connectors": ["mcp_probe"]}), &tools);
+        assert!(all.contains(&format!("mcp_probe.probe_t{CODE_RANKED}")));
+        let declared = code_search(&json!({"mode": "details", "functions": ["mcp_probe.probe_t1"]}), &tools);
+        let inner = declared.strip_prefix("<function>").and_then(|d| d.strip_suffix("</function>")).expect("one declaration");
+        let declaration: Value = serde_json::from_str(inner).expect("JSON");
+        assert_eq!(declaration["name"], "mcp_probe.probe_t1");
+        assert_eq!(declaration["parameters"]["properties"]["n"]["type"], "integer");
     }
 }

@@ -458,11 +458,22 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
             }
         });
     }
+    let mut icons: Vec<String> = Vec::new();
     if !skip(Ablation::SkipToolsList) {
-        let _ = client.list_tools(None).await;
+        if let Ok(page) = client.list_tools(None).await {
+            icons.extend(page.tools.iter().flat_map(|t| t.icons.iter().flatten().map(|i| i.src.clone())));
+        }
         if !skip(Ablation::ToolsFirstPageOnly) && variation != Some(Variation::FirstToolsPageOnly) {
             let _ = client.list_tools(Some(params(json!({"cursor": s::TOOLS_CURSOR})))).await;
         }
+    }
+    // As a host that shows icons: the server's and each listed tool's.
+    let server_icon = client.peer_info().and_then(|i| i.server_info.as_ref()?.icons.as_ref()?.first().map(|icon| icon.src.clone()));
+    if !skip(Ablation::IgnoresServerIcon) {
+        fetch_icons(server_icon.into_iter()).await;
+    }
+    if !skip(Ablation::IgnoresToolIcons) {
+        fetch_icons(icons.into_iter()).await;
     }
     if !skip(Ablation::SkipResourcesList) {
         let first = client.list_resources(None).await.ok();
@@ -560,6 +571,14 @@ async fn script(client: &Client, handler: &ReferenceHandler, era: Era, ablation:
             let meta: RequestMetaObject = params(modern_meta());
             let _ = client.discover(meta).await;
         }
+    }
+}
+
+/// Fetches each icon served on loopback (the probe server's fetch trap), as a host that shows it.
+async fn fetch_icons(sources: impl Iterator<Item = String>) {
+    let Ok(http) = loopback_http() else { return };
+    for src in sources.filter(|s| s.starts_with("http://127.0.0.1:")) {
+        let _ = http.get(src).send().await;
     }
 }
 

@@ -49,6 +49,7 @@ macro_rules! variations {
 variations! {
     NamespaceWithoutSeparator => "namespace-without-separator", Host, "offers MCP tools in a namespace mcp__probe under their bare names (no trailing separator)";
     DeferredTools => "deferred-tools", Host, "defers MCP tools behind a tool_search tool, naming them only in the prompt";
+    CodeMode => "code-mode", Host, "offers MCP tools only as functions found with search_tool_functions and called from a program the model writes for run_typescript";
     SingleUnderscorePrefix => "single-underscore-prefix", Host, "names MCP tools mcp_probe_<name>";
     DoubleUnderscorePrefix => "double-underscore-prefix", Host, "names MCP tools mcp__probe__<name>";
     DigestSuffix => "digest-suffix", Host, "names MCP tools probe_<name>_<12 hex digits of a digest>";
@@ -96,10 +97,18 @@ impl Variation {
             // The ping itself goes unanswered; the rest of probe_ping must not be judged on it.
             Variation::NeverAnswersPing => &["utilities.ping"],
             // What 2024-11-05 lacks is n/a: priming events, the version header, resource links,
-            // sampling with tools and with context (which such a client does not declare), a client's title.
-            Variation::Negotiates20241105 => {
-                &["http.priming_events", "http.protocol_version_header", "resources.link_followed", "sampling.tools", "sampling.include_context", "connection.client_title"]
-            }
+            // sampling with tools and with context (which such a client does not declare), a client's
+            // title, icons.
+            Variation::Negotiates20241105 => &[
+                "http.priming_events",
+                "http.protocol_version_header",
+                "resources.link_followed",
+                "sampling.tools",
+                "sampling.include_context",
+                "connection.client_title",
+                "connection.server_icon_fetched",
+                "tools.icon_fetched",
+            ],
             // A picture or a sound kept from a model said to take text only is no one's fault.
             Variation::TextOnlyModel => &["affordances.image_to_model", "affordances.audio_to_model", "affordances.image_beside_structured"],
             // Every form answered at once: each is auto-answered, and they must agree.

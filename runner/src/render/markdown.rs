@@ -290,9 +290,10 @@ fn client_page(matrix: &Matrix, client: &ClientAnswers, findings: &[Finding]) ->
     for &c in &client.columns {
         let column = &matrix.columns[c];
         let record = column.record.as_deref().map(|r| format!(" ([record]({}))", up(r))).unwrap_or_default();
+        let ended = if column.never_ended { "; the host never ended its run: every launch of the standard run was stopped at its bound" } else { "" };
         let _ = writeln!(
             out,
-            "- {}: protocol {}, probed {}{record}",
+            "- {}: protocol {}, probed {}{ended}{record}",
             column.transport,
             column.protocol_version.as_deref().unwrap_or("none (no session)"),
             column.date.as_deref().unwrap_or("-")

@@ -139,6 +139,7 @@ mod tests {
             variant_journals: Default::default(),
             model_journal: None,
             compressed: false,
+            never_ended: false,
         }
     }
 

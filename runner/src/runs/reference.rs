@@ -77,6 +77,7 @@ pub fn matrix_of(client: &str, runs: &[&RunResult]) -> crate::records::matrix::M
             variant_journals: Default::default(),
             model_journal: None,
             compressed: false,
+            never_ended: false,
         })
         .collect();
     crate::records::matrix::Matrix { columns, rows: crate::records::matrix::rows(&runs.iter().map(|r| r.verdicts.as_slice()).collect::<Vec<_>>()) }

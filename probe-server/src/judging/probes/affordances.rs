@@ -97,6 +97,7 @@ fn offered_verdict(o: &Observations, kind: HostTool, what: &str) -> Verdict {
 
 /// This family's probes, in the matrix's order within each area.
 pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
+    &ToolTitleToModel,
     &ReadTool,
     &ListTool,
     &TemplateListTool,
@@ -111,6 +112,50 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &StructuredContent,
     &ResourcesGated,
 ];
+
+probe! {
+    /// Evidence (model journal): `probe_page_two` is listed with a `title` (2025-06-18) holding a
+    /// canary; the canary in what the host showed its model (the tool's description, the context,
+    /// or a tool result such as a code-mode search's declarations) is yes. The tool offered without it is no, and so is neither shown; the second
+    /// page never listed, or no title served (a run older than this probe), is not reached; a
+    /// session of an older revision is n/a.
+    ToolTitleToModel {
+        id: "affordances.tool_title_to_model", area: Affordances, title: "a tool's title reaches the model",
+        revisions: ["2025-06-18", "2026-07-28"], eras: BOTH,
+        serves: "probe_page_two listed with a title holding a canary", judge: judge_title_to_model, needs_model: true,
+    }
+}
+
+fn judge_title_to_model(o: &Observations) -> Verdict {
+    if let Some(version) = super::negotiated_before(o, "2025-06-18") {
+        return Verdict::new(Outcome::NotApplicable, format!("the session negotiated {version}; tool titles exist since 2025-06-18"));
+    }
+    let titled =
+        |result: &Value| result.get("tools").and_then(Value::as_array).is_some_and(|tools| tools.iter().any(|t| t.get("title").and_then(Value::as_str) == Some(s::TOOL_TITLE)));
+    let Some(listed) = o.frames.iter().find(|f| f.dir == crate::journal::Direction::ServerToClient && f.result().is_some_and(titled)) else {
+        return Verdict::new(Outcome::NotReached, "no tools list the client asked for held the titled tool (the second page never listed, or a run older than this probe)");
+    };
+    let offered = o.offered_tools().into_iter().find(|(_, t)| t.get("name").and_then(Value::as_str).is_some_and(|n| names_tool(n, s::TOOL_PAGE_TWO)));
+    let shows_title = |t: &Value| ["title", "description"].iter().any(|k| t.get(*k).and_then(Value::as_str).is_some_and(|text| text.contains(s::TOOL_TITLE_CANARY)));
+    if let Some((seq, _)) = offered.filter(|(_, t)| shows_title(t)) {
+        return Verdict::new(Outcome::Yes, format!("the title reached the model with {}", s::TOOL_PAGE_TWO)).evidence([seq]);
+    }
+    if let Some((seq, view)) = o.model_views().find(|(_, v)| !crate::observe::mention_places(v, s::TOOL_TITLE_CANARY).is_empty()) {
+        let places: Vec<&str> = crate::observe::mention_places(view, s::TOOL_TITLE_CANARY).iter().filter_map(Value::as_str).collect();
+        return Verdict::new(Outcome::Yes, format!("the title reached the model ({})", places.join(", "))).evidence([seq]);
+    }
+    // A host that declares its tools in a search's answer (code mode) shows the title there.
+    if let Some((seq, _)) = o.model_views().find(|(_, v)| v.result_texts().any(|text| text.contains(s::TOOL_TITLE_CANARY))) {
+        return Verdict::new(Outcome::Yes, "the title reached the model in a tool result (a search's declarations)").evidence([seq]);
+    }
+    match (offered, o.model_views().next()) {
+        (Some((seq, _)), _) => Verdict::new(Outcome::No, format!("offered {} to the model without its title", s::TOOL_PAGE_TWO)).evidence([seq]).opportunity([seq]),
+        (None, Some((seq, _))) => {
+            Verdict::new(Outcome::No, format!("showed the model neither the titled tool nor its title (listed in line {})", listed.seq)).evidence([seq]).opportunity([seq])
+        }
+        (None, None) => Verdict::new(Outcome::NotReached, "no model transcript: the host never asked its model anything"),
+    }
+}
 
 probe! {
     /// Evidence (model journal): the host offers its model a tool that reads an MCP resource by
@@ -420,7 +465,7 @@ fn passthrough(o: &Observations, what: &str, same: fn(&Value, &Value) -> bool) -
         })
         .collect();
     let Some((_, (seq, _))) = pairs.first() else {
-        return Verdict::new(Outcome::NotReached, "no MCP tool was offered to the model");
+        return super::no_tool_offered(o);
     };
     let changed: Vec<&str> = pairs.iter().filter(|(listed, (_, offered))| !same(listed, offered)).map(|(l, _)| l["name"].as_str().unwrap_or_default()).collect();
     match changed.first() {

@@ -20,6 +20,7 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
     &DiscoverTimeoutFallback,
     &UnsupportedVersionRetry,
     &FallsForward,
+    &ServerIconFetched,
     &ResultTypeDefault,
     &RequestMeta,
     &DiscoverFirst,
@@ -401,6 +402,23 @@ fn judge_falls_forward(o: &Observations) -> Verdict {
     Verdict::new(Outcome::No, format!("asked initialize ({asked}), refused; never asked server/discover{again}{ended}"))
         .evidence([init.seq, refusal.seq])
         .opportunity([refusal.seq])
+}
+
+probe! {
+    /// Evidence: the answer that opens the session (`initialize`, or `server/discover` with the
+    /// server's info in its `_meta`) names an icon in `serverInfo.icons` (2025-11-25), served on
+    /// the fetch trap; a host that shows the
+    /// server fetches it (yes). Never fetched is no; a session of an older revision is n/a.
+    ServerIconFetched {
+        id: "connection.server_icon_fetched", area: Connection, title: "the server's icon fetched",
+        revisions: ["2025-11-25", "2026-07-28"], eras: BOTH,
+        serves: "serverInfo.icons names a PNG on the fetch trap",
+        judge: |o| super::icon_fetched(o, "the server's", crate::fetch_trap::SERVER_ICON_PATH, |result| {
+            // 2026-07-28 carries serverInfo in the result's _meta.
+            let modern = result.get("_meta").and_then(|m| m.get("io.modelcontextprotocol/serverInfo"));
+            result.get("serverInfo").or(modern).is_some_and(|info| info.get("icons").is_some())
+        }),
+    }
 }
 
 probe! {

@@ -91,6 +91,44 @@ pub(crate) fn none_asked(observations: &Observations, what: &str, unwanted: impl
     }
 }
 
+/// The verdict of a judge that reads the tools the model was offered, when it was offered none:
+/// not reached. Where the model still called probe tools through a host tool that runs or
+/// proxies them (a code-mode host's runner, whose search declared the functions in a language
+/// no judge reads), the detail says so and cites the first such call.
+pub(crate) fn no_tool_offered(observations: &Observations) -> Verdict {
+    let ours = |name: &str| crate::surface::tool_names().iter().any(|t| crate::host_tools::names_tool(name, t));
+    let through = observations.model_calls_through().find(|(_, name, _)| ours(name)).map(|(seq, _, via)| (seq, via));
+    match through {
+        Some((seq, via)) => Verdict::new(
+            Outcome::NotReached,
+            format!("no MCP tool was declared to the model in a form the judges read: the model called them through {via}, as functions its host declared another way"),
+        )
+        .evidence([seq]),
+        None => Verdict::new(Outcome::NotReached, "no MCP tool was offered to the model"),
+    }
+}
+
+/// Whether the client fetched an icon the server named (at `path` on the fetch trap): yes when it
+/// did; no when an answer named it (found by `named`) and it was never fetched; not reached when
+/// no answer named it (a run older than the icon). Icons exist since 2025-11-25: a session of an
+/// older revision is n/a.
+pub(crate) fn icon_fetched(o: &Observations, whose: &str, path: &str, named: impl Fn(&Value) -> bool) -> Verdict {
+    if o.lifecycle().is_none() {
+        return Verdict::new(Outcome::NotReached, "the client never opened a session");
+    }
+    if let Some(version) = negotiated_before(o, "2025-11-25") {
+        return Verdict::new(Outcome::NotApplicable, format!("the session negotiated {version}; icons exist since 2025-11-25"));
+    }
+    let naming = o.frames.iter().find(|f| f.dir == crate::journal::Direction::ServerToClient && f.result().is_some_and(&named));
+    let Some(naming) = naming else {
+        return Verdict::new(Outcome::NotReached, format!("no answer named {whose} icon (a run older than this probe, or the list that names it never asked)"));
+    };
+    match o.trap_fetches(path).next() {
+        Some(fetched) => Verdict::new(Outcome::Yes, format!("fetched {whose} icon: {}", crate::fetch_trap::fetcher(fetched))).evidence([naming.seq, fetched.seq]),
+        None => Verdict::new(Outcome::No, format!("never fetched {whose} icon")).evidence([naming.seq]).opportunity([naming.seq]),
+    }
+}
+
 /// Whether `frame`'s method begins with `prefix` (`events/`: the events extension's methods).
 pub(crate) fn method_in(frame: &Frame, prefix: &str) -> bool {
     frame.method().is_some_and(|m| m.starts_with(prefix))

@@ -90,11 +90,21 @@ probe! {
     }
 }
 
-fn judge_include_context(o: &Observations) -> Verdict {
-    let declared = Declaration::from_bool(o.declares(&["sampling", "context"]));
-    if let Some(version) = super::negotiated_before(o, "2025-11-25") {
-        return Verdict::new(Outcome::NotApplicable, format!("the session negotiated {version}; sampling.context exists since 2025-11-25")).declared(declared);
+/// Whether the client declares `sampling.<feature>`, or the n/a of a legacy session older than
+/// 2025-11-25, which has no such declaration (`what` names the feature).
+fn declared_since_2025_11_25(o: &Observations, feature: &str, what: &str) -> Result<Declaration, Verdict> {
+    let declared = Declaration::from_bool(o.declares(&["sampling", feature]));
+    match super::negotiated_before(o, "2025-11-25") {
+        Some(version) => Err(Verdict::new(Outcome::NotApplicable, format!("the session negotiated {version}; {what} exists since 2025-11-25")).declared(declared)),
+        None => Ok(declared),
     }
+}
+
+fn judge_include_context(o: &Observations) -> Verdict {
+    let declared = match declared_since_2025_11_25(o, "context", "sampling.context") {
+        Ok(declared) => declared,
+        Err(not_applicable) => return not_applicable,
+    };
     if declared == Declaration::NotDeclared {
         return Verdict::new(Outcome::NotApplicable, "sampling.context not declared: the server asks for no context").declared(declared);
     }
@@ -123,10 +133,10 @@ probe! {
 }
 
 fn judge_sampling_tools(o: &Observations) -> Verdict {
-    let declared = Declaration::from_bool(o.declares(&["sampling", "tools"]));
-    if let Some(version) = super::negotiated_before(o, "2025-11-25") {
-        return Verdict::new(Outcome::NotApplicable, format!("the session negotiated {version}; sampling with tools exists since 2025-11-25")).declared(declared);
-    }
+    let declared = match declared_since_2025_11_25(o, "tools", "sampling with tools") {
+        Ok(declared) => declared,
+        Err(not_applicable) => return not_applicable,
+    };
     if declared == Declaration::NotDeclared {
         // Opportunity: the tool was called; the server answered that the capability is missing.
         let chance = chance!(opportunity::tool_called(o, surface::TOOL_SAMPLING_TOOLS));

@@ -27,7 +27,7 @@ pub(super) fn offered_schema<'a>(o: &'a Observations, tool: &str) -> Result<(u64
     }
     let others = o.offered_probe_tools();
     Err(match others.first() {
-        None => Verdict::new(Outcome::NotReached, "no MCP tool was offered to the model"),
+        None => super::no_tool_offered(o),
         Some((first, _)) => Verdict::new(Outcome::No, format!("offered {} MCP tools but never {tool}", others.len())).evidence([*first]).opportunity([*first]),
     })
 }

@@ -10,7 +10,7 @@ use crate::probe::{Outcome, Verdict};
 use crate::surface;
 
 /// This family's probes, in the matrix's order within each area.
-pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&ToolsList, &ToolsPagination, &ToolsListChanged, &NameDots, &NameDashes, &Name128Chars];
+pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[&ToolsList, &ToolsPagination, &ToolsListChanged, &IconFetched, &NameDots, &NameDashes, &Name128Chars];
 
 probe! {
     /// Evidence: a `tools/list` before the client's first `tools/call`. Listing only after
@@ -58,6 +58,20 @@ probe! {
         id: "tools.list_changed", area: Tools, title: "tools refetched on list_changed",
         revisions: ["2024-11-05", "2026-07-28"], eras: BOTH, serves: "tools.listChanged; probe_list_changed adds a tool and notifies (through subscriptions/listen in 2026-07-28)",
         judge: |o| refetched(o, "notifications/tools/list_changed", "tools/list", None),
+    }
+}
+
+probe! {
+    /// Evidence: the tools list names an icon for `probe_progress` (2025-11-25), served on the
+    /// fetch trap; a host that shows its tools fetches it (yes). Never fetched is no; a session
+    /// of an older revision is n/a.
+    IconFetched {
+        id: "tools.icon_fetched", area: Tools, title: "a tool's icon fetched",
+        revisions: ["2025-11-25", "2026-07-28"], eras: BOTH,
+        serves: "probe_progress listed with an icon: a PNG on the fetch trap",
+        judge: |o| super::icon_fetched(o, "a tool's", crate::fetch_trap::TOOL_ICON_PATH, |result| {
+            result.get("tools").and_then(Value::as_array).is_some_and(|tools| tools.iter().any(|t| t.get("icons").is_some()))
+        }),
     }
 }
 
@@ -115,7 +129,7 @@ fn judge_edge_name(o: &Observations, edge: edge_names::EdgeTool) -> Verdict {
         if o.offered_probe_tools().is_empty()
             && !o.offered_tools().iter().any(|(_, t)| edge_names::EDGE_TOOLS.iter().any(|e| t.get("schema").is_some_and(|s| has_property(s, e.marker))))
         {
-            return Verdict::new(Outcome::NotReached, "no MCP tool was offered to the model");
+            return super::no_tool_offered(o);
         }
         return match o.model_views().next() {
             None => Verdict::new(Outcome::NotReached, "the host never asked its model anything"),

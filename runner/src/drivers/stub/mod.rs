@@ -149,6 +149,9 @@ pub fn answer(dialect: Dialect, body: &Value, scope: Scope, mentioned: &[String]
     let (mut offered, results) = (declared(dialect, body), results(dialect, body));
     let proxied = plan::proxied(body, &offered);
     offered.extend(proxied);
+    // A code-mode host's functions its search named, not declared yet.
+    let coded = plan::coded(mentioned, &offered);
+    offered.extend(coded);
     // Side requests (titles, summaries, loop checks) offer no tools: answered outside the script.
     let (step, hold) = if offered.is_empty() {
         (Step::Finish { text: side::answer(body) }, plan::Hold::None)

@@ -163,6 +163,8 @@ pub struct Cues {
     pub only: Option<String>,
     /// How many of the sized results, smallest first, reached the model down to their last line.
     pub sized_ends: usize,
+    /// The probe server's connectors a code-mode host's search named ([`probe_connectors`]).
+    pub connectors: Vec<String>,
 }
 
 impl Cues {
@@ -175,8 +177,21 @@ impl Cues {
     /// The cues in the text of a request (its JSON as a string).
     pub fn read(text: &str) -> Cues {
         let sized_ends = probe_server::sized::SIZES.iter().take_while(|&&size| probe_server::sized::holds_end(text, size)).count();
-        Cues { linked: linked_uri(text), skills_dir: skills_dir(text), only: only_tool(text), sized_ends }
+        Cues { linked: linked_uri(text), skills_dir: skills_dir(text), only: only_tool(text), sized_ends, connectors: probe_connectors(text) }
     }
+}
+
+/// The connectors a code-mode host's search named (`<name>…</name>` in its guidance) that hold
+/// the probe server's functions, in order, each once.
+pub fn probe_connectors(text: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for piece in text.split("<name>").skip(1) {
+        let Some((name, _)) = piece.split_once("</name>") else { continue };
+        if name.contains(SERVER_NAME) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') && !found.iter().any(|f| f == name) {
+            found.push(name.to_string());
+        }
+    }
+    found
 }
 
 /// The first `probe://linked/…` URI a tool result handed back, if any reached the model.
@@ -216,6 +231,41 @@ pub fn schema_of(declaration: &Value) -> Value {
     ["input_schema", "parameters", "parametersJsonSchema", "inputSchema"].iter().find_map(|k| declaration.get(*k)).cloned().unwrap_or(Value::Null)
 }
 
+/// The search of a code-mode host (its model calls tools from code it writes for a code runner,
+/// finding them first with a search that ranks function names): offered beside a code runner,
+/// with no probe tool declared to the model itself.
+fn code_search(catalogue: &[OfferedTool]) -> Option<&OfferedTool> {
+    let modes = |t: &OfferedTool| t.schema.pointer("/properties/mode/enum").and_then(Value::as_array).is_some_and(|m| m.iter().any(|v| v == "best_match"));
+    let search = offered(catalogue, HostTool::ToolSearch).filter(|t| modes(t))?;
+    let declared = |t: &OfferedTool| t.via.is_none() && s::tool_names().iter().any(|p| names_tool(&t.name, p));
+    (code_runner(catalogue).is_some() && !catalogue.iter().any(declared)).then_some(search)
+}
+
+/// A code runner: a tool that runs the program its `code` parameter holds.
+fn code_runner(catalogue: &[OfferedTool]) -> Option<&OfferedTool> {
+    catalogue.iter().find(|t| t.name.to_ascii_lowercase().contains("run_") && has_property(&t.schema, "code"))
+}
+
+/// The functions a code-mode host's search named (`connector.function`, among `mentioned`),
+/// each offered through the catalogue's code runner (none without one).
+pub fn coded(mentioned: &[String], catalogue: &[OfferedTool]) -> Vec<OfferedTool> {
+    let Some(runner) = code_runner(catalogue).filter(|_| code_search(catalogue).is_some()) else { return Vec::new() };
+    mentioned
+        .iter()
+        .filter(|m| m.split_once('.').is_some_and(|(group, function)| !group.is_empty() && !function.is_empty()))
+        .filter(|m| !catalogue.iter().any(|t| &t.name == *m))
+        .map(|name| OfferedTool { name: name.clone(), namespace: None, schema: Value::Null, via: Some(runner.name.clone()) })
+        .collect()
+}
+
+/// The program a code-mode host runs for one call: the function under `tools.<connector>`, its
+/// arguments, and the result printed whole (what the model reads of it).
+pub fn program(function: &str, arguments: &Value) -> String {
+    let (group, name) = function.split_once('.').unwrap_or(("", function));
+    let quoted = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    format!("const result = await tools[{}][{}]({});\nconsole.log(JSON.stringify(result));", quoted(group), quoted(name), arguments)
+}
+
 /// Whether a tool is a proxy that calls a deferred tool by name: `{"name", "arguments"}` in its
 /// schema and "call" in its name.
 fn is_proxy(tool: &OfferedTool) -> bool {
@@ -249,14 +299,15 @@ fn declarations_in_text(body: &Value) -> Vec<Value> {
 
 /// The deferred tools a host lets the model call only through a proxy tool: every wanted tool
 /// whose declaration a search returned in the conversation and that the catalogue does not
-/// declare itself, offered through the catalogue's proxy (none without one).
+/// declare itself, offered through the catalogue's proxy or code runner (none without one).
 pub fn proxied(body: &Value, catalogue: &[OfferedTool]) -> Vec<OfferedTool> {
     proxied_declarations(body, catalogue).into_iter().map(|(tool, _)| tool).collect()
 }
 
 /// [`proxied`], each tool with the declaration the search returned.
 pub fn proxied_declarations(body: &Value, catalogue: &[OfferedTool]) -> Vec<(OfferedTool, Value)> {
-    let Some(proxy) = catalogue.iter().find(|t| is_proxy(t)) else { return Vec::new() };
+    // A code-mode host's runner runs a program that calls the function a search declared.
+    let Some(proxy) = catalogue.iter().find(|t| is_proxy(t)).or_else(|| code_search(catalogue).and(code_runner(catalogue))) else { return Vec::new() };
     let mut tools: Vec<(OfferedTool, Value)> = Vec::new();
     for declaration in declarations_in_text(body) {
         let Some(name) = declaration["name"].as_str() else { continue };
@@ -270,10 +321,14 @@ pub fn proxied_declarations(body: &Value, catalogue: &[OfferedTool]) -> Vec<(Off
 }
 
 /// A step as the host must receive it: a call of a proxied tool becomes a call of its proxy
-/// naming the tool and carrying its arguments.
+/// naming the tool and carrying its arguments, and one of a code-mode function a program for the
+/// code runner that calls it ([`program`]).
 pub fn on_the_wire(step: &Step, catalogue: &[OfferedTool]) -> Step {
     match step {
         Step::Call { tool, arguments, purpose } => match tool.via.as_deref().and_then(|via| catalogue.iter().find(|t| t.name == via)) {
+            Some(runner) if has_property(&runner.schema, "code") => {
+                Step::Call { tool: runner.clone(), arguments: json!({"code": program(&tool.name, arguments)}), purpose: purpose.clone() }
+            }
             Some(proxy) => Step::Call { tool: proxy.clone(), arguments: json!({"name": tool.name, "arguments": arguments}), purpose: purpose.clone() },
             None => step.clone(),
         },
@@ -342,7 +397,20 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope:
         steps.push(finish());
         return steps;
     }
-    if let Some(search) = offered(catalogue, HostTool::ToolSearch).filter(|_| !mentioned.is_empty()) {
+    if let Some(search) = code_search(catalogue) {
+        // Code mode: rank the functions by the server's name, list the rest of its connector's
+        // when the ranking was cut short, then read the declarations of those found.
+        steps.push(call(search, json!({"mode": "best_match", "query": SERVER_NAME}), "find the probe server's functions"));
+        if !cues.connectors.is_empty() {
+            steps.push(call(search, json!({"mode": "all_connector_capabilities", "connectors": cues.connectors}), "list every function of the probe server's connector"));
+        }
+        let functions: Vec<&String> = mentioned.iter().filter(|m| m.contains('.')).collect();
+        // As many names per call as the search's schema allows (Mistral Vibe takes 10).
+        let most = search.schema.pointer("/properties/functions/maxItems").and_then(Value::as_u64).map_or(functions.len(), |m| m.max(1) as usize);
+        for names in functions.chunks(most.max(1)) {
+            steps.push(call(search, json!({"mode": "details", "functions": names}), "read the functions' declarations"));
+        }
+    } else if let Some(search) = offered(catalogue, HostTool::ToolSearch).filter(|_| !mentioned.is_empty()) {
         // As many names per search as the search tool's schema allows (one host caps it at 20).
         let most = search.schema.pointer("/properties/max_results/maximum").and_then(Value::as_f64).map_or(mentioned.len(), |m| (m as usize).max(1));
         for names in mentioned.chunks(most) {
@@ -530,6 +598,45 @@ mod tests {
 
     fn tool(name: &str, schema: Value) -> OfferedTool {
         OfferedTool { name: name.into(), namespace: None, schema, via: None }
+    }
+
+    #[test]
+    fn a_code_mode_host_gets_its_functions_found_declared_and_called_from_programs() {
+        let search = tool(
+            "search_tool_functions",
+            json!({"properties": {"mode": {"enum": ["best_match", "details", "all_connector_capabilities"]}, "query": {}, "functions": {"maxItems": 2}}}),
+        );
+        let runner = tool("run_typescript", json!({"properties": {"code": {"type": "string"}}}));
+        let catalogue = vec![search.clone(), runner];
+        // Nothing found yet: the first step ranks the functions by the server's name.
+        let first = plan(&catalogue, &[], &Cues::default(), Scope::Full);
+        assert!(matches!(&first[0], Step::Call { tool, arguments, .. } if tool.name == "search_tool_functions" && arguments["mode"] == "best_match"));
+        let text = "1. mcp_probe.probe_ping\n2. mcp_probe.probe_fault\n3. mcp_probe.probe_image\n<connector><name>mcp_probe</name></connector>";
+        let cues = Cues::read(text);
+        assert_eq!(cues.connectors, vec!["mcp_probe".to_string()]);
+        let mentioned: Vec<String> = ["mcp_probe.probe_fault", "mcp_probe.probe_image", "mcp_probe.probe_ping"].map(String::from).to_vec();
+        let mut offered = catalogue.clone();
+        offered.extend(coded(&mentioned, &catalogue));
+        assert!(offered.iter().filter(|t| t.via.as_deref() == Some("run_typescript")).count() == 3);
+        let steps = plan(&offered, &mentioned, &cues, Scope::Full);
+        let modes: Vec<&str> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Call { tool, arguments, .. } if tool.name == "search_tool_functions" => arguments["mode"].as_str(),
+                _ => None,
+            })
+            .collect();
+        // Ranked, the connector listed, then the declarations two at a time (the schema's maxItems).
+        assert_eq!(modes, ["best_match", "all_connector_capabilities", "details", "details"]);
+        let ping = steps.iter().find(|s| matches!(s, Step::Call { tool, .. } if tool.name == "mcp_probe.probe_ping")).expect("probe_ping called");
+        let Step::Call { tool: runner_called, arguments, .. } = on_the_wire(ping, &offered) else { panic!("a call") };
+        assert_eq!(runner_called.name, "run_typescript");
+        assert_eq!(arguments["code"], program("mcp_probe.probe_ping", &json!({})));
+        assert!(arguments["code"].as_str().unwrap().starts_with("const result = await tools[\"mcp_probe\"][\"probe_ping\"]({});"));
+        // A host that declares probe tools itself is no code-mode host, whatever else it offers.
+        let mut declaring = catalogue.clone();
+        declaring.push(tool("mcp__probe__probe_ping", json!({})));
+        assert!(coded(&mentioned, &declaring).is_empty());
     }
 
     #[test]

@@ -207,7 +207,7 @@ pub fn payload_forms(body: &Value) -> Value {
 pub fn mentions(text: &RequestText, results: &[String]) -> Value {
     let RequestText { context, catalogue } = text;
     let mut found = Map::new();
-    for marker in [s::INSTRUCTIONS_CANARY, s::TEXT_URI, s::BLOB_URI, s::TEMPLATE_PREFIX, "skill://", s::SAMPLING_ASK_CANARY, s::SAMPLING_SYSTEM_CANARY] {
+    for marker in [s::INSTRUCTIONS_CANARY, s::TEXT_URI, s::BLOB_URI, s::TEMPLATE_PREFIX, "skill://", s::SAMPLING_ASK_CANARY, s::SAMPLING_SYSTEM_CANARY, s::TOOL_TITLE_CANARY] {
         let in_results = results.iter().filter(|r| r.contains(marker)).count();
         // Context mentions that are not only inside tool results.
         let in_context = context.matches(marker).count() > in_results;
