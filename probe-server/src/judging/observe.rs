@@ -241,24 +241,22 @@ impl Observations {
 
     /// The calls the model made, in order: (model journal line, tool name, arguments).
     pub fn model_calls(&self) -> impl Iterator<Item = (u64, String, Value)> + '_ {
-        use crate::host_tools::{ModelStep, MODEL_STEP_KEY};
-        self.model.iter().filter_map(|e| {
-            let step = e.detail.as_ref()?.get(MODEL_STEP_KEY)?;
-            match ModelStep::deserialize(step).ok()? {
-                ModelStep::Call { tool, arguments, .. } => Some((e.seq, tool.name, arguments)),
-                ModelStep::Finish { .. } => None,
-            }
-        })
+        self.model_call_steps().map(|(seq, tool, arguments)| (seq, tool.name, arguments))
     }
 
     /// The model's calls made through a host tool that runs or proxies them: (model journal line,
     /// tool called, the host tool it went through).
     pub fn model_calls_through(&self) -> impl Iterator<Item = (u64, String, String)> + '_ {
+        self.model_call_steps().filter_map(|(seq, tool, _)| Some((seq, tool.name, tool.via?)))
+    }
+
+    /// Each call the model stub played, as it journalled it: (line, the tool as offered, arguments).
+    fn model_call_steps(&self) -> impl Iterator<Item = (u64, crate::host_tools::OfferedTool, Value)> + '_ {
         use crate::host_tools::{ModelStep, MODEL_STEP_KEY};
         self.model.iter().filter_map(|e| {
             let step = e.detail.as_ref()?.get(MODEL_STEP_KEY)?;
             match ModelStep::deserialize(step).ok()? {
-                ModelStep::Call { tool, .. } => Some((e.seq, tool.name, tool.via?)),
+                ModelStep::Call { tool, arguments, .. } => Some((e.seq, tool, arguments)),
                 ModelStep::Finish { .. } => None,
             }
         })

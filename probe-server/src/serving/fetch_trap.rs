@@ -2,8 +2,8 @@
 //! (the URL of a URL-mode elicitation, a tool schema's remote `$ref`): every request that
 //! reaches it is journalled as a `url_fetched` note with its method, path and user agent, and
 //! closed. The remote schema's path is answered with that schema (a host that fetches it gets
-//! what it asked for and carries on); every other path (the icons' among them) with 204. It stops when the server's
-//! session ends.
+//! what it asked for and carries on); every other path (the icons' among them) with 204. It
+//! stops when the server's session ends.
 
 use std::time::Duration;
 

@@ -116,9 +116,9 @@ pub(crate) const PROBES: &[&dyn crate::probe::Probe] = &[
 probe! {
     /// Evidence (model journal): `probe_page_two` is listed with a `title` (2025-06-18) holding a
     /// canary; the canary in what the host showed its model (the tool's description, the context,
-    /// or a tool result such as a code-mode search's declarations) is yes. The tool offered without it is no, and so is neither shown; the second
-    /// page never listed, or no title served (a run older than this probe), is not reached; a
-    /// session of an older revision is n/a.
+    /// or a tool result such as a code-mode search's declarations) is yes. The tool offered
+    /// without it is no, and so is neither shown; the second page never listed, or no title
+    /// served (a run older than this probe), is not reached; a session of an older revision is n/a.
     ToolTitleToModel {
         id: "affordances.tool_title_to_model", area: Affordances, title: "a tool's title reaches the model",
         revisions: ["2025-06-18", "2026-07-28"], eras: BOTH,
@@ -140,8 +140,9 @@ fn judge_title_to_model(o: &Observations) -> Verdict {
     if let Some((seq, _)) = offered.filter(|(_, t)| shows_title(t)) {
         return Verdict::new(Outcome::Yes, format!("the title reached the model with {}", s::TOOL_PAGE_TWO)).evidence([seq]);
     }
-    if let Some((seq, view)) = o.model_views().find(|(_, v)| !crate::observe::mention_places(v, s::TOOL_TITLE_CANARY).is_empty()) {
-        let places: Vec<&str> = crate::observe::mention_places(view, s::TOOL_TITLE_CANARY).iter().filter_map(Value::as_str).collect();
+    let mentioned = o.model_views().map(|(seq, v)| (seq, crate::observe::mention_places(v, s::TOOL_TITLE_CANARY))).find(|(_, places)| !places.is_empty());
+    if let Some((seq, places)) = mentioned {
+        let places: Vec<&str> = places.iter().filter_map(Value::as_str).collect();
         return Verdict::new(Outcome::Yes, format!("the title reached the model ({})", places.join(", "))).evidence([seq]);
     }
     // A host that declares its tools in a search's answer (code mode) shows the title there.

@@ -407,8 +407,8 @@ fn judge_falls_forward(o: &Observations) -> Verdict {
 probe! {
     /// Evidence: the answer that opens the session (`initialize`, or `server/discover` with the
     /// server's info in its `_meta`) names an icon in `serverInfo.icons` (2025-11-25), served on
-    /// the fetch trap; a host that shows the
-    /// server fetches it (yes). Never fetched is no; a session of an older revision is n/a.
+    /// the fetch trap; a host that shows the server fetches it (yes). Never fetched is no; a
+    /// session of an older revision is n/a.
     ServerIconFetched {
         id: "connection.server_icon_fetched", area: Connection, title: "the server's icon fetched",
         revisions: ["2025-11-25", "2026-07-28"], eras: BOTH,

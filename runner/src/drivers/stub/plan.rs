@@ -231,25 +231,22 @@ pub fn schema_of(declaration: &Value) -> Value {
     ["input_schema", "parameters", "parametersJsonSchema", "inputSchema"].iter().find_map(|k| declaration.get(*k)).cloned().unwrap_or(Value::Null)
 }
 
-/// The search of a code-mode host (its model calls tools from code it writes for a code runner,
-/// finding them first with a search that ranks function names): offered beside a code runner,
-/// with no probe tool declared to the model itself.
-fn code_search(catalogue: &[OfferedTool]) -> Option<&OfferedTool> {
+/// A code-mode host's function search and code runner (its model calls tools from code it writes
+/// for the runner, a tool that runs the program its `code` parameter holds, finding them first
+/// with a search that ranks function names), when it offers both and declares no probe tool to
+/// the model itself.
+fn code_mode(catalogue: &[OfferedTool]) -> Option<(&OfferedTool, &OfferedTool)> {
     let modes = |t: &OfferedTool| t.schema.pointer("/properties/mode/enum").and_then(Value::as_array).is_some_and(|m| m.iter().any(|v| v == "best_match"));
     let search = offered(catalogue, HostTool::ToolSearch).filter(|t| modes(t))?;
+    let runner = catalogue.iter().find(|t| t.name.to_ascii_lowercase().contains("run_") && has_property(&t.schema, "code"))?;
     let declared = |t: &OfferedTool| t.via.is_none() && s::tool_names().iter().any(|p| names_tool(&t.name, p));
-    (code_runner(catalogue).is_some() && !catalogue.iter().any(declared)).then_some(search)
-}
-
-/// A code runner: a tool that runs the program its `code` parameter holds.
-fn code_runner(catalogue: &[OfferedTool]) -> Option<&OfferedTool> {
-    catalogue.iter().find(|t| t.name.to_ascii_lowercase().contains("run_") && has_property(&t.schema, "code"))
+    (!catalogue.iter().any(declared)).then_some((search, runner))
 }
 
 /// The functions a code-mode host's search named (`connector.function`, among `mentioned`),
 /// each offered through the catalogue's code runner (none without one).
 pub fn coded(mentioned: &[String], catalogue: &[OfferedTool]) -> Vec<OfferedTool> {
-    let Some(runner) = code_runner(catalogue).filter(|_| code_search(catalogue).is_some()) else { return Vec::new() };
+    let Some((_, runner)) = code_mode(catalogue) else { return Vec::new() };
     mentioned
         .iter()
         .filter(|m| m.split_once('.').is_some_and(|(group, function)| !group.is_empty() && !function.is_empty()))
@@ -307,7 +304,7 @@ pub fn proxied(body: &Value, catalogue: &[OfferedTool]) -> Vec<OfferedTool> {
 /// [`proxied`], each tool with the declaration the search returned.
 pub fn proxied_declarations(body: &Value, catalogue: &[OfferedTool]) -> Vec<(OfferedTool, Value)> {
     // A code-mode host's runner runs a program that calls the function a search declared.
-    let Some(proxy) = catalogue.iter().find(|t| is_proxy(t)).or_else(|| code_search(catalogue).and(code_runner(catalogue))) else { return Vec::new() };
+    let Some(proxy) = catalogue.iter().find(|t| is_proxy(t)).or_else(|| code_mode(catalogue).map(|(_, runner)| runner)) else { return Vec::new() };
     let mut tools: Vec<(OfferedTool, Value)> = Vec::new();
     for declaration in declarations_in_text(body) {
         let Some(name) = declaration["name"].as_str() else { continue };
@@ -397,7 +394,7 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope:
         steps.push(finish());
         return steps;
     }
-    if let Some(search) = code_search(catalogue) {
+    if let Some((search, _)) = code_mode(catalogue) {
         // Code mode: rank the functions by the server's name, list the rest of its connector's
         // when the ranking was cut short, then read the declarations of those found.
         steps.push(call(search, json!({"mode": "best_match", "query": SERVER_NAME}), "find the probe server's functions"));
@@ -406,7 +403,7 @@ pub fn plan(catalogue: &[OfferedTool], mentioned: &[String], cues: &Cues, scope:
         }
         let functions: Vec<&String> = mentioned.iter().filter(|m| m.contains('.')).collect();
         // As many names per call as the search's schema allows (Mistral Vibe takes 10).
-        let most = search.schema.pointer("/properties/functions/maxItems").and_then(Value::as_u64).map_or(functions.len(), |m| m.max(1) as usize);
+        let most = search.schema.pointer("/properties/functions/maxItems").and_then(Value::as_u64).map_or(functions.len(), |m| m as usize);
         for names in functions.chunks(most.max(1)) {
             steps.push(call(search, json!({"mode": "details", "functions": names}), "read the functions' declarations"));
         }
