@@ -3,9 +3,11 @@
 //! (what the answer carried) and the terminal driver's notes (labelled screens, keys pressed,
 //! where the keystroke plan stopped, URLs the host tried to open), placed where they happened.
 //! When the screen did not show what the plan expected, the verdict is not-reached with that
-//! screen as evidence, never a guess — except where the form showed none of its fields at all
-//! (there was nothing to fill in: the probes that need a field say no), and an answer sent after
-//! the plan stopped is the driver leaving the form, never the person's.
+//! screen as evidence, never a guess — except where the server asked and the form never appeared
+//! (a host that answers the request by itself and shows nothing: every probe of the form says no)
+//! or showed none of its fields at all (there was nothing to fill in: the probes that need a field
+//! say no), and an answer sent after the plan stopped is the driver leaving the form, never the
+//! person's.
 
 use serde_json::Value;
 
@@ -168,6 +170,16 @@ fn never_shown(o: &Observations, tool: &str, what: &str, declared: Declaration) 
     }
 }
 
+/// The verdict when the plan never got to `step` of `tool`'s form: no when the form was never
+/// shown though the server asked ([`never_shown`]) or showed none of its fields ([`fieldless`]),
+/// else not-reached.
+fn unreached_step(o: &Observations, tool: &str, step: &str) -> Verdict {
+    if screen(o, plan::FORM_SHOWN).is_none() {
+        return never_shown(o, tool, "the form", declared(o));
+    }
+    fieldless(o, tool).unwrap_or_else(|| not_reached(o, step))
+}
+
 fn judge_form_shown(o: &Observations) -> Verdict {
     let Some(shown) = screen(o, plan::FORM_SHOWN) else { return never_shown(o, surface::TOOL_ELICIT_FORM, "the form", declared(o)) };
     let schema = surface::elicit_form_schema();
@@ -204,7 +216,7 @@ fn default_text(default: &Value) -> Option<String> {
 }
 
 fn judge_defaults(o: &Observations) -> Verdict {
-    let Some(shown) = screen(o, plan::FORM_SHOWN) else { return not_reached(o, "the form") };
+    let Some(shown) = screen(o, plan::FORM_SHOWN) else { return never_shown(o, surface::TOOL_ELICIT_FORM, "the form", declared(o)) };
     if let Some(no) = fieldless(o, surface::TOOL_ELICIT_FORM) {
         return no;
     }
@@ -299,6 +311,8 @@ fn judge_action(o: &Observations, wanted: &str) -> Verdict {
     let got = action(&result);
     let verdict = if got == wanted {
         Verdict::new(Outcome::Yes, format!("the server received {wanted}"))
+    } else if screen(o, plan::FORM_SHOWN).is_none() {
+        Verdict::new(Outcome::No, format!("the host answered {got} by itself and showed no form to {wanted}"))
     } else {
         Verdict::new(Outcome::No, format!("the person chose {wanted}; the server received {got}"))
     };
@@ -341,7 +355,7 @@ probe! {
 /// that screen must still show the form.
 fn judge_held_back(o: &Observations, variant: crate::Variant) -> Verdict {
     let Some(invalid) = plan::invalid_input(variant) else { return Verdict::new(Outcome::Inconclusive, "no invalid input is defined for this run") };
-    let Some(attempt) = screen(o, plan::AFTER_ACCEPT_ATTEMPT) else { return fieldless(o, surface::TOOL_ELICIT_FORM).unwrap_or_else(|| not_reached(o, "the accept attempt")) };
+    let Some(attempt) = screen(o, plan::AFTER_ACCEPT_ATTEMPT) else { return unreached_step(o, surface::TOOL_ELICIT_FORM, "the accept attempt") };
     let mut evidence = vec![attempt.seq];
     if let Some((result, exchange)) = answer(o, surface::TOOL_ELICIT_FORM) {
         evidence.extend(exchange_evidence(&exchange));
@@ -413,7 +427,7 @@ probe! {
 
 fn judge_enum(o: &Observations, field: &str) -> Verdict {
     let label = plan::field_open(field);
-    let Some(open) = screen(o, &label) else { return fieldless(o, surface::TOOL_ELICIT_ENUMS).unwrap_or_else(|| not_reached(o, &format!("the {field} options"))) };
+    let Some(open) = screen(o, &label) else { return unreached_step(o, surface::TOOL_ELICIT_ENUMS, &format!("the {field} options")) };
     let shown = plan::option_labels(field);
     let missing: Vec<&String> = shown.iter().filter(|l| !open.text.contains(l.as_str())).collect();
     let mut evidence = vec![open.seq];
@@ -480,7 +494,15 @@ fn judge_url_consent(o: &Observations) -> Verdict {
         let (outcome, when) = if before_the_person { (Outcome::AutoAnswered, "before the person did anything") } else { (Outcome::No, "though the person never consented") };
         return Verdict::new(outcome, format!("answered accept {when}")).declared(declared).evidence(exchange_evidence(&exchange));
     }
-    let Some(shown) = screen(o, plan::FORM_SHOWN) else { return not_reached(o, "the URL request") };
+    let Some(shown) = screen(o, plan::FORM_SHOWN) else {
+        // A host that answers the request by itself, showing nothing, has opened nothing either.
+        return match answer(o, surface::TOOL_ELICIT_URL) {
+            Some((result, exchange)) => Verdict::new(Outcome::Yes, format!("answered {} by itself, showed no request, and opened nothing", action(&result)))
+                .declared(declared)
+                .evidence(exchange_evidence(&exchange)),
+            None => not_reached(o, "the URL request"),
+        };
+    };
     Verdict::new(Outcome::Yes, "shown and left unopened until the person answered").declared(declared).evidence(with_exchange(o, surface::TOOL_ELICIT_URL, [shown.seq]))
 }
 
