@@ -692,7 +692,8 @@ mod tests {
         profile(Layout::Marker).validate().unwrap();
         let cursor = profile(Layout::CursorLabelsAbove);
         cursor.validate().unwrap();
-        assert!(cursor.keys.focus_at_cursor && cursor.keys.labels_above && cursor.keys.focus_marker.is_empty());
+        let keys = cursor.keys.as_ref().expect("the fake terminal host has keys for its form");
+        assert!(keys.focus_at_cursor && keys.labels_above && keys.focus_marker.is_empty());
     }
 
     fn form(faults: Vec<Fault>) -> (Ui, oneshot::Receiver<Value>) {

@@ -201,7 +201,7 @@ fn bad_invocations_exit_2_with_one_line_and_write_nothing() {
         (vec!["probe", "--update"], "--update applies to a client"),
         (vec!["probe", "--update", "--timeout", "5"], "--timeout and --update apply to a client"),
         (vec!["serve", "--stdio", "--protocol-version", "1999-01-01", "--journal", "j.jsonl"], "is no revision this server serves"),
-        (vec!["probe", "gemini-cli", "--runs", "interactive", "--records", "recs"], "has no [interactive] section"),
+        (vec!["probe", "kilo", "--runs", "interactive", "--records", "recs"], "has no [interactive] section"),
         (vec!["probe", "claude-code", "--runs", "interactive", "--records", "recs"], "over stdio only"),
         (vec!["probe", "codex", "--ablation", "never-subscribe"], "cannot be used with"),
         (vec!["probe", "codex", "--keep-journals", "kept"], "cannot be used with"),

@@ -23,7 +23,7 @@ use serde_json::Value;
 use crate::harness::{journal_lines, JournalIdle};
 use probe_server::note::{self, Note, Payload};
 use pty::{Pty, PtySpec};
-use script::Interactive;
+use script::{Interactive, KeyPlan};
 
 /// The session name of the driver's notes in the journal.
 pub const SESSION: &str = "terminal";
@@ -60,7 +60,7 @@ pub async fn drive_isolated(host: HostLaunch, variant: Variant, plan: Interactiv
     let mut env = terminal_env(&launch.home, &launch.marker, launch.env);
     let path = env.get("PATH").cloned().unwrap_or_default();
     env.extend(trap.env(&path));
-    let pty = PtySpec { program: launch.program, args: launch.args, env, cwd: launch.cwd, columns: plan.columns, rows: plan.rows, mark_cursor: plan.keys.focus_at_cursor };
+    let pty = PtySpec { program: launch.program, args: launch.args, env, cwd: launch.cwd, columns: plan.columns, rows: plan.rows, mark_cursor: plan.focus_at_cursor() };
     let case = Case { variant, plan, pty, server_journal, trap_log, marker: launch.marker.clone() };
     let driven = tokio::task::spawn_blocking(move || drive(case)).await.map_err(DriveError::Panicked)?;
     let swept = crate::harness::launch::sweep(None, &launch.marker).await;
@@ -132,6 +132,8 @@ struct Driver<'a> {
     pty: Pty,
     focus: Focus,
     plan: &'a Interactive,
+    /// The plan's keys (none, all empty, where the profile has none: the run stops at a form).
+    keys: KeyPlan,
     server_journal: &'a Path,
     trap_log: &'a Path,
     trap_seen: usize,
@@ -154,11 +156,13 @@ fn drive(case: Case) -> Driven {
             return Driven { journal, screens: String::new(), raw_output: Vec::new(), exit_code: None, stopped: Some(e.to_string()), duration: started.elapsed() };
         }
     };
-    let labels_above = if case.plan.keys.labels_above { plan::field_labels(tool) } else { Vec::new() };
+    let keys = case.plan.keys.clone().unwrap_or_default();
+    let labels_above = if keys.labels_above { plan::field_labels(tool) } else { Vec::new() };
     let mut driver = Driver {
         pty,
         focus: Focus { sign: case.plan.focus_sign(), labels_above },
         plan: &case.plan,
+        keys,
         server_journal: &case.server_journal,
         trap_log: &case.trap_log,
         trap_seen: 0,
@@ -174,7 +178,8 @@ fn drive(case: Case) -> Driven {
             driver.note(note::PlanStopped { reason: reason.clone(), screen: screen.clone() }.detail());
             driver.screens.push_str(&format!("=== plan stopped: {reason}\n{screen}\n\n"));
             // Leave the form the way a person would, so the host does not hang on it.
-            let _ = driver.press(&case.plan.keys.cancel, "leave the form");
+            let cancel = driver.keys.cancel.clone();
+            let _ = driver.press(&cancel, "leave the form");
             Some(reason)
         }
     };
@@ -404,12 +409,12 @@ impl Driver<'_> {
     }
 
     fn focus_field(&mut self, label: &str) -> Step {
-        let keys = self.plan.keys.next_field.clone();
+        let keys = self.keys.next_field.clone();
         self.move_to(label, &keys, "field")
     }
 
     fn apply(&mut self, input: &FieldInput) -> Step {
-        let keys = self.plan.keys.clone();
+        let keys = self.keys.clone();
         self.focus_field(&input.label)?;
         match &input.input {
             Input::Text(text) => {
@@ -438,10 +443,10 @@ impl Driver<'_> {
     /// Presses the clear keys until the focused field shows it is empty, or stops changing (a
     /// host may delete one character per press, or the whole value at once).
     fn clear_field(&mut self, label: &str) -> Step {
-        let clear = self.plan.keys.clear.clone();
+        let clear = self.keys.clear.clone();
         for _ in 0..MAX_CLEARS {
             let screen = self.focus_screen();
-            let empty = self.plan.keys.empty_value.as_deref();
+            let empty = self.keys.empty_value.as_deref();
             if self.focused(&screen).iter().any(|t| field_value(t, label).is_some_and(|v| v.is_empty() || Some(v) == empty)) {
                 return Ok(());
             }
@@ -458,7 +463,7 @@ impl Driver<'_> {
     }
 
     fn press_accept(&mut self) -> Step {
-        let (label, press) = (self.plan.keys.accept_label.clone(), self.plan.keys.press.clone());
+        let (label, press) = (self.keys.accept_label.clone(), self.keys.press.clone());
         self.focus_field(&label)?;
         self.press(&press, "press accept")
     }
@@ -504,9 +509,12 @@ impl Driver<'_> {
             None => return Err(Stop(format!("the form did not appear within {} s", form_wait.as_secs()))),
         }
         self.save_screen(plan::FORM_SHOWN);
+        if self.plan.keys.is_none() {
+            return Err(Stop("the form appeared, and the profile has no keys for a form (no [interactive.keys])".to_string()));
+        }
         // Frames the host sends from here on answer the form.
         let before_answer = journal_lines(self.server_journal);
-        let keys = self.plan.keys.clone();
+        let keys = self.keys.clone();
         match variant {
             Variant::InteractiveAccept => {
                 for input in plan::form_inputs() {

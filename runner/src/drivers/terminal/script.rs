@@ -128,7 +128,11 @@ pub struct Interactive {
     pub ready_timeout_secs: u64,
     #[serde(default = "default_wait")]
     pub form_timeout_secs: u64,
-    pub keys: KeyPlan,
+    /// How a person works the form. Absent for a host with no form to show (it declares no
+    /// elicitation and answers the request by itself): should a form appear all the same, the
+    /// plan stops there and says that the profile has no keys for it.
+    #[serde(default)]
+    pub keys: Option<KeyPlan>,
     /// How long a person's keys wait on the host's drawing; the defaults suit real hosts.
     #[serde(default)]
     pub pace: Pace,
@@ -238,7 +242,7 @@ fn default_wait() -> u64 {
 /// How a person works the host's elicitation form, as data. Focus is found on screen: the line
 /// holding `focus_marker`, whose text after the marker (leading symbols skipped) starts with the
 /// label of the field, option or button wanted.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KeyPlan {
     /// What the host draws before the focused field, option or button.
@@ -282,11 +286,48 @@ pub struct KeyPlan {
 impl Interactive {
     /// Every key name the section uses, for validation.
     pub fn key_names(&self) -> impl Iterator<Item = &String> {
-        let k = &self.keys;
-        self.submit
+        self.submit.iter().chain(&self.quit).chain(self.keys.iter().flat_map(KeyPlan::key_names))
+    }
+
+    /// Whether the host shows focus by its cursor.
+    pub fn focus_at_cursor(&self) -> bool {
+        self.keys.as_ref().is_some_and(|k| k.focus_at_cursor)
+    }
+
+    /// The text before the focused field, option or button on screen (empty without keys).
+    pub fn focus_sign(&self) -> String {
+        match &self.keys {
+            Some(keys) if keys.focus_at_cursor => crate::drivers::terminal::pty::CURSOR_MARK.to_string(),
+            Some(keys) => keys.focus_marker.clone(),
+            None => String::new(),
+        }
+    }
+
+    /// Checks key names and the focus sign; the error says what is wrong.
+    pub fn validate(&self) -> Result<(), InteractiveError> {
+        if let Some(bad) = self.key_names().find(|k| crate::drivers::terminal::keys::bytes(k).is_none()) {
+            return Err(InteractiveError::UnknownKey(bad.clone()));
+        }
+        if let Some(keys) = &self.keys {
+            match (keys.focus_marker.trim().is_empty(), keys.focus_at_cursor) {
+                (true, false) => return Err(InteractiveError::EmptyFocusMarker),
+                (false, true) => return Err(InteractiveError::TwoFocusSigns),
+                _ => {}
+            }
+        }
+        if !self.prompt.contains("{tool}") {
+            return Err(InteractiveError::PromptWithoutTool);
+        }
+        Ok(())
+    }
+}
+
+impl KeyPlan {
+    /// Every key name the plan uses.
+    fn key_names(&self) -> impl Iterator<Item = &String> {
+        let k = self;
+        k.next_field
             .iter()
-            .chain(&self.quit)
-            .chain(&k.next_field)
             .chain(&k.clear)
             .chain(&k.toggle)
             .chain(&k.expand)
@@ -298,29 +339,48 @@ impl Interactive {
             .chain(&k.press)
             .chain(&k.cancel)
     }
+}
 
-    /// The text before the focused field, option or button on screen.
-    pub fn focus_sign(&self) -> String {
-        if self.keys.focus_at_cursor {
-            crate::drivers::terminal::pty::CURSOR_MARK.to_string()
-        } else {
-            self.keys.focus_marker.clone()
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEYLESS: &str = r#"
+        prompt = "Call {tool}."
+        submit = ["Enter"]
+        quit = ["Ctrl-C"]
+    "#;
+
+    #[test]
+    fn a_plan_without_keys_is_valid_and_shows_no_focus_sign() {
+        let plan: Interactive = toml::from_str(KEYLESS).unwrap();
+        plan.validate().unwrap();
+        assert!(plan.keys.is_none());
+        assert_eq!(plan.focus_sign(), "");
+        assert!(!plan.focus_at_cursor());
+        assert_eq!(plan.key_names().collect::<Vec<_>>(), ["Enter", "Ctrl-C"]);
     }
 
-    /// Checks key names and the focus sign; the error says what is wrong.
-    pub fn validate(&self) -> Result<(), InteractiveError> {
-        if let Some(bad) = self.key_names().find(|k| crate::drivers::terminal::keys::bytes(k).is_none()) {
-            return Err(InteractiveError::UnknownKey(bad.clone()));
-        }
-        match (self.keys.focus_marker.trim().is_empty(), self.keys.focus_at_cursor) {
-            (true, false) => return Err(InteractiveError::EmptyFocusMarker),
-            (false, true) => return Err(InteractiveError::TwoFocusSigns),
-            _ => {}
-        }
-        if !self.prompt.contains("{tool}") {
-            return Err(InteractiveError::PromptWithoutTool);
-        }
-        Ok(())
+    #[test]
+    fn the_keys_of_a_form_are_checked_where_there_are_some() {
+        let keys = r#"
+            [keys]
+            focus_marker = ">"
+            next_field = ["Sideways"]
+            clear = []
+            toggle = []
+            expand = []
+            next_option = []
+            pick = []
+            accept_label = "OK"
+            decline_label = "No"
+            next_button = []
+            press = ["Enter"]
+            cancel = ["Esc"]
+        "#;
+        let plan: Interactive = toml::from_str(&format!("{KEYLESS}{keys}")).unwrap();
+        assert!(matches!(plan.validate(), Err(InteractiveError::UnknownKey(k)) if k == "Sideways"));
+        let plan: Interactive = toml::from_str(&format!("{KEYLESS}{}", keys.replace("Sideways", "Down").replace("\">\"", "\" \""))).unwrap();
+        assert!(matches!(plan.validate(), Err(InteractiveError::EmptyFocusMarker)));
     }
 }

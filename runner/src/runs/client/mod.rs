@@ -368,7 +368,8 @@ async fn probe(
         launches: runs.iter().flat_map(|run| run.launches.iter().map(move |l| LaunchSummary::from(l).in_variant(run.variant))).collect(),
         duration_ms: started.elapsed().as_millis() as u64,
         journal: journal_name(pass, Variant::Standard),
-        variant_journals: runs.iter().skip(1).map(|r| (r.variant.to_string(), journal_name(pass, r.variant))).collect(),
+        // Every run but the standard one, which is `journal` (a pass of interactive runs alone has none).
+        variant_journals: runs.iter().filter(|r| r.variant != Variant::Standard).map(|r| (r.variant.to_string(), journal_name(pass, r.variant))).collect(),
         model_journal: profile.dialect.map(|_| model_journal_name(pass, Variant::Standard)),
         notes,
     };
