@@ -255,12 +255,15 @@ pub fn coded(mentioned: &[String], catalogue: &[OfferedTool]) -> Vec<OfferedTool
         .collect()
 }
 
-/// The program a code-mode host runs for one call: the function under `tools.<connector>`, its
-/// arguments, and the result printed whole (what the model reads of it).
+/// The program a code-mode host runs for one call: an `async function main()` (the host's sandbox
+/// calls it, and shows the model what it returns) that calls the function under
+/// `tools.<connector>` with its arguments and returns the result whole. A program of top-level
+/// statements also makes the call in Mistral Vibe's sandbox, but the run then fails for want of
+/// `main`, and the model reads the result inside that failure.
 pub fn program(function: &str, arguments: &Value) -> String {
     let (group, name) = function.split_once('.').unwrap_or(("", function));
     let quoted = |s: &str| serde_json::to_string(s).unwrap_or_default();
-    format!("const result = await tools[{}][{}]({});\nconsole.log(JSON.stringify(result));", quoted(group), quoted(name), arguments)
+    format!("async function main() {{\n  return await tools[{}][{}]({});\n}}", quoted(group), quoted(name), arguments)
 }
 
 /// Whether a tool is a proxy that calls a deferred tool by name: `{"name", "arguments"}` in its
@@ -629,7 +632,7 @@ mod tests {
         let Step::Call { tool: runner_called, arguments, .. } = on_the_wire(ping, &offered) else { panic!("a call") };
         assert_eq!(runner_called.name, "run_typescript");
         assert_eq!(arguments["code"], program("mcp_probe.probe_ping", &json!({})));
-        assert!(arguments["code"].as_str().unwrap().starts_with("const result = await tools[\"mcp_probe\"][\"probe_ping\"]({});"));
+        assert!(arguments["code"].as_str().unwrap().starts_with("async function main() {\n  return await tools[\"mcp_probe\"][\"probe_ping\"]({});"));
         // A host that declares probe tools itself is no code-mode host, whatever else it offers.
         let mut declaring = catalogue.clone();
         declaring.push(tool("mcp__probe__probe_ping", json!({})));
