@@ -472,7 +472,8 @@ probe! {
     /// Evidence: while the URL-mode request was on screen and nobody had consented, the host did
     /// not try to open the URL (the runner's browser trap saw nothing), and did not answer accept
     /// (the person never consents). An open without consent is a violation; an accept sent before
-    /// the person pressed any key is auto-answered, one sent later no.
+    /// the person pressed any key is auto-answered, one sent later no. A host that answered the
+    /// request by itself and showed nothing left nothing to consent to: n/a.
     UrlNotOpenedUnasked {
         id: "interactive.url_consent", area: Interactive, title: "URL mode: not opened without consent",
         revisions: ["2025-11-25", "2026-07-28"], eras: BOTH, transports: STDIO_ONLY, variant: InteractiveUrl,
@@ -495,11 +496,14 @@ fn judge_url_consent(o: &Observations) -> Verdict {
         return Verdict::new(outcome, format!("answered accept {when}")).declared(declared).evidence(exchange_evidence(&exchange));
     }
     let Some(shown) = screen(o, plan::FORM_SHOWN) else {
-        // A host that answers the request by itself, showing nothing, has opened nothing either.
+        // A host that answers the request by itself and shows nothing leaves the person nothing to
+        // consent to: a yes here would hold for a host without URL requests at all.
         return match answer(o, surface::TOOL_ELICIT_URL) {
-            Some((result, exchange)) => Verdict::new(Outcome::Yes, format!("answered {} by itself, showed no request, and opened nothing", action(&result)))
-                .declared(declared)
-                .evidence(exchange_evidence(&exchange)),
+            Some((result, exchange)) => {
+                Verdict::new(Outcome::NotApplicable, format!("answered {} by itself and showed no request: nothing to consent to (nothing was opened)", action(&result)))
+                    .declared(declared)
+                    .evidence(exchange_evidence(&exchange))
+            }
             None => not_reached(o, "the URL request"),
         };
     };
