@@ -150,10 +150,11 @@ impl ProbeServer {
         }
         let (session, closing) = (session.into(), tokio_util::sync::CancellationToken::new());
         let trap = crate::fetch_trap::open(journal.clone(), session.clone(), transport, closing.clone());
-        let (elicit_url, schema_url, icon_origin) = match trap {
-            Some(origin) => (format!("{origin}{}", crate::fetch_trap::TRAP_PATH), format!("{origin}{}", crate::fetch_trap::SCHEMA_PATH), origin),
-            None => (s::ELICIT_URL.to_string(), format!("http://127.0.0.1:9{}", crate::fetch_trap::SCHEMA_PATH), "http://127.0.0.1:9".to_string()),
-        };
+        // Without a trap (no listener could be opened) the schema and the icons point at a port
+        // nothing listens on, and the URL request at the fixed example URL.
+        let elicit_url = trap.as_ref().map_or_else(|| s::ELICIT_URL.to_string(), |origin| format!("{origin}{}", crate::fetch_trap::TRAP_PATH));
+        let icon_origin = trap.unwrap_or_else(|| "http://127.0.0.1:9".to_string());
+        let schema_url = format!("{icon_origin}{}", crate::fetch_trap::SCHEMA_PATH);
         ProbeServer {
             shared: Arc::new(Shared {
                 journal,

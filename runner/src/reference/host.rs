@@ -150,12 +150,9 @@ impl Presentation {
                     schema["additionalProperties"] = json!(false);
                 }
                 schema_ablation(&mut schema, self.ablation);
-                let mut description = if skip(Ablation::DropDescriptions) { String::new() } else { tool.description.as_deref().unwrap_or_default().to_string() };
-                // A title goes before the description, as a host that shows its model both does.
-                if let (Some(title), false) = (tool.title.as_deref(), skip(Ablation::DropsTitles)) {
-                    description = format!("{title}: {description}");
-                }
-                function(&self.shown(&tool.name), &description, schema)
+                let description = if skip(Ablation::DropDescriptions) { "" } else { tool.description.as_deref().unwrap_or_default() };
+                let title = tool.title.as_deref().filter(|_| !skip(Ablation::DropsTitles));
+                function(&self.shown(&tool.name), &with_title(title, description), schema)
             })
             .collect();
         let mut offered = match self.variation {
@@ -218,6 +215,11 @@ impl Presentation {
     }
 }
 
+/// A tool's description with its title before it, as a host that shows its model both does.
+fn with_title(title: Option<&str>, description: &str) -> String {
+    title.map_or_else(|| description.to_string(), |title| format!("{title}: {description}"))
+}
+
 /// The answer of the code-mode variation's search: ranked names (the first [`CODE_RANKED`], and
 /// whether more match) with the connector's guidance, every name of the connector, or the
 /// declarations (as JSON Schema, in `<function>` tags) of the functions asked for.
@@ -233,8 +235,7 @@ fn code_search(arguments: &Value, tools: &[rmcp::model::Tool]) -> String {
                 .filter(|t| wanted.contains(&name(t).as_str()))
                 .map(|t| {
                     let schema = serde_json::to_value(t.input_schema.as_ref()).unwrap_or(Value::Null);
-                    let description = t.description.as_deref().unwrap_or_default();
-                    let description = t.title.as_deref().map_or_else(|| description.to_string(), |title| format!("{title}: {description}"));
+                    let description = with_title(t.title.as_deref(), t.description.as_deref().unwrap_or_default());
                     let declaration = json!({"name": name(t), "description": description, "parameters": schema});
                     format!("<function>{declaration}</function>")
                 })

@@ -488,17 +488,18 @@ fn judge_url_consent(o: &Observations) -> Verdict {
         let target = Value::from(browser.arguments).to_string();
         return Verdict::new(Outcome::Violation, format!("opened without consent: {target}")).declared(declared).evidence([opened.seq]);
     }
+    let answered = answer(o, surface::TOOL_ELICIT_URL);
     // The person never consents: an accept is consent given for them.
-    if let Some((_, exchange)) = answer(o, surface::TOOL_ELICIT_URL).filter(|(result, _)| action(result) == "accept") {
+    if let Some((_, exchange)) = answered.as_ref().filter(|(result, _)| action(result) == "accept") {
         let person_acted = o.notes(Note::Keys).find(|keys| keys.seq > exchange.asked).map(|keys| keys.seq);
         let before_the_person = exchange.answered.is_some_and(|answered| person_acted.is_none_or(|acted| answered < acted));
         let (outcome, when) = if before_the_person { (Outcome::AutoAnswered, "before the person did anything") } else { (Outcome::No, "though the person never consented") };
-        return Verdict::new(outcome, format!("answered accept {when}")).declared(declared).evidence(exchange_evidence(&exchange));
+        return Verdict::new(outcome, format!("answered accept {when}")).declared(declared).evidence(exchange_evidence(exchange));
     }
     let Some(shown) = screen(o, plan::FORM_SHOWN) else {
         // A host that answers the request by itself and shows nothing leaves the person nothing to
         // consent to: a yes here would hold for a host without URL requests at all.
-        return match answer(o, surface::TOOL_ELICIT_URL) {
+        return match answered {
             Some((result, exchange)) => {
                 Verdict::new(Outcome::NotApplicable, format!("answered {} by itself and showed no request: nothing to consent to (nothing was opened)", action(&result)))
                     .declared(declared)

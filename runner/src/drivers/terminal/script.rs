@@ -325,19 +325,18 @@ impl Interactive {
 impl KeyPlan {
     /// Every key name the plan uses.
     fn key_names(&self) -> impl Iterator<Item = &String> {
-        let k = self;
-        k.next_field
+        self.next_field
             .iter()
-            .chain(&k.clear)
-            .chain(&k.toggle)
-            .chain(&k.expand)
-            .chain(&k.next_option)
-            .chain(&k.pick)
-            .chain(&k.collapse_single)
-            .chain(&k.collapse_multi)
-            .chain(&k.next_button)
-            .chain(&k.press)
-            .chain(&k.cancel)
+            .chain(&self.clear)
+            .chain(&self.toggle)
+            .chain(&self.expand)
+            .chain(&self.next_option)
+            .chain(&self.pick)
+            .chain(&self.collapse_single)
+            .chain(&self.collapse_multi)
+            .chain(&self.next_button)
+            .chain(&self.press)
+            .chain(&self.cancel)
     }
 }
 
